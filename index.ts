@@ -1,0 +1,13 @@
+/**
+ * dst-runtime: deterministic simulation testing for Node.js.
+ * @packageDocumentation
+ */
+import './shims/install.js';
+
+export { Sim, type SimResult, type HostOptions } from './runtime/sim.js';
+export { type SimOptions, DEFAULTS } from './runtime/options.js';
+export { SimulationError, formatFailure, type FailureReport, type FailureKind } from './runtime/failure.js';
+export { UsageError, UnsupportedError } from './runtime/errors.js';
+export { ExitCode } from './runtime/exit-codes.js';
+export { parseSeed, formatSeed, type SeedInput } from './runtime/random/seed.js';
+export { formatTimeNs, NS_PER_MS, NS_PER_S } from './runtime/clock/units.js';

@@ -1,0 +1,65 @@
+// Builds dist/ from the entry points listed in package.json "exports":
+//   dist/<entry>.cjs   the implementation (CommonJS, shared chunks between entries)
+//   dist/<entry>.mjs   a thin ESM wrapper that imports the .cjs, so ESM and CJS users share ONE
+//                      instance of the runtime (no dual-package hazard: one active simulation)
+//   dist/<entry>.d.ts  bundled type declarations
+import { readFileSync } from 'node:fs';
+import typescript from '@rollup/plugin-typescript';
+import { dts } from 'rollup-plugin-dts';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+
+/** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level. */
+const entries = Object.keys(pkg.exports)
+  .filter((key) => key !== './package.json')
+  .map((key) => (key === '.' ? 'index' : key.slice(2)));
+
+const input = Object.fromEntries(entries.map((name) => [name, `${name}.ts`]));
+const external = (id) => id.startsWith('node:') || Object.keys(pkg.dependencies ?? {}).some((d) => id === d || id.startsWith(`${d}/`));
+
+/** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports. */
+function esmWrappers() {
+  return {
+    name: 'esm-wrappers',
+    generateBundle(_options, bundle) {
+      for (const chunk of Object.values(bundle)) {
+        if (chunk.type !== 'chunk' || !chunk.isEntry) continue;
+        const names = chunk.exports.filter((name) => name !== 'default');
+        const lines = [
+          `// ESM entry: re-exports ./${chunk.fileName} so that import and require share one runtime.`,
+          `import cjs from './${chunk.fileName}';`,
+          ...(names.length > 0 ? [`export const { ${names.join(', ')} } = cjs;`] : []),
+          `export default cjs;`,
+          '',
+        ];
+        this.emitFile({ type: 'asset', fileName: chunk.fileName.replace(/\.cjs$/, '.mjs'), source: lines.join('\n') });
+      }
+    },
+  };
+}
+
+export default [
+  {
+    input,
+    external,
+    output: {
+      dir: 'dist',
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: 'chunks/[name]-[hash].cjs',
+      sourcemap: true,
+      exports: 'named',
+      generatedCode: 'es2015',
+    },
+    plugins: [
+      typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true }),
+      esmWrappers(),
+    ],
+  },
+  {
+    input,
+    external,
+    output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'chunks/[name]-[hash].d.ts' },
+    plugins: [dts({ tsconfig: './tsconfig.json', compilerOptions: { declaration: true } })],
+  },
+];

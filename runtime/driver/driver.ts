@@ -1,0 +1,54 @@
+import { originals } from '../originals.js';
+
+/** How many original setImmediate callbacks are queued per turn of Node's event loop. */
+export const DRIVER_BATCH = 256;
+
+/**
+ * The heartbeat. Runs one simulated event per callback of the ORIGINAL setImmediate, many queued
+ * per loop turn. Node drains every nextTick and microtask between two immediate callbacks, so
+ * each event's promise chains settle before the next event runs, exactly as between two timer
+ * callbacks in real Node. A microtask- or loop-based driver would break that.
+ */
+export class Driver {
+  private pending = 0;
+  private active = false;
+  private readonly step: () => void;
+  private readonly onStep: () => boolean;
+
+  /**
+   * `onStep` runs the next event and returns false when there is nothing more to run for now
+   * (the driver then goes idle until kick() is called).
+   */
+  constructor(onStep: () => boolean) {
+    this.onStep = onStep;
+    this.step = () => {
+      this.pending--;
+      if (!this.active) return;
+      // Refill before running user code so an exception escaping an event cannot stall us.
+      if (this.pending === 0) this.refill();
+      if (!this.onStep()) this.active = false;
+    };
+  }
+
+  /** Starts (or keeps) the driver running. Cheap to call when already active. */
+  kick(): void {
+    if (this.active) return;
+    this.active = true;
+    if (this.pending === 0) this.refill();
+  }
+
+  /** Stops scheduling; already queued callbacks return at once. */
+  stop(): void {
+    this.active = false;
+  }
+
+  get running(): boolean {
+    return this.active;
+  }
+
+  private refill(): void {
+    const setImmediate = originals.setImmediate;
+    for (let i = 0; i < DRIVER_BATCH; i++) setImmediate(this.step);
+    this.pending += DRIVER_BATCH;
+  }
+}

@@ -1,0 +1,46 @@
+import { formatTimeNs } from './clock/units.js';
+
+export type FailureKind = 'crash' | 'unhandled-rejection' | 'limit' | 'safety' | 'liveness' | 'nondeterminism';
+
+/** Everything needed to understand and replay a failed run. */
+export interface FailureReport {
+  kind: FailureKind;
+  /** One line: what happened. */
+  summary: string;
+  error: unknown;
+  seed: string;
+  timeNs: number;
+  event: number;
+  host: string | undefined;
+  incarnation: number | undefined;
+  /** The command that replays this run exactly. */
+  replay: string;
+}
+
+/** Formats a failure as the block every dst failure prints (see docs/architecture.md). */
+export function formatFailure(report: FailureReport, options: { withError?: boolean } = {}): string {
+  const lines = [`dst: ${report.summary}`];
+  if (options.withError !== false && report.error !== undefined) {
+    const text = report.error instanceof Error ? (report.error.stack ?? String(report.error)) : String(report.error);
+    for (const line of text.split('\n')) lines.push(`    ${line}`);
+  }
+  const where =
+    report.host === undefined ? '' : `   host ${report.host}${report.incarnation !== undefined ? ` (boot ${report.incarnation})` : ''}`;
+  lines.push(`  seed     ${report.seed}`);
+  lines.push(`  time     ${formatTimeNs(report.timeNs)} (virtual)   event ${report.event}${where}`);
+  lines.push(`  replay   ${report.replay}`);
+  lines.push(`  trace    add DST_TRACE=trace.jsonl to record every event`);
+  return lines.join('\n');
+}
+
+/** Thrown by Sim.run() when the simulated system failed. Carries the full report. */
+export class SimulationError extends Error {
+  readonly code = 'DST_SIMULATION_FAILED';
+  readonly report: FailureReport;
+  constructor(report: FailureReport) {
+    super(formatFailure(report));
+    this.name = 'SimulationError';
+    this.report = report;
+    if (report.error !== undefined) (this as { cause?: unknown }).cause = report.error;
+  }
+}

@@ -1,0 +1,59 @@
+import { HostClock } from '../clock/host-clock.js';
+import { RandomStream } from '../random/stream.js';
+import type { World } from '../world.js';
+
+export type HostRole = 'host' | 'client';
+export type HostState = 'running' | 'finished' | 'crashed';
+
+/**
+ * One simulated machine: a name, its own clock, its own random streams and an incarnation
+ * number. Streams are named `host:<name>:boot<incarnation>:<purpose>` so two hosts, or two
+ * boots of one host, never share draws.
+ */
+export class Host {
+  readonly world: World;
+  readonly name: string;
+  /** Position in the world's host list; what the fingerprint records for this host. */
+  readonly index: number;
+  readonly role: HostRole;
+  incarnation = 1;
+  state: HostState = 'running';
+  clock: HostClock;
+  private mathStream: RandomStream | undefined;
+  private cryptoStream: RandomStream | undefined;
+
+  constructor(world: World, name: string, index: number, role: HostRole, skewMs: number) {
+    this.world = world;
+    this.name = name;
+    this.index = index;
+    this.role = role;
+    const origin = world.stream(`host:${name}:clock`);
+    // Like a machine's uptime when the process starts: somewhere in its first ~11 days.
+    const hrtimeOriginNs = origin.int(1, 1_000_000) * 1_000_000_000 + origin.int(0, 1_000_000_000);
+    this.clock = new HostClock(world.nowNs, world.epochMs, skewMs, hrtimeOriginNs);
+  }
+
+  /** Math.random's stream for this incarnation. */
+  get math(): RandomStream {
+    return (this.mathStream ??= this.stream('math'));
+  }
+
+  /** The stream behind crypto.getRandomValues / randomBytes / randomUUID / randomInt. */
+  get crypto(): RandomStream {
+    return (this.cryptoStream ??= this.stream('crypto'));
+  }
+
+  /** A named stream private to this host incarnation. */
+  stream(purpose: string): RandomStream {
+    return this.world.stream(`host:${this.name}:boot${this.incarnation}:${purpose}`);
+  }
+
+  /** Date.now() on this host. */
+  dateNowMs(): number {
+    return this.clock.dateNowMs(this.world.nowNs);
+  }
+
+  toString(): string {
+    return `host "${this.name}" (boot ${this.incarnation})`;
+  }
+}

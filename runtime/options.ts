@@ -1,0 +1,127 @@
+import { NS_PER_MS, parseDurationNs, TIME_NS_MAX } from './clock/units.js';
+import { UsageError } from './errors.js';
+import { parseSeed, type SeedInput } from './random/seed.js';
+
+/** Defaults for limits: generous enough for real programs, small enough to stop a runaway. */
+export const DEFAULTS = {
+  /** 2025-01-01T00:00:00.000Z: Date at virtual time zero. */
+  epochMs: Date.UTC(2025, 0, 1),
+  eventsMax: 50_000_000,
+  timeLimitNs: 24 * 3600 * 1_000_000_000,
+} as const;
+
+/** Options accepted by `new Sim(options)`. */
+export interface SimOptions {
+  /** The run's seed. Default: DST_SEED, else a fresh seed (printed with every failure). */
+  seed?: SeedInput;
+  /** Date.now() at virtual time zero. Default 2025-01-01T00:00:00Z. */
+  epochMs?: number;
+  /** Fail when the run would execute more events than this. Default 50,000,000 (DST_EVENT_LIMIT). */
+  eventsMax?: number;
+  /** Fail when ref'd work is still pending at this virtual time (ms). Default 24 h (DST_TIME_LIMIT). */
+  timeLimitMs?: number;
+  /** Stop cleanly at this virtual time (ms): a budget for systems that never go idle. */
+  durationMs?: number;
+  /** Write every event as a JSON line to this file. Default: DST_TRACE. */
+  trace?: string;
+}
+
+const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace'];
+
+export interface ResolvedOptions {
+  seed: bigint;
+  seedSource: 'option' | 'env' | 'random';
+  epochMs: number;
+  eventsMax: number;
+  timeLimitNs: number;
+  durationNs: number | undefined;
+  traceFile: string | undefined;
+}
+
+function positiveInteger(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
+    throw new UsageError(`Failed to configure simulation: ${name} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function durationOption(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`Failed to configure simulation: ${name} must be a positive number of milliseconds, got ${String(value)}`);
+  }
+  const ns = Math.round(value * NS_PER_MS);
+  if (ns > TIME_NS_MAX) {
+    throw new UsageError(`Failed to configure simulation: ${name} must be at most 90 days (${TIME_NS_MAX / NS_PER_MS} ms), got ${value}`);
+  }
+  return ns;
+}
+
+/** Reads a DST_* environment variable holding a duration ("90s", "2h", or plain ms). */
+export function envDurationNs(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  const ns = parseDurationNs(text);
+  if (ns === undefined || ns <= 0 || ns > TIME_NS_MAX) {
+    throw new UsageError(
+      `Failed to parse ${name}: ${JSON.stringify(text)} is not a duration up to 90 days ` +
+        `(examples: ${name}=5000 for ms, ${name}=90s, ${name}=2h)`,
+    );
+  }
+  return ns;
+}
+
+export function envPositiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name];
+  if (text === undefined || text === '') return undefined;
+  const value = Number(text.replace(/_/g, ''));
+  if (!/^[0-9_]+$/.test(text) || !Number.isSafeInteger(value) || value <= 0) {
+    throw new UsageError(`Failed to parse ${name}: ${JSON.stringify(text)} is not a positive integer (example: ${name}=1000000)`);
+  }
+  return value;
+}
+
+/**
+ * Validates options once, when the simulation is built, with messages that say what to change.
+ * `drawSeed` supplies a fresh seed when neither the option nor DST_SEED gives one.
+ */
+export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, drawSeed: () => bigint): ResolvedOptions {
+  if (options === null || typeof options !== 'object') {
+    throw new UsageError(`Failed to configure simulation: options must be an object, got ${String(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.includes(key)) {
+      throw new UsageError(`Failed to configure simulation: unknown option "${key}" (known: ${KNOWN.join(', ')})`);
+    }
+  }
+  let seed: bigint;
+  let seedSource: ResolvedOptions['seedSource'];
+  if (options.seed !== undefined) {
+    seed = parseSeed(options.seed, 'options.seed');
+    seedSource = 'option';
+  } else if (env.DST_SEED !== undefined && env.DST_SEED !== '') {
+    seed = parseSeed(env.DST_SEED, 'DST_SEED');
+    seedSource = 'env';
+  } else {
+    seed = drawSeed();
+    seedSource = 'random';
+  }
+  const epochMs = options.epochMs ?? DEFAULTS.epochMs;
+  if (!Number.isSafeInteger(epochMs)) {
+    throw new UsageError(`Failed to configure simulation: epochMs must be an integer number of ms, got ${String(epochMs)}`);
+  }
+  const eventsMax =
+    options.eventsMax !== undefined ? positiveInteger(options.eventsMax, 'eventsMax') : (envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax);
+  const timeLimitNs =
+    options.timeLimitMs !== undefined ? durationOption(options.timeLimitMs, 'timeLimitMs') : (envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs);
+  const durationNs = options.durationMs !== undefined ? durationOption(options.durationMs, 'durationMs') : undefined;
+  if (options.trace !== undefined && (typeof options.trace !== 'string' || options.trace === '')) {
+    throw new UsageError(`Failed to configure simulation: trace must be a file path, got ${String(options.trace)}`);
+  }
+  const traceFile = options.trace ?? (env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined);
+  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile };
+}
+
+/** Quotes one shell word for a pasteable replay command. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,21 @@
+/**
+ * Built-ins captured when dst-runtime is first loaded, before any shim can replace them. The
+ * runtime drives the simulation with these; it never reads the patched versions.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export const originals = {
+  setImmediate: globalThis.setImmediate,
+  clearImmediate: globalThis.clearImmediate,
+  setTimeout: globalThis.setTimeout,
+  clearTimeout: globalThis.clearTimeout,
+  setInterval: globalThis.setInterval,
+  clearInterval: globalThis.clearInterval,
+  dateNow: Date.now,
+  Date: Date,
+  mathRandom: Math.random,
+  AsyncLocalStorage,
+  hrtime: process.hrtime,
+  hrtimeBigint: process.hrtime.bigint,
+  performanceNow: performance.now.bind(performance),
+} as const;

@@ -1,0 +1,14 @@
+import type { Host } from '../runtime/hosts/host.js';
+import { activeWorld } from '../runtime/world.js';
+
+/**
+ * The host whose code is calling a shim, or undefined when the caller is outside every host
+ * (the test runner in library mode): then the shim must behave exactly like the real API.
+ */
+export function currentHost(): Host | undefined {
+  const world = activeWorld();
+  return world === undefined ? undefined : world.currentHost();
+}
+
+/** Node's major version, for the few behaviours that differ between 20, 22 and 24. */
+export const NODE_MAJOR = Number(process.versions.node.split('.')[0]);

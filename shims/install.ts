@@ -1,0 +1,70 @@
+/**
+ * The table of shims and the order they are installed in. Order is an invariant (see
+ * docs/architecture.md): timers first, so modules that capture timer functions when they load
+ * capture the simulated ones; the stdio streams are created before anything touches net.
+ */
+import { syncBuiltinESMExports } from 'node:module';
+import { setInterposer } from '../runtime/interposer.js';
+import type { World } from '../runtime/world.js';
+import { setActiveWorld } from '../runtime/world.js';
+import { cryptoShim } from './crypto.js';
+import { dateShim } from './date.js';
+import { performanceShim } from './performance.js';
+import { processClockShim } from './process-clock.js';
+import { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+import { timersShim } from './timers.js';
+import { timersPromisesShim } from './timers-promises.js';
+
+export const SHIMS: readonly Shim[] = [
+  timersShim,
+  timersPromisesShim,
+  dateShim,
+  performanceShim,
+  processClockShim,
+  cryptoShim,
+];
+
+let installed: { world: World; patches: PatchSet } | undefined;
+
+/** process.stdout/stderr/stdin are created lazily from net.Socket: create them first. */
+function touchStdio(): void {
+  void process.stdout;
+  void process.stderr;
+  void process.stdin;
+}
+
+export function installShims(world: World): void {
+  if (installed !== undefined) {
+    throw new Error(
+      `Failed to install dst-runtime shims: they are already installed (seed ${installed.world.seedText})`,
+    );
+  }
+  touchStdio();
+  setActiveWorld(world);
+  const patches = new PatchSet();
+  try {
+    for (const shim of SHIMS) shim.install(patches);
+  } catch (error) {
+    patches.restore();
+    setActiveWorld(undefined);
+    throw error;
+  }
+  // ESM named imports of builtins are live bindings of these synced exports.
+  syncBuiltinESMExports();
+  installed = { world, patches };
+}
+
+export function uninstallShims(world: World): void {
+  if (installed === undefined || installed.world !== world) return;
+  installed.patches.restore();
+  syncBuiltinESMExports();
+  installed = undefined;
+  setActiveWorld(undefined);
+}
+
+export function shimsInstalled(): boolean {
+  return installed !== undefined;
+}
+
+setInterposer({ install: installShims, uninstall: uninstallShims });

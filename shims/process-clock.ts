@@ -1,0 +1,57 @@
+/**
+ * process.hrtime(), process.hrtime.bigint() and process.uptime() on the host's monotonic clock,
+ * which counts from the host's boot (a restarted host starts again from zero uptime).
+ * Argument validation follows Node's lib/internal/process/per_thread.js.
+ */
+import { originals } from '../runtime/originals.js';
+import { currentHost } from './context.js';
+import { invalidArgType, outOfRange } from './node-errors.js';
+import type { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+
+const realUptime = process.uptime;
+const NS_PER_SEC = 1e9;
+
+function hrtime(time?: unknown): [number, number] {
+  const host = currentHost();
+  if (host === undefined) return originals.hrtime(time as [number, number]);
+  const nowNs = host.clock.hrtimeNs(host.world.nowNs);
+  const sec = Math.floor(nowNs / NS_PER_SEC);
+  const nsec = nowNs - sec * NS_PER_SEC;
+  if (time !== undefined) {
+    if (!Array.isArray(time)) throw invalidArgType('time', 'an instance of Array', time, hrtime);
+    if (time.length !== 2) throw outOfRange('time', '2', time.length, hrtime);
+    const prevSec = time[0] as number;
+    const prevNsec = time[1] as number;
+    let s = sec - prevSec;
+    let ns = nsec - prevNsec;
+    if (ns < 0) {
+      s -= 1;
+      ns += NS_PER_SEC;
+    }
+    return [s, ns];
+  }
+  return [sec, nsec];
+}
+
+function hrtimeBigint(): bigint {
+  const host = currentHost();
+  if (host === undefined) return originals.hrtimeBigint();
+  return BigInt(host.clock.hrtimeNs(host.world.nowNs));
+}
+Object.defineProperty(hrtimeBigint, 'name', { value: 'bigint' });
+hrtime.bigint = hrtimeBigint;
+
+function uptime(): number {
+  const host = currentHost();
+  if (host === undefined) return realUptime();
+  return host.clock.uptimeS(host.world.nowNs);
+}
+
+export const processClockShim: Shim = {
+  name: 'process-clock',
+  install(patches: PatchSet) {
+    patches.replace(process, 'hrtime', hrtime as typeof process.hrtime);
+    patches.replace(process, 'uptime', uptime);
+  },
+};

@@ -1,0 +1,67 @@
+/**
+ * The patch registry: the only place that changes globals and builtins. Every patch records how
+ * to undo itself (own property or inherited, with its exact descriptor); restore() undoes in
+ * reverse order, so globals are identical after uninstall.
+ */
+export class PatchSet {
+  private readonly restorers: Array<() => void> = [];
+  private readonly patched = new Map<object, Set<PropertyKey>>();
+
+  /** Replaces `target[key]` with `value`, keeping the property's attributes. */
+  replace<T extends object, K extends keyof T & PropertyKey>(target: T, key: K, value: T[K]): void;
+  replace(target: object, key: PropertyKey, value: unknown): void;
+  replace(target: object, key: PropertyKey, value: unknown): void {
+    const previous = Object.getOwnPropertyDescriptor(target, key);
+    this.record(target, key, previous);
+    if (previous !== undefined && !('value' in previous)) {
+      // An accessor: replace it with a data property of the same enumerability.
+      Object.defineProperty(target, key, {
+        value,
+        writable: true,
+        enumerable: previous.enumerable ?? false,
+        configurable: true,
+      });
+    } else {
+      Object.defineProperty(target, key, {
+        value,
+        writable: previous?.writable ?? true,
+        enumerable: previous?.enumerable ?? false,
+        configurable: true,
+      });
+    }
+  }
+
+  /** Defines a getter on `target[key]` (own property), recording the previous state. */
+  defineGetter(target: object, key: PropertyKey, get: () => unknown, enumerable = true): void {
+    const previous = Object.getOwnPropertyDescriptor(target, key);
+    this.record(target, key, previous);
+    Object.defineProperty(target, key, { get, enumerable, configurable: true });
+  }
+
+  private record(target: object, key: PropertyKey, previous: PropertyDescriptor | undefined): void {
+    let keys = this.patched.get(target);
+    if (keys === undefined) this.patched.set(target, (keys = new Set()));
+    if (keys.has(key)) {
+      throw new Error(`Failed to patch ${String(key)}: it is already patched by dst-runtime (double install)`);
+    }
+    if (previous !== undefined && previous.configurable === false) {
+      throw new Error(`Failed to patch ${String(key)}: the property is not configurable`);
+    }
+    keys.add(key);
+    this.restorers.push(() => {
+      if (previous === undefined) delete (target as Record<PropertyKey, unknown>)[key];
+      else Object.defineProperty(target, key, previous);
+      keys!.delete(key);
+    });
+  }
+
+  /** Undoes every patch, newest first. */
+  restore(): void {
+    while (this.restorers.length > 0) this.restorers.pop()!();
+    this.patched.clear();
+  }
+
+  get size(): number {
+    return this.restorers.length;
+  }
+}

@@ -1,0 +1,398 @@
+/**
+ * setTimeout / setInterval / setImmediate and their clear* functions on virtual time, for the
+ * global slots and node:timers alike. Semantics follow Node's lib/timers.js and
+ * lib/internal/timers.js: delay coercion and warnings, Timeout objects with
+ * ref/unref/hasRef/refresh/close/[Symbol.toPrimitive], clearing by primitive id only after the
+ * id was taken, refresh() reviving a timer that already fired but not one that was cleared,
+ * try/finally rescheduling of intervals, and every callback running with `this` = its handle.
+ *
+ * Calls from outside every host (the test runner in library mode) go to the real functions.
+ */
+import { AsyncResource } from 'node:async_hooks';
+import timersModule from 'node:timers';
+import { promisify } from 'node:util';
+import { NS_PER_MS } from '../runtime/clock/units.js';
+import type { Host } from '../runtime/hosts/host.js';
+import { originals } from '../runtime/originals.js';
+import type { SimEvent } from '../runtime/scheduler/event.js';
+import { captureSite } from '../runtime/trace/site.js';
+import type { World } from '../runtime/world.js';
+import { currentHost, NODE_MAJOR } from './context.js';
+import { validateFunction } from './node-errors.js';
+import type { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+
+/** 2^31 - 1: Node's TIMEOUT_MAX. */
+export const TIMEOUT_MAX_MS = 2 ** 31 - 1;
+
+const kRefed = Symbol('refed');
+const kHasPrimitive = Symbol('kHasPrimitive');
+const kId = Symbol('asyncId');
+const kHost = Symbol('dst.host');
+const kEvent = Symbol('dst.event');
+const kScope = Symbol('dst.scope');
+const kSite = Symbol('dst.site');
+
+/** Timers per world that were coerced to a primitive id (Node's knownTimersById). */
+const knownTimersById = new WeakMap<World, Map<string, Timeout>>();
+let nextTimerId = 1;
+
+// Node 24 warns once per process for a negative or NaN delay (not on 20 and 22).
+let warnedNegativeNumber = false;
+let warnedNotNumber = false;
+
+/** Coerces a delay as Node's Timeout constructor does; returns milliseconds. */
+export function coerceDelayMs(after: unknown): number {
+  let ms: number;
+  if (after === undefined && NODE_MAJOR >= 23) {
+    ms = 1;
+  } else {
+    ms = (after as number) * 1; // Coalesce to number or NaN, like Node (may throw for symbols)
+  }
+  if (!(ms >= 1 && ms <= TIMEOUT_MAX_MS)) {
+    if (ms > TIMEOUT_MAX_MS) {
+      process.emitWarning(
+        `${ms} does not fit into a 32-bit signed integer.\nTimeout duration was set to 1.`,
+        'TimeoutOverflowWarning',
+      );
+    } else if (NODE_MAJOR >= 23 && ms < 0 && !warnedNegativeNumber) {
+      warnedNegativeNumber = true;
+      process.emitWarning(`${ms} is a negative number.\nTimeout duration was set to 1.`, 'TimeoutNegativeWarning');
+    } else if (NODE_MAJOR >= 23 && Number.isNaN(ms) && !warnedNotNumber) {
+      warnedNotNumber = true;
+      process.emitWarning(`${ms} is not a number.\nTimeout duration was set to 1.`, 'TimeoutNaNWarning');
+    }
+    ms = 1;
+  }
+  return ms;
+}
+
+function fireTimeout(this: Timeout): void {
+  const timer = this;
+  timer[kEvent] = undefined;
+  const host = timer[kHost];
+  const world = host.world;
+  try {
+    const args = timer._timerArgs;
+    if (args === undefined) (timer._onTimeout as () => void)();
+    else Reflect.apply(timer._onTimeout as Function, timer, args);
+  } finally {
+    if (timer._repeat !== null && timer._idleTimeout !== -1) {
+      timer._idleTimeout = timer._repeat;
+      arm(timer);
+    } else if (timer[kEvent] === undefined && !timer._destroyed) {
+      timer._destroyed = true;
+      if (timer[kRefed]) world.unrefHandle();
+      if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
+    }
+  }
+}
+
+/** (Re)schedules a timer at now + its delay, dropping any pending firing. */
+function arm(timer: Timeout): void {
+  const host = timer[kHost];
+  const world = host.world;
+  const pending = timer[kEvent];
+  if (pending !== undefined) world.cancel(pending);
+  const delayNs = Math.round(timer._idleTimeout * NS_PER_MS);
+  timer[kEvent] = world.schedule(
+    host,
+    delayNs,
+    timer._repeat === null ? 'timeout' : 'interval',
+    fireTimeout,
+    timer,
+    false,
+    // Runs in the async context captured when the timer was created: the current host and
+    // every AsyncLocalStorage store of the program under test, as real timers do.
+    timer[kScope],
+    timer[kSite],
+  );
+}
+
+/** A simulated timer, shaped like Node's Timeout. */
+export class Timeout {
+  _idleTimeout: number;
+  _onTimeout: Function | null;
+  _timerArgs: unknown[] | undefined;
+  _repeat: number | null;
+  _destroyed: boolean;
+  [kRefed]: boolean;
+  [kHasPrimitive]: boolean;
+  [kId]: number;
+  [kHost]: Host;
+  [kEvent]: SimEvent | undefined;
+  [kScope]: AsyncResource;
+  [kSite]: string | undefined;
+
+  constructor(host: Host, callback: Function, after: unknown, args: unknown[] | undefined, isRepeat: boolean, isRefed: boolean) {
+    const ms = coerceDelayMs(after);
+    this._idleTimeout = ms;
+    this._onTimeout = callback;
+    this._timerArgs = args;
+    this._repeat = isRepeat ? ms : null;
+    this._destroyed = false;
+    this[kRefed] = isRefed;
+    this[kHasPrimitive] = false;
+    this[kId] = nextTimerId++;
+    this[kHost] = host;
+    this[kEvent] = undefined;
+    this[kScope] = new AsyncResource('Timeout', { requireManualDestroy: true });
+    // Intervals keep their creation site so a runaway one can be named when a limit trips.
+    this[kSite] = host.world.captureSites || isRepeat ? captureSite() : undefined;
+    if (isRefed) host.world.refHandle();
+  }
+
+  refresh(): this {
+    if (this._idleTimeout < 0) return this; // cleared: Node's insertGuarded ignores it
+    if (this._destroyed) {
+      // A timer that already fired comes back to life, as in Node.
+      this._destroyed = false;
+      if (this[kRefed]) this[kHost].world.refHandle();
+    }
+    arm(this);
+    return this;
+  }
+
+  unref(): this {
+    if (this[kRefed]) {
+      this[kRefed] = false;
+      if (!this._destroyed) this[kHost].world.unrefHandle();
+    }
+    return this;
+  }
+
+  ref(): this {
+    if (!this[kRefed]) {
+      this[kRefed] = true;
+      if (!this._destroyed) this[kHost].world.refHandle();
+    }
+    return this;
+  }
+
+  hasRef(): boolean {
+    return this[kRefed];
+  }
+
+  close(): this {
+    simClearTimeout(this);
+    return this;
+  }
+
+  [Symbol.toPrimitive](): number {
+    const id = this[kId];
+    if (!this[kHasPrimitive]) {
+      this[kHasPrimitive] = true;
+      const world = this[kHost].world;
+      let byId = knownTimersById.get(world);
+      if (byId === undefined) knownTimersById.set(world, (byId = new Map()));
+      byId.set(String(id), this);
+    }
+    return id;
+  }
+}
+
+if (typeof Symbol.dispose === 'symbol') {
+  Object.defineProperty(Timeout.prototype, Symbol.dispose, {
+    value: function dispose(this: Timeout) {
+      simClearTimeout(this);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+function unenroll(timer: Timeout): void {
+  if (timer._destroyed) return;
+  timer._destroyed = true;
+  const world = timer[kHost].world;
+  if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
+  const pending = timer[kEvent];
+  if (pending !== undefined) {
+    world.cancel(pending);
+    timer[kEvent] = undefined;
+  }
+  if (timer[kRefed]) world.unrefHandle();
+  timer._idleTimeout = -1;
+}
+
+function fireImmediate(this: Immediate): void {
+  const immediate = this;
+  immediate[kEvent] = undefined;
+  if (immediate._destroyed) return;
+  immediate._destroyed = true;
+  if (immediate[kRefed]) immediate[kHost].world.unrefHandle();
+  immediate[kRefed] = null;
+  const callback = immediate._onImmediate as Function;
+  const argv = immediate._argv;
+  if (argv === undefined) callback.call(immediate);
+  else Reflect.apply(callback, immediate, argv);
+}
+
+/** A simulated immediate, shaped like Node's Immediate. */
+export class Immediate {
+  _onImmediate: Function | null;
+  _argv: unknown[] | undefined;
+  _destroyed: boolean;
+  [kRefed]: boolean | null;
+  [kHost]: Host;
+  [kEvent]: SimEvent | undefined;
+  [kScope]: AsyncResource;
+
+  constructor(host: Host, callback: Function, args: unknown[] | undefined) {
+    this._onImmediate = callback;
+    this._argv = args;
+    this._destroyed = false;
+    this[kRefed] = false;
+    this[kHost] = host;
+    this[kScope] = new AsyncResource('Immediate', { requireManualDestroy: true });
+    this.ref();
+    this[kEvent] = host.world.schedule(host, 0, 'immediate', fireImmediate, this, false, this[kScope]);
+  }
+
+  ref(): this {
+    if (this[kRefed] === false) {
+      this[kRefed] = true;
+      this[kHost].world.refHandle();
+    }
+    return this;
+  }
+
+  unref(): this {
+    if (this[kRefed] === true) {
+      this[kRefed] = false;
+      this[kHost].world.unrefHandle();
+    }
+    return this;
+  }
+
+  hasRef(): boolean {
+    return !!this[kRefed];
+  }
+}
+
+if (typeof Symbol.dispose === 'symbol') {
+  Object.defineProperty(Immediate.prototype, Symbol.dispose, {
+    value: function dispose(this: Immediate) {
+      simClearImmediate(this);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+// ---- the public functions -----------------------------------------------------------------
+
+/** Creates a simulated timer for `host` (used by timers/promises too). */
+export function createTimeout(host: Host, callback: Function, after: unknown, args: unknown[] | undefined, isRepeat: boolean, isRefed: boolean): Timeout {
+  const timer = new Timeout(host, callback, after, args, isRepeat, isRefed);
+  arm(timer);
+  return timer;
+}
+
+export function createImmediate(host: Host, callback: Function, args: unknown[] | undefined): Immediate {
+  return new Immediate(host, callback, args);
+}
+
+function simSetTimeout(this: unknown, callback: unknown, after?: unknown, ...args: unknown[]): unknown {
+  const host = currentHost();
+  if (host === undefined) return Reflect.apply(originals.setTimeout, this, arguments);
+  validateFunction(callback, 'callback', simSetTimeout);
+  return createTimeout(host, callback, after, args.length ? args : undefined, false, true);
+}
+
+function simSetInterval(this: unknown, callback: unknown, repeat?: unknown, ...args: unknown[]): unknown {
+  const host = currentHost();
+  if (host === undefined) return Reflect.apply(originals.setInterval, this, arguments);
+  validateFunction(callback, 'callback', simSetInterval);
+  return createTimeout(host, callback, repeat, args.length ? args : undefined, true, true);
+}
+
+function simSetImmediate(this: unknown, callback: unknown, ...args: unknown[]): unknown {
+  const host = currentHost();
+  if (host === undefined) return Reflect.apply(originals.setImmediate, this, arguments);
+  validateFunction(callback, 'callback', simSetImmediate);
+  return new Immediate(host, callback, args.length ? args : undefined);
+}
+
+function simClearTimeout(timer: unknown): void {
+  if (timer instanceof Timeout) {
+    timer._onTimeout = null;
+    unenroll(timer);
+    return;
+  }
+  if (typeof timer === 'number' || typeof timer === 'string') {
+    const host = currentHost();
+    const found = host === undefined ? undefined : knownTimersById.get(host.world)?.get(String(timer));
+    if (found !== undefined) {
+      found._onTimeout = null;
+      unenroll(found);
+      return;
+    }
+  }
+  // A real timer (created outside the simulation) or an id of one.
+  originals.clearTimeout(timer as Parameters<typeof clearTimeout>[0]);
+}
+
+function simClearInterval(timer: unknown): void {
+  // clearTimeout and clearInterval are interchangeable, as specified by HTML.
+  simClearTimeout(timer);
+}
+
+function simClearImmediate(immediate: unknown): void {
+  if (immediate instanceof Immediate) {
+    if (!immediate._onImmediate || immediate._destroyed) return;
+    immediate._destroyed = true;
+    const world = immediate[kHost].world;
+    if (immediate[kRefed]) world.unrefHandle();
+    immediate[kRefed] = null;
+    const pending = immediate[kEvent];
+    if (pending !== undefined) world.cancel(pending);
+    immediate[kEvent] = undefined;
+    immediate._onImmediate = null;
+    immediate._argv = undefined;
+    return;
+  }
+  originals.clearImmediate(immediate as Parameters<typeof clearImmediate>[0]);
+}
+
+// Keep Node's names and lengths: some libraries check `fn.name` or `fn.length`.
+function rename(fn: Function, name: string, length: number): void {
+  Object.defineProperty(fn, 'name', { value: name, configurable: true });
+  Object.defineProperty(fn, 'length', { value: length, configurable: true });
+}
+rename(simSetTimeout, 'setTimeout', originals.setTimeout.length);
+rename(simSetInterval, 'setInterval', originals.setInterval.length);
+rename(simSetImmediate, 'setImmediate', originals.setImmediate.length);
+rename(simClearTimeout, 'clearTimeout', originals.clearTimeout.length);
+rename(simClearInterval, 'clearInterval', originals.clearInterval.length);
+rename(simClearImmediate, 'clearImmediate', originals.clearImmediate.length);
+
+export const simulatedTimers = {
+  setTimeout: simSetTimeout,
+  setInterval: simSetInterval,
+  setImmediate: simSetImmediate,
+  clearTimeout: simClearTimeout,
+  clearInterval: simClearInterval,
+  clearImmediate: simClearImmediate,
+};
+
+/** util.promisify(setTimeout) and util.promisify(setImmediate) use these (set by timers-promises). */
+export function setPromisifyCustom(timeout: Function, immediate: Function): void {
+  Object.defineProperty(simSetTimeout, promisify.custom, { value: timeout, enumerable: false, writable: true, configurable: true });
+  Object.defineProperty(simSetImmediate, promisify.custom, { value: immediate, enumerable: false, writable: true, configurable: true });
+}
+
+const NAMES = ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate'] as const;
+
+export const timersShim: Shim = {
+  name: 'timers',
+  install(patches: PatchSet) {
+    const g = globalThis as unknown as Record<string, unknown>;
+    const mod = timersModule as unknown as Record<string, unknown>;
+    for (const name of NAMES) {
+      // The global slot and node:timers' export are separate properties: patch both.
+      patches.replace(g, name, simulatedTimers[name]);
+      patches.replace(mod, name, simulatedTimers[name]);
+    }
+  },
+};
