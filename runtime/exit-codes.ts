@@ -17,6 +17,8 @@ export const ExitCode = {
   liveness: 72,
   /** The same seed produced two different executions. */
   nondeterminism: 73,
+  /** Strict mode: real asynchronous work (a real timer, socket, ...) escaped the simulation. */
+  escape: 74,
 } as const;
 
 export type ExitCodeName = keyof typeof ExitCode;

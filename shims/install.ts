@@ -9,6 +9,7 @@ import type { World } from '../runtime/world.js';
 import { setActiveWorld } from '../runtime/world.js';
 import { cryptoShim } from './crypto.js';
 import { dateShim } from './date.js';
+import { mathShim } from './math.js';
 import { performanceShim } from './performance.js';
 import { processClockShim } from './process-clock.js';
 import { PatchSet } from './registry.js';
@@ -23,6 +24,7 @@ export const SHIMS: readonly Shim[] = [
   performanceShim,
   processClockShim,
   cryptoShim,
+  mathShim,
 ];
 
 let installed: { world: World; patches: PatchSet } | undefined;
