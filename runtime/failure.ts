@@ -17,6 +17,16 @@ export interface FailureReport {
   replay: string;
 }
 
+/**
+ * An error the runtime raises about the run itself (a limit, an escape): its stack would only
+ * show dst-runtime's internals, so reports print its message alone.
+ */
+export function runtimeError(message: string): Error {
+  const error = new Error(message);
+  error.stack = `Error: ${message}`;
+  return error;
+}
+
 /** Formats a failure as the block every dst failure prints (see docs/architecture.md). */
 export function formatFailure(report: FailureReport, options: { withError?: boolean } = {}): string {
   const lines = [`dst: ${report.summary}`];

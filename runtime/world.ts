@@ -2,7 +2,7 @@ import type { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
-import { type FailureKind, type FailureReport } from './failure.js';
+import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
 import { Host, type HostRole } from './hosts/host.js';
 import { originals } from './originals.js';
 import { formatSeed } from './random/seed.js';
@@ -71,7 +71,7 @@ export class World {
   private readonly queue = new EventQueue();
   readonly fingerprint = new Fingerprint();
   private readonly trace: TraceWriter | undefined;
-  private readonly driver: Driver;
+  readonly driver: Driver;
   /** The event being run, if any. */
   current: SimEvent | undefined;
   /** The host of the last event run; unhandled rejections are attributed to it. */
@@ -257,7 +257,7 @@ export class World {
           this.nowNs = this.options.timeLimitNs;
           this.limitTripped(
             `virtual time limit of ${formatTimeNs(this.options.timeLimitNs)} reached with work still pending ` +
-              `(set DST_TIME_LIMIT or the timeLimit option to allow more)`,
+              `(set DST_TIME_LIMIT or the timeLimitMs option to allow more)`,
           );
           return undefined;
         }
@@ -342,7 +342,7 @@ export class World {
       culprit = `; the busiest source near the limit: ${best} (ran ${bestCount.toLocaleString('en-US')} times)`;
     }
     const host = this.current?.host ?? this.lastHost;
-    this.fail('limit', host, new Error(`${message}${culprit}`), `run stopped: ${message}${culprit}`);
+    this.fail('limit', host, runtimeError(`${message}${culprit}`), `run stopped: ${message}`);
   }
 
   /** A host's code threw or rejected: the host crashed, and the run fails. */

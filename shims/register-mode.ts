@@ -13,13 +13,13 @@ import { DEFAULTS, envDurationNs, envPositiveInteger, shellQuote } from '../runt
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { World } from '../runtime/world.js';
 import { installShims } from './install.js';
+import { installTripwire } from './tripwire.js';
 
 const VERSION_STATE = Symbol.for('dst-runtime.register');
 
 function replayCommand(seedText: string): string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  const execArgv = process.execArgv.map((arg) => arg.replace(/^(--(?:import|require)=?)(.*\/dist\/register\.(?:mjs|cjs))$/, '$1dst-runtime/register'));
-  return `DST_SEED=${seedText} ${['node', ...execArgv, ...argv].map(shellQuote).join(' ')}`;
+  return `DST_SEED=${seedText} ${['node', ...process.execArgv, ...argv].map(shellQuote).join(' ')}`;
 }
 
 function usageExit(error: unknown): never {
@@ -111,5 +111,6 @@ export function startRegisterMode(): World {
   });
 
   installShims(world);
+  if (env.DST_STRICT !== '0') installTripwire(world);
   return world;
 }

@@ -14,6 +14,8 @@ export class Driver {
   private active = false;
   private readonly step: () => void;
   private readonly onStep: () => boolean;
+  /** Called at every batch boundary and when the driver goes idle: a cheap place for tripwires. */
+  onCheckpoint: (() => void) | undefined;
 
   /**
    * `onStep` runs the next event and returns false when there is nothing more to run for now
@@ -26,7 +28,10 @@ export class Driver {
       if (!this.active) return;
       // Refill before running user code so an exception escaping an event cannot stall us.
       if (this.pending === 0) this.refill();
-      if (!this.onStep()) this.active = false;
+      if (!this.onStep()) {
+        this.active = false;
+        this.onCheckpoint?.();
+      }
     };
   }
 
@@ -46,7 +51,13 @@ export class Driver {
     return this.active;
   }
 
+  /** Original immediates queued by the driver and not yet run. */
+  get queuedImmediates(): number {
+    return this.pending;
+  }
+
   private refill(): void {
+    this.onCheckpoint?.();
     const setImmediate = originals.setImmediate;
     for (let i = 0; i < DRIVER_BATCH; i++) setImmediate(this.step);
     this.pending += DRIVER_BATCH;
