@@ -137,3 +137,28 @@ export function validateAbortSignal(signal: unknown, name: string, hideFrom?: Fu
     throw invalidArgType(name, 'an instance of AbortSignal', signal, hideFrom);
   }
 }
+
+// ---- web-platform errors (webcrypto) -------------------------------------------------------
+
+/** `Value of "this" must be of type <type>` (ERR_INVALID_THIS), e.g. a Crypto method detached. */
+export function invalidThis(type: string, hideFrom?: Function): Error {
+  return nodeError(TypeError, 'ERR_INVALID_THIS', `Value of "this" must be of type ${type}`, hideFrom);
+}
+
+/**
+ * A plain TypeError carrying an own enumerable `code`, as Node's webidl converters throw it
+ * (codedTypeError): unlike nodeError, the name stays "TypeError" with no "[CODE]" in the stack.
+ */
+export function codedTypeError(message: string, code: string, hideFrom?: Function): Error {
+  const error = new TypeError(message);
+  if (hideFrom !== undefined) Error.captureStackTrace(error, hideFrom);
+  Object.defineProperty(error, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  return error;
+}
+
+/** A DOMException with the given name, as Node's lazyDOMException(message, name) builds it. */
+export function domException(message: string, name: string, hideFrom?: Function): Error {
+  const error = new DOMException(message, name);
+  if (hideFrom !== undefined) Error.captureStackTrace(error, hideFrom);
+  return error;
+}

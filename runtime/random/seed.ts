@@ -30,7 +30,7 @@ export function parseSeed(input: SeedInput, source = 'seed'): bigint {
     if (!DECIMAL.test(text) && !HEX.test(text)) {
       throw new UsageError(
         `Failed to parse ${source}: ${JSON.stringify(input)} is not a decimal or 0x-hex integer ` +
-          `(example: ${source}=0x9f3c1a22 or ${source}=2671647266)`,
+          `(example: ${source}=0x9f3c1a22 or ${source}=2671516194)`,
       );
     }
     value = BigInt(text);

@@ -1,0 +1,134 @@
+/**
+ * The measured subjects. Each case runs its workload once and returns what happened:
+ * `{ events, wallNs, fingerprint?, virtualNs? }`. Wall time is read with the real clock captured
+ * here at load time, outside every simulation.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import FakeTimers from '@sinonjs/fake-timers';
+import { Sim } from 'dst-runtime';
+import {
+  startIntervalHost,
+  startTimerChains,
+  timerCallbacksTotal,
+  timerWorkloadSpanMs,
+} from './workloads.mjs';
+
+const realHrtimeNs = process.hrtime.bigint;
+const realSetImmediate = globalThis.setImmediate;
+
+/** The seed of every simulated run: fixed, so fingerprints must repeat exactly. */
+export const BENCH_SEED = 0xbe7c4;
+
+/** Mirrors runtime/driver/driver.ts DRIVER_BATCH: original immediates queued per loop turn. */
+const BASELINE_BATCH = 256;
+
+function elapsedNs(startNs) {
+  return Number(realHrtimeNs() - startNs);
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(`Failed to validate benchmark run: ${message}`);
+}
+
+/**
+ * The driver's theoretical ceiling: a chain of ORIGINAL setImmediate callbacks, 256 queued per
+ * loop turn (refilled when the batch is used up, as the driver does), each doing one
+ * AsyncLocalStorage run() with a trivial body. No queue, no timers, no user work.
+ */
+export function immediateAlsBaseline(sizes) {
+  const eventsTotal = sizes.immediateEvents;
+  const als = new AsyncLocalStorage();
+  const store = { name: 'baseline' };
+  let sink = 0;
+  const body = () => {
+    sink += als.getStore() === store ? 1 : 0;
+  };
+  return new Promise((resolve) => {
+    let eventsRun = 0;
+    let pending = 0;
+    let done = false;
+    const startNs = realHrtimeNs();
+    const refill = () => {
+      for (let i = 0; i < BASELINE_BATCH; i++) realSetImmediate(step);
+      pending += BASELINE_BATCH;
+    };
+    function step() {
+      pending--;
+      if (done) return;
+      if (pending === 0) refill();
+      als.run(store, body);
+      eventsRun++;
+      if (eventsRun === eventsTotal) {
+        done = true;
+        const wallNs = elapsedNs(startNs);
+        check(sink === eventsTotal, `the baseline's ALS store was lost (${sink} of ${eventsTotal})`);
+        resolve({ events: eventsRun, wallNs });
+      }
+    }
+    refill();
+  });
+}
+
+/** The timer-heavy workload on the simulator: one client per host, seed fixed. */
+export async function simTimers(sizes) {
+  const params = sizes.timers;
+  const sim = new Sim({ seed: BENCH_SEED });
+  for (let h = 0; h < params.hostsCount; h++) {
+    sim.client(`host-${h}`, () => new Promise((resolve) => startTimerChains(globalThis, h, params, resolve)));
+  }
+  const startNs = realHrtimeNs();
+  const result = await sim.run();
+  const wallNs = elapsedNs(startNs);
+  const callbacks = timerCallbacksTotal(params);
+  check(result.stopReason === 'clients-done', `the simulated run stopped for "${result.stopReason}", expected "clients-done"`);
+  check(result.events >= callbacks, `the simulator ran ${result.events} events, expected at least ${callbacks} timer callbacks`);
+  return { events: result.events, wallNs, fingerprint: result.fingerprint, virtualNs: result.elapsedNs };
+}
+
+/** The same timer workload on @sinonjs/fake-timers, driven by clock.tickAsync (never install()). */
+export async function fakeTimersTimers(sizes) {
+  const params = sizes.timers;
+  const startNs = realHrtimeNs();
+  const clock = FakeTimers.withGlobal(globalThis).createClock();
+  let hostsRunning = params.hostsCount;
+  for (let h = 0; h < params.hostsCount; h++) startTimerChains(clock, h, params, () => hostsRunning--);
+  await clock.tickAsync(timerWorkloadSpanMs(params));
+  const wallNs = elapsedNs(startNs);
+  check(hostsRunning === 0, `${hostsRunning} fake-timers hosts still had chains running at the end of the tick`);
+  return { events: timerCallbacksTotal(params), wallNs, virtualNs: clock.now * 1e6 };
+}
+
+/** Five (or so) hosts with a 100 ms setInterval each, for one virtual hour. */
+export async function simInterval(sizes) {
+  const params = sizes.interval;
+  const sim = new Sim({ seed: BENCH_SEED, durationMs: params.durationMs });
+  for (let h = 0; h < params.hostsCount; h++) sim.host(`node-${h}`, () => startIntervalHost(globalThis, params));
+  const startNs = realHrtimeNs();
+  const result = await sim.run();
+  const wallNs = elapsedNs(startNs);
+  const ticks = params.hostsCount * Math.floor(params.durationMs / params.intervalMs);
+  check(result.stopReason === 'duration', `the simulated run stopped for "${result.stopReason}", expected "duration"`);
+  check(result.elapsedNs === params.durationMs * 1e6, `the run ended at ${result.elapsedNs} ns, expected ${params.durationMs * 1e6}`);
+  check(result.events >= ticks - params.hostsCount, `the simulator ran ${result.events} events, expected about ${ticks} interval ticks`);
+  return { events: result.events, wallNs, fingerprint: result.fingerprint, virtualNs: result.elapsedNs };
+}
+
+/** The interval workload on fake-timers, for reference. */
+export async function fakeTimersInterval(sizes) {
+  const params = sizes.interval;
+  const startNs = realHrtimeNs();
+  const clock = FakeTimers.withGlobal(globalThis).createClock();
+  for (let h = 0; h < params.hostsCount; h++) startIntervalHost(clock, params);
+  await clock.tickAsync(params.durationMs);
+  const wallNs = elapsedNs(startNs);
+  clock.reset();
+  return { events: params.hostsCount * Math.floor(params.durationMs / params.intervalMs), wallNs, virtualNs: params.durationMs * 1e6 };
+}
+
+export const CASES = {
+  'baseline-immediate-als': immediateAlsBaseline,
+  'sim-timers': simTimers,
+  'fake-timers-timers': fakeTimersTimers,
+  'sim-interval': simInterval,
+  'fake-timers-interval': fakeTimersInterval,
+};
