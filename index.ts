@@ -6,6 +6,7 @@ import './shims/install.js';
 
 export { Sim, type SimResult, type HostOptions } from './runtime/sim.js';
 export { type SimOptions, DEFAULTS } from './runtime/options.js';
+export type { CrashPolicy } from './runtime/world.js';
 export { SimulationError, formatFailure, type FailureReport, type FailureKind } from './runtime/failure.js';
 export { UsageError, UnsupportedError } from './runtime/errors.js';
 export { ExitCode } from './runtime/exit-codes.js';

@@ -1,12 +1,13 @@
 /**
  * The measured subjects. Each case runs its workload once and returns what happened:
- * `{ events, wallNs, fingerprint?, virtualNs? }`. Wall time is read with the real clock captured
+ * `{ events, wallNs, cpuNs, fingerprint?, virtualNs? }`. Wall time is read with the real clock captured
  * here at load time, outside every simulation.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import FakeTimers from '@sinonjs/fake-timers';
 import { Sim } from 'dst-runtime';
 import {
+  BENCH_SEED,
   startIntervalHost,
   startTimerChains,
   timerCallbacksTotal,
@@ -15,15 +16,34 @@ import {
 
 const realHrtimeNs = process.hrtime.bigint;
 const realSetImmediate = globalThis.setImmediate;
+const realMathRandom = Math.random;
 
-/** The seed of every simulated run: fixed, so fingerprints must repeat exactly. */
-export const BENCH_SEED = 0xbe7c4;
+/**
+ * DST_BENCH_NONDETERMINISM=1 adds one timer with a really random delay to the simulated timer
+ * workload: a self-test that the bench notices fingerprints that differ between repetitions.
+ */
+const injectNondeterminism = process.env.DST_BENCH_NONDETERMINISM === '1';
 
 /** Mirrors runtime/driver/driver.ts DRIVER_BATCH: original immediates queued per loop turn. */
 const BASELINE_BATCH = 256;
 
-function elapsedNs(startNs) {
-  return Number(realHrtimeNs() - startNs);
+const realCpuUsage = process.cpuUsage;
+
+/**
+ * Starts measuring; `stop()` returns wall-clock ns and the CPU ns this process used meanwhile
+ * (all its threads: V8's concurrent GC threads included). When other processes compete for the
+ * cores, wall time grows but CPU time does not: their ratio shows how starved a run was.
+ */
+function stopwatch() {
+  const cpuStart = realCpuUsage();
+  const wallStartNs = realHrtimeNs();
+  return {
+    stop() {
+      const wallNs = Number(realHrtimeNs() - wallStartNs);
+      const cpu = realCpuUsage(cpuStart);
+      return { wallNs, cpuNs: (cpu.user + cpu.system) * 1000 };
+    },
+  };
 }
 
 function check(condition, message) {
@@ -47,7 +67,7 @@ export function immediateAlsBaseline(sizes) {
     let eventsRun = 0;
     let pending = 0;
     let done = false;
-    const startNs = realHrtimeNs();
+    const watch = stopwatch();
     const refill = () => {
       for (let i = 0; i < BASELINE_BATCH; i++) realSetImmediate(step);
       pending += BASELINE_BATCH;
@@ -60,9 +80,9 @@ export function immediateAlsBaseline(sizes) {
       eventsRun++;
       if (eventsRun === eventsTotal) {
         done = true;
-        const wallNs = elapsedNs(startNs);
+        const time = watch.stop();
         check(sink === eventsTotal, `the baseline's ALS store was lost (${sink} of ${eventsTotal})`);
-        resolve({ events: eventsRun, wallNs });
+        resolve({ events: eventsRun, ...time });
       }
     }
     refill();
@@ -76,26 +96,29 @@ export async function simTimers(sizes) {
   for (let h = 0; h < params.hostsCount; h++) {
     sim.client(`host-${h}`, () => new Promise((resolve) => startTimerChains(globalThis, h, params, resolve)));
   }
-  const startNs = realHrtimeNs();
+  if (injectNondeterminism) {
+    sim.client('nondeterministic', () => new Promise((resolve) => setTimeout(resolve, 1 + Math.floor(realMathRandom() * 1000))));
+  }
+  const watch = stopwatch();
   const result = await sim.run();
-  const wallNs = elapsedNs(startNs);
+  const time = watch.stop();
   const callbacks = timerCallbacksTotal(params);
   check(result.stopReason === 'clients-done', `the simulated run stopped for "${result.stopReason}", expected "clients-done"`);
   check(result.events >= callbacks, `the simulator ran ${result.events} events, expected at least ${callbacks} timer callbacks`);
-  return { events: result.events, wallNs, fingerprint: result.fingerprint, virtualNs: result.elapsedNs };
+  return { events: result.events, ...time, fingerprint: result.fingerprint, virtualNs: result.elapsedNs };
 }
 
 /** The same timer workload on @sinonjs/fake-timers, driven by clock.tickAsync (never install()). */
 export async function fakeTimersTimers(sizes) {
   const params = sizes.timers;
-  const startNs = realHrtimeNs();
+  const watch = stopwatch();
   const clock = FakeTimers.withGlobal(globalThis).createClock();
   let hostsRunning = params.hostsCount;
   for (let h = 0; h < params.hostsCount; h++) startTimerChains(clock, h, params, () => hostsRunning--);
   await clock.tickAsync(timerWorkloadSpanMs(params));
-  const wallNs = elapsedNs(startNs);
+  const time = watch.stop();
   check(hostsRunning === 0, `${hostsRunning} fake-timers hosts still had chains running at the end of the tick`);
-  return { events: timerCallbacksTotal(params), wallNs, virtualNs: clock.now * 1e6 };
+  return { events: timerCallbacksTotal(params), ...time, virtualNs: clock.now * 1e6 };
 }
 
 /** Five (or so) hosts with a 100 ms setInterval each, for one virtual hour. */
@@ -103,26 +126,26 @@ export async function simInterval(sizes) {
   const params = sizes.interval;
   const sim = new Sim({ seed: BENCH_SEED, durationMs: params.durationMs });
   for (let h = 0; h < params.hostsCount; h++) sim.host(`node-${h}`, () => startIntervalHost(globalThis, params));
-  const startNs = realHrtimeNs();
+  const watch = stopwatch();
   const result = await sim.run();
-  const wallNs = elapsedNs(startNs);
+  const time = watch.stop();
   const ticks = params.hostsCount * Math.floor(params.durationMs / params.intervalMs);
   check(result.stopReason === 'duration', `the simulated run stopped for "${result.stopReason}", expected "duration"`);
   check(result.elapsedNs === params.durationMs * 1e6, `the run ended at ${result.elapsedNs} ns, expected ${params.durationMs * 1e6}`);
   check(result.events >= ticks - params.hostsCount, `the simulator ran ${result.events} events, expected about ${ticks} interval ticks`);
-  return { events: result.events, wallNs, fingerprint: result.fingerprint, virtualNs: result.elapsedNs };
+  return { events: result.events, ...time, fingerprint: result.fingerprint, virtualNs: result.elapsedNs };
 }
 
 /** The interval workload on fake-timers, for reference. */
 export async function fakeTimersInterval(sizes) {
   const params = sizes.interval;
-  const startNs = realHrtimeNs();
+  const watch = stopwatch();
   const clock = FakeTimers.withGlobal(globalThis).createClock();
   for (let h = 0; h < params.hostsCount; h++) startIntervalHost(clock, params);
   await clock.tickAsync(params.durationMs);
-  const wallNs = elapsedNs(startNs);
+  const time = watch.stop();
   clock.reset();
-  return { events: params.hostsCount * Math.floor(params.durationMs / params.intervalMs), wallNs, virtualNs: params.durationMs * 1e6 };
+  return { events: params.hostsCount * Math.floor(params.durationMs / params.intervalMs), ...time, virtualNs: params.durationMs * 1e6 };
 }
 
 export const CASES = {

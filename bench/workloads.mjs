@@ -4,6 +4,9 @@
  * so the simulator and fake-timers execute exactly the same schedule.
  */
 
+/** The seed of every simulated run: fixed, so fingerprints must repeat exactly. */
+export const BENCH_SEED = 0xbe7c4;
+
 /** Sizes of each workload; `quick` is for the smoke test (seconds, not minutes). */
 export const SIZES = {
   full: {

@@ -5,7 +5,7 @@ import { SimulationError } from './failure.js';
 import { getInterposer } from './interposer.js';
 import { resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
-import { World } from './world.js';
+import { type CrashPolicy, World } from './world.js';
 
 /** What a finished run returns. */
 export interface SimResult {
@@ -17,14 +17,23 @@ export interface SimResult {
   elapsedNs: number;
   /** Events run. */
   events: number;
-  /** Why the run ended: nothing ref'd was left, every client finished, or the budget ran out. */
-  stopReason: 'quiescent' | 'clients-done' | 'duration';
+  /**
+   * Why the run ended: nothing ref'd was left (quiescent), ref'd handles remained but nothing
+   * could ever happen again (idle: e.g. only listening servers), every client finished, or the
+   * virtual-time budget ran out.
+   */
+  stopReason: 'quiescent' | 'idle' | 'clients-done' | 'duration';
 }
 
 /** Options of one host. */
 export interface HostOptions {
   /** Offset of this host's wall clock (Date) from the simulation's, in ms. */
   skewMs?: number;
+  /**
+   * What an uncaught exception or unhandled rejection in this host means: 'fail' the run
+   * (default), leave the host crashed ('keep-down'), or 'restart' it at once (a supervisor).
+   */
+  onCrash?: CrashPolicy;
 }
 
 interface PendingHost {
@@ -42,7 +51,10 @@ function drawSeed(): bigint {
 function replayCommand(resolved: ResolvedOptions, seedText: string): string {
   if (resolved.seedSource === 'option') return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test)`;
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  return `DST_SEED=${seedText} ${[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote).join(' ')}`;
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT']
+    .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
+    .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
+  return [`DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
 }
 
 /**
@@ -59,6 +71,7 @@ export class Sim {
   private readonly resolved: ResolvedOptions;
   private readonly pending: PendingHost[] = [];
   private state: 'new' | 'running' | 'done' = 'new';
+  private world: World | undefined;
 
   constructor(options: SimOptions = {}) {
     this.resolved = resolveOptions(options, process.env, drawSeed);
@@ -80,6 +93,9 @@ export class Sim {
     if (typeof main !== 'function') {
       throw new UsageError(`Failed to add ${role} "${name}": main must be a function, got ${typeof main}`);
     }
+    if (options.onCrash !== undefined && !['fail', 'keep-down', 'restart'].includes(options.onCrash)) {
+      throw new UsageError(`Failed to add ${role} "${name}": onCrash must be 'fail', 'keep-down' or 'restart', got ${String(options.onCrash)}`);
+    }
     if (this.pending.some((p) => p.name === name)) {
       throw new UsageError(`Failed to add ${role} "${name}": a host with that name already exists`);
     }
@@ -87,11 +103,54 @@ export class Sim {
     return this;
   }
 
+  // ---- lifecycle, callable while the simulation runs (from the test or from host code) ----
+
+  private running(verb: string, name: string): World {
+    if (this.world === undefined || this.state !== 'running') {
+      throw new UsageError(`Failed to ${verb} host "${name}": the simulation is not running (call it during run())`);
+    }
+    return this.world;
+  }
+
+  /** Kills a host like SIGKILL: timers, pending events and module state are gone; peers see what TCP would show. */
+  crash(name: string): void {
+    const world = this.running('crash', name);
+    const host = world.requireHost(name, 'crash');
+    if (host.state !== 'running') throw new UsageError(`Failed to crash host "${name}": it is already down`);
+    world.takeDown(host, 'crashed');
+  }
+
+  /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
+  restart(name: string): void {
+    this.running('restart', name).restart(name);
+  }
+
+  /** crash + restart at the same instant (turmoil's bounce). */
+  bounce(name: string): void {
+    this.crash(name);
+    this.restart(name);
+  }
+
+  /** Freezes a host (a GC pause, a stalled VM): its events wait while the others run. */
+  pause(name: string): void {
+    this.running('pause', name).pause(name);
+  }
+
+  resume(name: string): void {
+    this.running('resume', name).resume(name);
+  }
+
+  /** Whether a host's current incarnation is running, crashed or exited, and its boot number. */
+  status(name: string): { state: 'running' | 'crashed' | 'exited'; incarnation: number; paused: boolean } {
+    const host = this.running('inspect', name).requireHost(name, 'inspect');
+    return { state: host.state, incarnation: host.incarnation, paused: host.paused };
+  }
+
   /** Runs the simulation to its end. Rejects with a SimulationError carrying seed and replay. */
   async run(): Promise<SimResult> {
     if (this.state !== 'new') throw new UsageError(`Failed to run simulation (seed ${this.seed}): a Sim runs once; create a new one`);
     this.state = 'running';
-    const world = new World({
+    const world = (this.world = new World({
       seed: this.resolved.seed,
       mode: 'library',
       epochMs: this.resolved.epochMs,
@@ -100,14 +159,14 @@ export class Sim {
       durationNs: this.resolved.durationNs,
       traceFile: this.resolved.traceFile,
       replay: replayCommand(this.resolved, this.seed),
-    });
+    }));
     const interposer = getInterposer();
     const onRejection = (reason: unknown) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection');
     interposer.install(world);
     process.prependListener('unhandledRejection', onRejection);
     try {
       for (const p of this.pending) {
-        const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0);
+        const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail');
         world.boot(host, p.main);
       }
       const outcome = await world.start();

@@ -3,12 +3,13 @@ import { formatTimeNs, NS_PER_MS } from './clock/units.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
-import { Host, type HostRole } from './hosts/host.js';
+import { Host, type HostRole, type HostState } from './hosts/host.js';
 import { originals } from './originals.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
 import { EVENT_KIND_CODE, type EventKind, SimEvent } from './scheduler/event.js';
 import { EventQueue } from './scheduler/queue.js';
+import { Network, type NetworkOptions } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
 import { captureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
@@ -26,12 +27,17 @@ export interface WorldOptions {
   timeLimitNs: number;
   /** The run stops cleanly (a budget, not a failure) at this virtual time. */
   durationNs: number | undefined;
+  /** Latency, loss, duplication and TCP timeout of the simulated network. */
+  network?: NetworkOptions;
   traceFile: string | undefined;
   /** The command that replays this run, printed with every failure. */
   replay: string;
 }
 
-export type StopReason = 'quiescent' | 'clients-done' | 'duration' | 'failure';
+/** What a host's crash means for the run: a failure (default), or an expected event. */
+export type CrashPolicy = 'fail' | 'keep-down' | 'restart';
+
+export type StopReason = 'quiescent' | 'idle' | 'clients-done' | 'duration' | 'failure';
 
 /** Where a run stands when it ends. */
 export interface WorldOutcome {
@@ -83,6 +89,10 @@ export class World {
   private readonly eventsWatch: number;
   private readonly timeWatchNs: number;
 
+  private readonly mains = new Map<string, () => unknown>();
+  private readonly crashPolicies = new Map<string, CrashPolicy>();
+  private readonly hostDownListeners: Array<(host: Host, how: HostState) => void> = [];
+  private systemHost: Host | undefined;
   private clientsPending = 0;
   private clientsTotal = 0;
   private stopped = false;
@@ -105,6 +115,13 @@ export class World {
     this.driver = new Driver(() => this.step());
   }
 
+  private networkInstance: Network | undefined;
+
+  /** The simulated network, created on first use. */
+  get network(): Network {
+    return (this.networkInstance ??= new Network(this, this.options.network));
+  }
+
   /** A random stream derived from (seed, name) alone. */
   stream(name: string): RandomStream {
     return new RandomStream(this.seed, name);
@@ -112,22 +129,24 @@ export class World {
 
   // ---- hosts -------------------------------------------------------------------------------
 
-  addHost(name: string, role: HostRole, skewMs = 0): Host {
+  addHost(name: string, role: HostRole, skewMs = 0, onCrash: CrashPolicy = 'fail'): Host {
     if (typeof name !== 'string' || name.length === 0) {
       throw new UsageError(`Failed to add host: the name must be a non-empty string, got ${String(name)}`);
     }
     if (this.hostsByName.has(name)) {
       throw new UsageError(`Failed to add host "${name}": a host with that name already exists`);
     }
-    if (!Number.isFinite(skewMs)) {
-      throw new UsageError(`Failed to add host "${name}": skewMs must be a finite number, got ${String(skewMs)}`);
+    if (!Number.isSafeInteger(skewMs)) {
+      throw new UsageError(`Failed to add host "${name}": skewMs must be an integer number of ms, got ${String(skewMs)}`);
     }
     const host = new Host(this, name, this.hosts.length, role, skewMs);
     this.hosts.push(host);
     this.hostsByName.set(name, host);
+    this.crashPolicies.set(name, onCrash);
     return host;
   }
 
+  /** The current incarnation of the host with this name. */
   host(name: string): Host | undefined {
     return this.hostsByName.get(name);
   }
@@ -137,12 +156,21 @@ export class World {
     return this.als.getStore() ?? this.fallbackHost;
   }
 
+  /** A host for the simulation's own events (faults, scheduled lifecycle changes). */
+  get system(): Host {
+    if (this.systemHost === undefined) {
+      this.systemHost = new Host(this, '(simulation)', 0xffff, 'system', 0);
+    }
+    return this.systemHost;
+  }
+
   /**
    * Starts a host's main function at the current virtual time, in its own context. A client's
    * completion is awaited by the run; a host's rejection is a failure.
    */
   boot(host: Host, main: () => unknown): void {
-    if (host.role === 'client') {
+    this.mains.set(host.name, main);
+    if (host.role === 'client' && host.incarnation === 1) {
       this.clientsPending++;
       this.clientsTotal++;
     }
@@ -155,17 +183,88 @@ export class World {
         return;
       }
       Promise.resolve(result).then(
-        () => this.hostFinished(host),
+        () => this.mainSettled(host),
         (error: unknown) => this.hostFailed(host, error, 'crash'),
       );
     }, undefined, true);
   }
 
-  private hostFinished(host: Host): void {
-    if (host.role !== 'client' || host.state !== 'running') return;
-    host.state = 'finished';
+  private mainSettled(host: Host): void {
+    if (host.role !== 'client' || host.mainDone) return;
+    host.mainDone = true;
     this.clientsPending--;
-    this.driver.kick();
+    if (!this.stopped) this.driver.kick();
+  }
+
+  /** Registers a callback run whenever a host incarnation goes down (crash, exit, stop). */
+  onHostDown(listener: (host: Host, how: HostState) => void): void {
+    this.hostDownListeners.push(listener);
+  }
+
+  /**
+   * Takes a host incarnation down: its pending events, timers and handles are gone, and its
+   * code can no longer schedule anything. Listeners (the network) release its sockets the way
+   * the kernel would when a process dies.
+   */
+  takeDown(host: Host, how: 'crashed' | 'exited'): void {
+    if (host.state !== 'running') return;
+    host.state = how;
+    this.refs -= host.refs;
+    host.refs = 0;
+    host.pausedEvents.length = 0;
+    if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
+    for (const listener of this.hostDownListeners) listener(host, how);
+    if (this.trace !== undefined) {
+      this.trace.write({ n: this.eventsRun, tNs: this.nowNs, host: host.name, boot: host.incarnation, kind: how });
+    }
+    this.fingerprint.mix(0xdead);
+    this.fingerprint.mix(host.index);
+    if (!this.stopped) this.driver.kick();
+  }
+
+  /**
+   * Boots the next incarnation of a host that is down: fresh clock from zero, fresh streams,
+   * its main function run again. Returns the new incarnation.
+   */
+  restart(name: string): Host {
+    const old = this.requireHost(name, 'restart');
+    if (old.state === 'running') {
+      throw new UsageError(`Failed to restart host "${name}": it is running (crash or stop it first)`);
+    }
+    const host = new Host(this, name, old.index, old.role, old.clock.skewMs, old.incarnation + 1);
+    this.hosts[old.index] = host;
+    this.hostsByName.set(name, host);
+    const main = this.mains.get(name);
+    if (main !== undefined) this.boot(host, main);
+    return host;
+  }
+
+  pause(name: string): void {
+    const host = this.requireHost(name, 'pause');
+    host.paused = true;
+  }
+
+  resume(name: string): void {
+    const host = this.requireHost(name, 'resume');
+    if (!host.paused) return;
+    host.paused = false;
+    // Deferred events run now, in their original order; each copy takes over its ref.
+    for (const event of host.pausedEvents.splice(0)) {
+      if (event.cancelled) continue;
+      const again = new SimEvent(this.nowNs, ++this.seq, host, event.kind, event.fn, event.thisArg, event.ref, event.scope);
+      again.site = event.site;
+      this.queue.push(again, this.nowNs);
+    }
+    if (!this.stopped) this.driver.kick();
+  }
+
+  requireHost(name: string, verb: string): Host {
+    const host = this.hostsByName.get(name);
+    if (host === undefined) {
+      const known = [...this.hostsByName.keys()].join(', ') || 'none';
+      throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known})`);
+    }
+    return host;
   }
 
   // ---- scheduling --------------------------------------------------------------------------
@@ -173,6 +272,7 @@ export class World {
   /**
    * Queues `fn` to run on `host` after `delayNs` of virtual time. A ref'd event keeps the run
    * alive while pending; timers pass ref=false and account for themselves via refHandle().
+   * A host that is down cannot schedule: the event is returned already cancelled.
    */
   schedule(
     host: Host,
@@ -186,8 +286,27 @@ export class World {
   ): SimEvent {
     assert(delayNs >= 0 && Number.isInteger(delayNs), `delayNs must be a non-negative integer, got ${delayNs}`);
     const event = new SimEvent(this.nowNs + delayNs, ++this.seq, host, kind, fn, thisArg, ref, scope);
+    if (host.state !== 'running') {
+      event.cancelled = true;
+      return event;
+    }
     if (this.captureSites) event.site = site ?? captureSite();
-    if (ref) this.refs++;
+    if (ref) {
+      host.refs++;
+      this.refs++;
+    }
+    this.queue.push(event, this.nowNs);
+    if (!this.stopped) this.driver.kick();
+    return event;
+  }
+
+  /**
+   * Queues a packet arrival at `host`'s network stack. Unlike schedule(), this works while the
+   * host's process is down (its kernel still answers, e.g. with a reset), and the event waits
+   * while the host is paused (a stalled machine answers nothing).
+   */
+  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent {
+    const event = new SimEvent(this.nowNs + Math.max(0, Math.round(delayNs)), ++this.seq, host, 'net', fn, thisArg, false, scope);
     this.queue.push(event, this.nowNs);
     if (!this.stopped) this.driver.kick();
     return event;
@@ -196,17 +315,25 @@ export class World {
   cancel(event: SimEvent): void {
     if (event.cancelled) return;
     event.cancelled = true;
-    if (event.ref) this.refs--;
+    if (event.ref && event.host.state === 'running') {
+      event.host.refs--;
+      this.refs--;
+    }
   }
 
-  refHandle(): void {
+  /** A handle of `host` (a timer, a socket) starts keeping the run alive. */
+  refHandle(host: Host): void {
+    if (host.state !== 'running') return;
+    host.refs++;
     this.refs++;
     if (!this.stopped) this.driver.kick();
   }
 
-  unrefHandle(): void {
+  unrefHandle(host: Host): void {
+    if (host.state !== 'running') return;
+    host.refs--;
     this.refs--;
-    assert(this.refs >= 0, 'ref count went below zero');
+    assert(host.refs >= 0 && this.refs >= 0, `ref count of host "${host.name}" went below zero`);
   }
 
   // ---- running -----------------------------------------------------------------------------
@@ -239,12 +366,24 @@ export class World {
       }
       const event = this.queue.peek();
       if (event === undefined) {
-        // Ref'd handles remain but nothing is scheduled: only outside work can wake us.
-        if (this.options.durationNs !== undefined) this.finish('duration');
+        // Ref'd handles remain (a listening server, a paused host) but nothing is scheduled.
+        // In library mode nothing outside the simulation may wake it: the run is over.
+        if (this.options.durationNs !== undefined) {
+          this.nowNs = Math.max(this.nowNs, this.options.durationNs);
+          this.finish('duration');
+        } else if (this.mode === 'library') {
+          this.finish('idle');
+        }
         return undefined;
       }
-      if (event.cancelled) {
+      // Packets still arrive at a host whose process is down: its kernel answers them.
+      if (event.cancelled || (event.host.state !== 'running' && event.kind !== 'net')) {
         this.queue.pop();
+        continue;
+      }
+      if (event.host.paused) {
+        this.queue.pop();
+        event.host.pausedEvents.push(event);
         continue;
       }
       if (event.timeNs > this.nowNs) {
@@ -265,7 +404,10 @@ export class World {
         this.nowNs = event.timeNs;
       }
       this.queue.pop();
-      if (event.ref) this.refs--;
+      if (event.ref) {
+        event.host.refs--;
+        this.refs--;
+      }
       if (this.eventsRun >= this.options.eventsMax) {
         this.limitTripped(
           `event limit of ${this.options.eventsMax.toLocaleString('en-US')} events reached ` +
@@ -347,7 +489,16 @@ export class World {
 
   /** A host's code threw or rejected: the host crashed, and the run fails. */
   hostFailed(host: Host | undefined, error: unknown, kind: FailureKind): void {
-    if (host !== undefined) host.state = 'crashed';
+    if (host !== undefined && host.role !== 'system') {
+      if (host.state !== 'running') return; // a leftover of an incarnation already down
+      this.takeDown(host, 'crashed');
+      const policy = this.crashPolicies.get(host.name) ?? 'fail';
+      if (policy === 'keep-down') return;
+      if (policy === 'restart') {
+        this.restart(host.name);
+        return;
+      }
+    }
     const what = kind === 'unhandled-rejection' ? 'an unhandled rejection' : 'an uncaught exception';
     const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     this.fail(kind, host, error, `${host === undefined ? 'the simulation' : `host "${host.name}"`} crashed with ${what}: ${head}`);

@@ -9,7 +9,14 @@ import type { World } from '../runtime/world.js';
 import { setActiveWorld } from '../runtime/world.js';
 import { cryptoShim } from './crypto.js';
 import { dateShim } from './date.js';
+import { dgramShim } from './dgram-binding.js';
+import { dnsShim } from './dns-binding.js';
+import { dnsResolverShim } from './dns-resolver.js';
+import { fetchShim } from './fetch.js';
+import { httpShim } from './http.js';
 import { mathShim } from './math.js';
+import { netShim, setNetworkResolver } from './net-binding.js';
+import { netTimeoutsShim } from './net-timeouts.js';
 import { performanceShim } from './performance.js';
 import { processClockShim } from './process-clock.js';
 import { PatchSet } from './registry.js';
@@ -17,15 +24,25 @@ import type { Shim } from './shim.js';
 import { timersShim } from './timers.js';
 import { timersPromisesShim } from './timers-promises.js';
 
+/** Installed first: modules loaded from here on (net, via the stdio streams) capture them. */
+const EARLY_SHIMS: readonly Shim[] = [timersShim, timersPromisesShim];
+
 export const SHIMS: readonly Shim[] = [
-  timersShim,
-  timersPromisesShim,
   dateShim,
   performanceShim,
   processClockShim,
   cryptoShim,
   mathShim,
+  netShim,
+  netTimeoutsShim,
+  dnsShim,
+  dnsResolverShim,
+  dgramShim,
+  httpShim,
+  fetchShim,
 ];
+
+setNetworkResolver((host) => host.world.network);
 
 let installed: { world: World; patches: PatchSet } | undefined;
 
@@ -42,10 +59,15 @@ export function installShims(world: World): void {
       `Failed to install dst-runtime shims: they are already installed (seed ${installed.world.seedText})`,
     );
   }
-  touchStdio();
   setActiveWorld(world);
   const patches = new PatchSet();
   try {
+    for (const shim of EARLY_SHIMS) shim.install(patches);
+    syncBuiltinESMExports();
+    // The stdio streams are created lazily from net.Socket when stdout/stderr are pipes:
+    // create them now, after timers (net captures setTimeout when it loads) and before the
+    // network shims.
+    touchStdio();
     for (const shim of SHIMS) shim.install(patches);
   } catch (error) {
     patches.restore();

@@ -19,7 +19,11 @@ const VERSION_STATE = Symbol.for('dst-runtime.register');
 
 function replayCommand(seedText: string): string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  return `DST_SEED=${seedText} ${['node', ...process.execArgv, ...argv].map(shellQuote).join(' ')}`;
+  // Settings that change the run travel with the seed, so the replay is exact.
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT']
+    .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
+    .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
+  return [`DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
 }
 
 function usageExit(error: unknown): never {

@@ -35,7 +35,13 @@ const kSite = Symbol('dst.site');
 
 /** Timers per world that were coerced to a primitive id (Node's knownTimersById). */
 const knownTimersById = new WeakMap<World, Map<string, Timeout>>();
-let nextTimerId = 1;
+/** Timer ids (what +timeout returns) count per world, so a seed gives the same ids every run. */
+const nextTimerIds = new WeakMap<World, number>();
+function nextTimerId(world: World): number {
+  const id = nextTimerIds.get(world) ?? 1;
+  nextTimerIds.set(world, id + 1);
+  return id;
+}
 
 // Node 24 warns once per process for a negative or NaN delay (not on 20 and 22).
 let warnedNegativeNumber = false;
@@ -72,6 +78,12 @@ function fireTimeout(this: Timeout): void {
   timer[kEvent] = undefined;
   const host = timer[kHost];
   const world = host.world;
+  // Node's own clearTimeout, captured by a module loaded before dst-runtime, duck-types our
+  // Timeout (it has _onTimeout) and clears it behind our back: honour that.
+  if (timer._onTimeout === null || timer._idleTimeout === -1) {
+    if (!timer._destroyed) timer._destroyed = true;
+    return;
+  }
   try {
     const args = timer._timerArgs;
     if (args === undefined) (timer._onTimeout as () => void)();
@@ -82,7 +94,7 @@ function fireTimeout(this: Timeout): void {
       arm(timer);
     } else if (timer[kEvent] === undefined && !timer._destroyed) {
       timer._destroyed = true;
-      if (timer[kRefed]) world.unrefHandle();
+      if (timer[kRefed]) world.unrefHandle(host);
       if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
     }
   }
@@ -94,7 +106,9 @@ function arm(timer: Timeout): void {
   const world = host.world;
   const pending = timer[kEvent];
   if (pending !== undefined) world.cancel(pending);
-  const delayNs = Math.round(timer._idleTimeout * NS_PER_MS);
+  // Node truncates the delay to whole ms when it queues a timer (insert(): MathTrunc), so
+  // setTimeout(a, 1.9) fires before setTimeout(b, 2) and together with setTimeout(c, 1).
+  const delayNs = Math.trunc(timer._idleTimeout) * NS_PER_MS;
   timer[kEvent] = world.schedule(
     host,
     delayNs,
@@ -133,13 +147,13 @@ export class Timeout {
     this._destroyed = false;
     this[kRefed] = isRefed;
     this[kHasPrimitive] = false;
-    this[kId] = nextTimerId++;
+    this[kId] = nextTimerId(host.world);
     this[kHost] = host;
     this[kEvent] = undefined;
     this[kScope] = new AsyncResource('Timeout', { requireManualDestroy: true });
     // Intervals keep their creation site so a runaway one can be named when a limit trips.
     this[kSite] = host.world.captureSites || isRepeat ? captureSite() : undefined;
-    if (isRefed) host.world.refHandle();
+    if (isRefed) host.world.refHandle(host);
   }
 
   refresh(): this {
@@ -147,7 +161,7 @@ export class Timeout {
     if (this._destroyed) {
       // A timer that already fired comes back to life, as in Node.
       this._destroyed = false;
-      if (this[kRefed]) this[kHost].world.refHandle();
+      if (this[kRefed]) this[kHost].world.refHandle(this[kHost]);
     }
     arm(this);
     return this;
@@ -156,7 +170,7 @@ export class Timeout {
   unref(): this {
     if (this[kRefed]) {
       this[kRefed] = false;
-      if (!this._destroyed) this[kHost].world.unrefHandle();
+      if (!this._destroyed) this[kHost].world.unrefHandle(this[kHost]);
     }
     return this;
   }
@@ -164,7 +178,7 @@ export class Timeout {
   ref(): this {
     if (!this[kRefed]) {
       this[kRefed] = true;
-      if (!this._destroyed) this[kHost].world.refHandle();
+      if (!this._destroyed) this[kHost].world.refHandle(this[kHost]);
     }
     return this;
   }
@@ -211,7 +225,7 @@ function unenroll(timer: Timeout): void {
     world.cancel(pending);
     timer[kEvent] = undefined;
   }
-  if (timer[kRefed]) world.unrefHandle();
+  if (timer[kRefed]) world.unrefHandle(timer[kHost]);
   timer._idleTimeout = -1;
 }
 
@@ -220,7 +234,7 @@ function fireImmediate(this: Immediate): void {
   immediate[kEvent] = undefined;
   if (immediate._destroyed) return;
   immediate._destroyed = true;
-  if (immediate[kRefed]) immediate[kHost].world.unrefHandle();
+  if (immediate[kRefed]) immediate[kHost].world.unrefHandle(immediate[kHost]);
   immediate[kRefed] = null;
   const callback = immediate._onImmediate as Function;
   const argv = immediate._argv;
@@ -252,7 +266,7 @@ export class Immediate {
   ref(): this {
     if (this[kRefed] === false) {
       this[kRefed] = true;
-      this[kHost].world.refHandle();
+      this[kHost].world.refHandle(this[kHost]);
     }
     return this;
   }
@@ -260,7 +274,7 @@ export class Immediate {
   unref(): this {
     if (this[kRefed] === true) {
       this[kRefed] = false;
-      this[kHost].world.unrefHandle();
+      this[kHost].world.unrefHandle(this[kHost]);
     }
     return this;
   }
@@ -343,7 +357,7 @@ function simClearImmediate(immediate: unknown): void {
     if (!immediate._onImmediate || immediate._destroyed) return;
     immediate._destroyed = true;
     const world = immediate[kHost].world;
-    if (immediate[kRefed]) world.unrefHandle();
+    if (immediate[kRefed]) world.unrefHandle(immediate[kHost]);
     immediate[kRefed] = null;
     const pending = immediate[kEvent];
     if (pending !== undefined) world.cancel(pending);

@@ -2,13 +2,16 @@ import { HostClock } from '../clock/host-clock.js';
 import { RandomStream } from '../random/stream.js';
 import type { World } from '../world.js';
 
-export type HostRole = 'host' | 'client';
-export type HostState = 'running' | 'finished' | 'crashed';
+export type HostRole = 'host' | 'client' | 'system';
+/** running: alive; crashed: killed (SIGKILL) or died of an error; exited: process.exit or stop. */
+export type HostState = 'running' | 'crashed' | 'exited';
 
 /**
- * One simulated machine: a name, its own clock, its own random streams and an incarnation
- * number. Streams are named `host:<name>:boot<incarnation>:<purpose>` so two hosts, or two
- * boots of one host, never share draws.
+ * One incarnation of a simulated machine: a name, its own clock, its own random streams. A
+ * restart creates a new Host object with the next incarnation number, so code of the old
+ * incarnation that still runs (a leftover microtask) is recognised by its context and can
+ * neither schedule nor send. Streams are named `host:<name>:boot<incarnation>:<purpose>` so two
+ * hosts, or two boots of one host, never share draws.
  */
 export class Host {
   readonly world: World;
@@ -16,18 +19,26 @@ export class Host {
   /** Position in the world's host list; what the fingerprint records for this host. */
   readonly index: number;
   readonly role: HostRole;
-  incarnation = 1;
+  readonly incarnation: number;
   state: HostState = 'running';
+  /** A paused host's events wait (in order) until it is resumed. */
+  paused = false;
+  readonly pausedEvents: import('../scheduler/event.js').SimEvent[] = [];
+  /** Ref'd handles and pending ref'd events of this incarnation (part of world.refs). */
+  refs = 0;
+  /** For clients: the main function has settled. */
+  mainDone = false;
   clock: HostClock;
   private mathStream: RandomStream | undefined;
   private cryptoStream: RandomStream | undefined;
 
-  constructor(world: World, name: string, index: number, role: HostRole, skewMs: number) {
+  constructor(world: World, name: string, index: number, role: HostRole, skewMs: number, incarnation = 1) {
     this.world = world;
     this.name = name;
     this.index = index;
     this.role = role;
-    const origin = world.stream(`host:${name}:clock`);
+    this.incarnation = incarnation;
+    const origin = world.stream(`host:${name}:boot${incarnation}:clock`);
     // Like a machine's uptime when the process starts: somewhere in its first ~11 days.
     const hrtimeOriginNs = origin.int(1, 1_000_000) * 1_000_000_000 + origin.int(0, 1_000_000_000);
     this.clock = new HostClock(world.nowNs, world.epochMs, skewMs, hrtimeOriginNs);
@@ -46,6 +57,10 @@ export class Host {
   /** A named stream private to this host incarnation. */
   stream(purpose: string): RandomStream {
     return this.world.stream(`host:${this.name}:boot${this.incarnation}:${purpose}`);
+  }
+
+  get alive(): boolean {
+    return this.state === 'running';
   }
 
   /** Date.now() on this host. */

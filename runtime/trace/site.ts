@@ -1,7 +1,10 @@
 import path from 'node:path';
 
-/** The directory of the running dst-runtime build; frames inside it are ours, not the user's. */
-const OWN_DIR = path.dirname(__filename);
+/**
+ * The directory of the running dst-runtime build (dist/, also when this code sits in a shared
+ * chunk under dist/chunks/); frames inside it are ours, not the user's.
+ */
+const OWN_DIR = ((dir: string) => (path.basename(dir) === 'chunks' ? path.dirname(dir) : dir))(path.dirname(__filename));
 
 /**
  * The first stack frame outside dst-runtime and Node's internals, as "file:line:col" relative to

@@ -1,0 +1,273 @@
+/**
+ * The simulated network: host addresses and names, the rule chain every packet crosses, and
+ * the faults (partition/repair, hold/release, per-link latency, loss, duplication) that edit
+ * that chain. Every random choice comes from the 'net' stream of the seed.
+ */
+import { UsageError } from '../errors.js';
+import type { Host } from '../hosts/host.js';
+import type { RandomStream } from '../random/stream.js';
+import type { World } from '../world.js';
+import { familyOf, ipv4Of, ipv6Of, isLoopback, unmapped, type Family } from './addresses.js';
+import {
+  DuplicateRule,
+  HoldRule,
+  LatencyRule,
+  type LinkConfig,
+  type LinkMatch,
+  LossRule,
+  type PacketInfo,
+  PartitionRule,
+  type Rule,
+  type Verdict,
+} from './rules.js';
+import { TcpStack } from './tcp.js';
+import { UdpStack } from './udp.js';
+
+/** Default latency between two hosts, and inside one host (loopback), in ms. */
+export const DEFAULT_LATENCY = { minMs: 1, maxMs: 5 } as const;
+export const LOOPBACK_LATENCY = { minMs: 0.01, maxMs: 0.1 } as const;
+
+export interface NetworkOptions {
+  /** Latency between any two distinct hosts. Default 1-5 ms uniform. */
+  latency?: LinkConfig['latency'];
+  /** Latency of traffic inside one host (localhost). Default 10-100 us. */
+  loopbackLatency?: LinkConfig['latency'];
+  lossRatio?: number;
+  duplicateRatio?: number;
+  /** How long TCP retransmits into silence before the connection fails with ETIMEDOUT. Default 30 s. */
+  tcpTimeoutMs?: number;
+}
+
+/** Which direction(s) a fault applies to. */
+export interface FaultOptions {
+  /** Only packets from the first host to the second (default: both ways). */
+  oneway?: boolean;
+}
+
+export class Network {
+  readonly world: World;
+  readonly random: RandomStream;
+  readonly tcp: TcpStack;
+  readonly udp: UdpStack;
+  readonly tcpTimeoutNs: number;
+  /** The rule chain: base latency first, then per-link rules and faults in the order added. */
+  private readonly rules: Rule[] = [];
+  private readonly aliases = new Map<string, string>();
+
+  constructor(world: World, options: NetworkOptions = {}) {
+    this.world = world;
+    this.random = world.stream('net');
+    const latency = options.latency ?? DEFAULT_LATENCY;
+    validateLatency(latency, 'latency');
+    const loopback = options.loopbackLatency ?? LOOPBACK_LATENCY;
+    validateLatency(loopback, 'loopbackLatency');
+    this.rules.push(new LatencyRule({ from: '*', to: '*' }, latency));
+    this.rules.push(new LoopbackLatencyRule(loopback));
+    if (options.lossRatio !== undefined) this.rules.push(new LossRule({ from: '*', to: '*' }, ratio(options.lossRatio, 'lossRatio')));
+    if (options.duplicateRatio !== undefined) {
+      this.rules.push(new DuplicateRule({ from: '*', to: '*' }, ratio(options.duplicateRatio, 'duplicateRatio')));
+    }
+    this.tcpTimeoutNs = Math.round((options.tcpTimeoutMs ?? 30_000) * 1e6);
+    this.tcp = new TcpStack(this);
+    this.udp = new UdpStack(this);
+    world.onHostDown((host) => {
+      this.tcp.hostDown(host);
+      this.udp.hostDown(host);
+    });
+  }
+
+  // ---- addresses and names ----------------------------------------------------------------
+
+  addressesOf(host: Host): { ipv4: string; ipv6: string } {
+    return { ipv4: ipv4Of(host.index), ipv6: ipv6Of(host.index) };
+  }
+
+  /** The host that owns an address, seen from `from` (loopback is `from` itself). */
+  hostAt(address: string, from: Host): Host | undefined {
+    const a = unmapped(address);
+    if (isLoopback(a)) return from;
+    for (const host of this.world.hosts) {
+      const own = this.addressesOf(host);
+      if (own.ipv4 === a || own.ipv6 === a.toLowerCase()) return host;
+    }
+    return undefined;
+  }
+
+  /** True if `address` is one of `host`'s own addresses (or loopback, or a wildcard). */
+  isLocal(host: Host, address: string): boolean {
+    const a = unmapped(address);
+    if (a === '0.0.0.0' || a === '::' || isLoopback(a)) return true;
+    const own = this.addressesOf(host);
+    return a === own.ipv4 || a.toLowerCase() === own.ipv6;
+  }
+
+  /** Adds a DNS name for a host (host names resolve already). */
+  alias(name: string, hostName: string): void {
+    this.world.requireHost(hostName, 'alias');
+    this.aliases.set(name.toLowerCase(), hostName);
+  }
+
+  /** dns.lookup: the addresses of a name, IPv4 first; undefined when unknown (ENOTFOUND). */
+  resolve(name: string, from: Host, family: Family | 0): string[] | undefined {
+    const lower = name.toLowerCase().replace(/\.$/, '');
+    if (familyOf(lower) !== 0) return [lower];
+    let addresses: string[] | undefined;
+    if (lower === 'localhost' || lower.endsWith('.localhost')) addresses = ['127.0.0.1', '::1'];
+    else {
+      const target = this.world.host(this.aliases.get(lower) ?? lower);
+      if (target !== undefined && target.role !== 'system') {
+        const own = this.addressesOf(target);
+        addresses = [own.ipv4, own.ipv6];
+      } else if (lower === from.name.toLowerCase()) {
+        const own = this.addressesOf(from);
+        addresses = [own.ipv4, own.ipv6];
+      }
+    }
+    if (addresses === undefined) return undefined;
+    // Without a family asked for, answer IPv4 only: with two addresses net.connect would race
+    // them (autoSelectFamily) on timers captured when net loaded.
+    return family === 0 ? addresses.slice(0, 1) : addresses.filter((a) => familyOf(a) === family);
+  }
+
+  /** The name of the host at an address (dns.reverse), if any. */
+  reverse(address: string, from: Host): string | undefined {
+    const host = this.hostAt(address, from);
+    if (host === undefined) return undefined;
+    return isLoopback(unmapped(address)) ? 'localhost' : host.name;
+  }
+
+  // ---- packets -----------------------------------------------------------------------------
+
+  /**
+   * Decides the fate of one packet and carries it out: `deliver` runs at the destination after
+   * each copy's delay (as an arrival event on `to`), or never if dropped; held packets wait for
+   * release. Returns false when the packet was dropped (TCP then retransmits).
+   */
+  send(from: Host, to: Host, protocol: 'tcp' | 'udp', bytes: number, deliver: () => void): boolean {
+    const packet: PacketInfo = { from: from.name, to: to.name, protocol, bytes };
+    const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
+    for (const rule of this.rules) rule.apply(packet, verdict, this.random);
+    if (verdict.delaysNs.length === 0) return false;
+    if (verdict.heldBy !== undefined) {
+      const delaysNs = verdict.delaysNs;
+      verdict.heldBy.held.push(() => {
+        for (const delayNs of delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined);
+      });
+      return true;
+    }
+    for (const delayNs of verdict.delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined);
+    return true;
+  }
+
+  // ---- faults ------------------------------------------------------------------------------
+
+  private links(a: string, b: string | undefined, options: FaultOptions): LinkMatch[] {
+    if (a !== '*') this.world.requireHost(a, 'change the network of');
+    if (b !== undefined && b !== '*') this.world.requireHost(b, 'change the network of');
+    const other = b ?? '*';
+    // A host-wide fault (b omitted) cuts the host off from everyone else, not from itself.
+    const list: LinkMatch[] = [{ from: a, to: other }];
+    if (!options.oneway) list.push({ from: other, to: a });
+    return list;
+  }
+
+  /** Drops every packet between a and b (or between a and everyone) until repair(). */
+  partition(a: string, b?: string, options: FaultOptions = {}): void {
+    for (const link of this.links(a, b, options)) this.rules.push(new ExceptSelf(new PartitionRule(link)));
+  }
+
+  /** Removes the partitions between a and b (or all of a's) that match the direction given. */
+  repair(a: string, b?: string, options: FaultOptions = {}): void {
+    const links = this.links(a, b, options);
+    this.removeRules((rule) => rule instanceof ExceptSelf && rule.inner instanceof PartitionRule && links.some((l) => sameLink(l, (rule.inner as PartitionRule).link)));
+  }
+
+  /** Keeps every packet between a and b (or a and everyone) until release(), then delivers them. */
+  hold(a: string, b?: string, options: FaultOptions = {}): void {
+    for (const link of this.links(a, b, options)) this.rules.push(new ExceptSelf(new HoldRule(link)));
+  }
+
+  release(a: string, b?: string, options: FaultOptions = {}): void {
+    const links = this.links(a, b, options);
+    const released: HoldRule[] = [];
+    this.removeRules((rule) => {
+      if (rule instanceof ExceptSelf && rule.inner instanceof HoldRule && links.some((l) => sameLink(l, (rule.inner as HoldRule).link))) {
+        released.push(rule.inner);
+        return true;
+      }
+      return false;
+    });
+    for (const hold of released) for (const deliver of hold.held.splice(0)) deliver();
+  }
+
+  /** Sets latency, loss or duplication on the link a -> b (and b -> a unless oneway). */
+  setLink(a: string, b: string, config: LinkConfig, options: FaultOptions = {}): void {
+    for (const link of this.links(a, b, options)) {
+      if (config.latency !== undefined) {
+        validateLatency(config.latency, 'latency');
+        this.rules.push(new LatencyRule(link, config.latency));
+      }
+      if (config.lossRatio !== undefined) this.rules.push(new LossRule(link, ratio(config.lossRatio, 'lossRatio')));
+      if (config.duplicateRatio !== undefined) this.rules.push(new DuplicateRule(link, ratio(config.duplicateRatio, 'duplicateRatio')));
+    }
+  }
+
+  /** Adds a custom rule (turmoil's extension point): it sees every packet after the built-in ones. */
+  addRule(rule: Rule): () => void {
+    this.rules.push(rule);
+    return () => this.removeRules((r) => r === rule);
+  }
+
+  private removeRules(predicate: (rule: Rule) => boolean): void {
+    for (let i = this.rules.length - 1; i >= 0; i--) if (predicate(this.rules[i]!)) this.rules.splice(i, 1);
+  }
+}
+
+/** Faults never cut a host off from itself (localhost keeps working during a partition). */
+class ExceptSelf implements Rule {
+  readonly name: string;
+  constructor(readonly inner: Rule) {
+    this.name = inner.name;
+  }
+  apply(packet: PacketInfo, verdict: Verdict, random: RandomStream): void {
+    if (packet.from !== packet.to) this.inner.apply(packet, verdict, random);
+  }
+}
+
+/** The latency of traffic inside one host: applied after the base rule, to loopback only. */
+class LoopbackLatencyRule implements Rule {
+  readonly name = 'loopback-latency';
+  private readonly inner: LatencyRule;
+  constructor(latency: NonNullable<LinkConfig['latency']>) {
+    this.inner = new LatencyRule({ from: '*', to: '*' }, latency);
+  }
+  apply(packet: PacketInfo, verdict: Verdict, random: RandomStream): void {
+    if (packet.from === packet.to) this.inner.apply(packet, verdict, random);
+  }
+}
+
+function sameLink(a: LinkMatch, b: LinkMatch): boolean {
+  return a.from === b.from && a.to === b.to;
+}
+
+function ratio(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+    throw new UsageError(`Failed to configure the network: ${name} must be a number between 0 and 1, got ${String(value)}`);
+  }
+  return value;
+}
+
+function validateLatency(latency: unknown, name: string): void {
+  const l = latency as { minMs?: unknown; maxMs?: unknown; distribution?: unknown };
+  if (
+    l === null || typeof l !== 'object' ||
+    typeof l.minMs !== 'number' || typeof l.maxMs !== 'number' ||
+    !(l.minMs >= 0) || !(l.maxMs >= l.minMs) ||
+    (l.distribution !== undefined && l.distribution !== 'uniform' && l.distribution !== 'exponential')
+  ) {
+    throw new UsageError(
+      `Failed to configure the network: ${name} must be { minMs, maxMs, distribution? } with 0 <= minMs <= maxMs ` +
+        `and distribution 'uniform' or 'exponential', got ${JSON.stringify(latency)}`,
+    );
+  }
+}

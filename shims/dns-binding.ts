@@ -1,0 +1,64 @@
+/**
+ * dns.lookup / dns.lookupService (and their promise forms) on the simulated network, at the
+ * level of Node's binding (internalBinding('cares_wrap').getaddrinfo / getnameinfo): node:dns
+ * keeps its own validation and builds its own errors ("getaddrinfo ENOTFOUND kv-9"), and net,
+ * http and fetch reach it through dns.lookup. Host names resolve to their host's address;
+ * 'localhost' to loopback; anything else is unknown (ENOTFOUND), never asked of a real DNS.
+ *
+ * node:dns/promises captures the binding functions when it loads: the patch is installed
+ * before any simulated code can load it, and the patched functions fall back to the real ones
+ * outside hosts, so a module that captured them mid-run still works after uninstall.
+ */
+import { familyOf } from '../runtime/network/addresses.js';
+import { UV } from '../runtime/network/errno.js';
+import { currentHost } from './context.js';
+import type { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const cares = (process as any).binding('cares_wrap');
+const real = { getaddrinfo: cares.getaddrinfo, getnameinfo: cares.getnameinfo };
+/** Node's DNS_ORDER_* constants (verbatim 0, ipv4first 1, ipv6first 2) where exported. */
+const ORDER_IPV4_FIRST: number = cares.DNS_ORDER_IPV4_FIRST ?? 1;
+const ORDER_IPV6_FIRST: number = cares.DNS_ORDER_IPV6_FIRST ?? 2;
+
+const SERVICES: Record<number, string> = { 21: 'ftp', 22: 'ssh', 25: 'smtp', 53: 'domain', 80: 'http', 443: 'https' };
+
+function getaddrinfo(req: any, hostname: string, family: number, hints: number, order: number | boolean): number {
+  const host = currentHost();
+  if (host === undefined) return real.getaddrinfo.call(cares, req, hostname, family, hints, order);
+  const network = host.world.network;
+  let addresses = network.resolve(String(hostname), host, (family === 4 || family === 6 ? family : 0) as 0 | 4 | 6);
+  if (addresses !== undefined) {
+    // Node 20.0-20.x passes a boolean "verbatim"; later versions pass an order constant.
+    const o = typeof order === 'boolean' ? (order ? 0 : ORDER_IPV4_FIRST) : order;
+    if (o === ORDER_IPV4_FIRST) addresses = [...addresses].sort((a, b) => familyOf(a) - familyOf(b));
+    else if (o === ORDER_IPV6_FIRST) addresses = [...addresses].sort((a, b) => familyOf(b) - familyOf(a));
+  }
+  const result = addresses;
+  // getaddrinfo runs on libuv's threadpool: the answer comes in a later event.
+  host.world.schedule(host, 0, 'io', () => {
+    if (result === undefined || result.length === 0) req.oncomplete(UV.EAI_NONAME, []);
+    else req.oncomplete(0, result);
+  }, undefined, true);
+  return 0;
+}
+
+function getnameinfo(req: any, address: string, port: number): number {
+  const host = currentHost();
+  if (host === undefined) return real.getnameinfo.call(cares, req, address, port);
+  const name = host.world.network.reverse(address, host);
+  host.world.schedule(host, 0, 'io', () => {
+    if (name === undefined) req.oncomplete(UV.EAI_NONAME);
+    else req.oncomplete(0, name, SERVICES[port] ?? String(port));
+  }, undefined, true);
+  return 0;
+}
+
+export const dnsShim: Shim = {
+  name: 'dns',
+  install(patches: PatchSet) {
+    patches.replace(cares, 'getaddrinfo', getaddrinfo);
+    patches.replace(cares, 'getnameinfo', getnameinfo);
+  },
+};

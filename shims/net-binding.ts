@@ -1,0 +1,437 @@
+/**
+ * TCP interposition at the level of Node's own handle (internalBinding('tcp_wrap').TCP, the
+ * object net.Socket and net.Server drive). Node's real net.js, and everything above it (http,
+ * fetch's connector, third-party clients), runs unchanged; only the handle talks to the
+ * simulated network instead of libuv. That keeps Node's event order, validation and error
+ * objects ("connect ECONNREFUSED 10.0.0.2:80", with code/errno/syscall/address/port) exact.
+ *
+ * How: the entry points that would reach the OS — TCP.prototype.bind/bind6/connect/connect6/
+ * listen/open — are patched. Called from a simulated host, they turn that handle into a
+ * simulated one by giving it OWN methods (readStart, writeBuffer, shutdown, close, ...) that
+ * shadow the native prototype's; other handles (the test runner's, stdio pipes) never change.
+ * Accepted connections are fresh native TCP objects made simulated before net.js sees them.
+ *
+ * The write protocol differs between versions: Node 20/22 pass a WriteWrap `req` and read
+ * streamBaseState[kLastWriteWasAsync]; Node 24 passes null and expects either a number (done)
+ * or a WriteWrap object (pending) back. Both are handled (`req === null` tells them apart).
+ */
+import { AsyncResource } from 'node:async_hooks';
+import { UnsupportedError } from '../runtime/errors.js';
+import { type Family, familyOf, isLoopback, unmapped } from '../runtime/network/addresses.js';
+import { UV } from '../runtime/network/errno.js';
+import type { Network } from '../runtime/network/network.js';
+import { type ListenerOwner, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../runtime/network/tcp.js';
+import type { Host } from '../runtime/hosts/host.js';
+import { currentHost } from './context.js';
+import type { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type NativeHandle = Record<PropertyKey, any>;
+
+const binding = (process as any).binding as (name: string) => any;
+const tcpWrap = binding('tcp_wrap');
+const pipeWrap = binding('pipe_wrap');
+const streamWrap = binding('stream_wrap');
+const TCP = tcpWrap.TCP as new (type: number) => NativeHandle;
+const TCP_SOCKET: number = tcpWrap.constants.SOCKET;
+const UV_TCP_IPV6ONLY: number = tcpWrap.constants.UV_TCP_IPV6ONLY ?? 1;
+const streamBaseState: Int32Array = streamWrap.streamBaseState;
+const kReadBytesOrError: number = streamWrap.kReadBytesOrError;
+const kArrayBufferOffset: number = streamWrap.kArrayBufferOffset;
+const kBytesWritten: number = streamWrap.kBytesWritten;
+const kLastWriteWasAsync: number = streamWrap.kLastWriteWasAsync;
+const kLastWriteErr: number | undefined = streamWrap.kLastWriteErr;
+const WriteWrap = streamWrap.WriteWrap as new () => NativeHandle;
+
+const realTcp = {
+  bind: TCP.prototype.bind,
+  bind6: TCP.prototype.bind6,
+  connect: TCP.prototype.connect,
+  connect6: TCP.prototype.connect6,
+  listen: TCP.prototype.listen,
+  open: TCP.prototype.open,
+  close: Object.getPrototypeOf(Object.getPrototypeOf(TCP.prototype)).close as (cb?: () => void) => void,
+};
+
+const kSim = Symbol('dst.simulatedHandle');
+
+/** The network of the active world; created on first use. */
+let networkOf: (host: Host) => Network = () => {
+  throw new Error('dst-runtime: the network is not initialised');
+};
+export function setNetworkResolver(resolver: (host: Host) => Network): void {
+  networkOf = resolver;
+}
+
+/** Simulation state of one TCP handle. */
+class SimTcp implements TcpOwner, ListenerOwner {
+  readonly handle: NativeHandle;
+  readonly host: Host;
+  readonly network: Network;
+  readonly scope: AsyncResource;
+  bound: SocketAddress | undefined;
+  ipv6Only = false;
+  endpoint: TcpEndpoint | undefined;
+  listener: TcpListener | undefined;
+  connectReq: NativeHandle | undefined;
+  /** Write requests waiting for window space, in order. */
+  readonly pendingWrites: NativeHandle[] = [];
+  refed = true;
+  holdsRef = false;
+  closed = false;
+
+  constructor(handle: NativeHandle, host: Host, scope: AsyncResource) {
+    this.handle = handle;
+    this.host = host;
+    this.network = networkOf(host);
+    this.scope = scope;
+  }
+
+  /** While connected or listening the handle keeps its host alive (unless unref'd). */
+  active(on: boolean): void {
+    const want = on && this.refed && !this.closed;
+    if (want === this.holdsRef) return;
+    this.holdsRef = want;
+    if (want) this.host.world.refHandle(this.host);
+    else this.host.world.unrefHandle(this.host);
+  }
+
+  // ---- TcpOwner: events from the endpoint -------------------------------------------------
+
+  connected(status: number): void {
+    const req = this.connectReq;
+    this.connectReq = undefined;
+    if (req === undefined || this.closed) return;
+    if (status !== 0) this.active(false);
+    req.oncomplete(status, this.handle, req, true, true);
+  }
+
+  data(chunk: Buffer): void {
+    if (this.closed) return;
+    streamBaseState[kReadBytesOrError] = chunk.length;
+    streamBaseState[kArrayBufferOffset] = chunk.byteOffset;
+    this.handle.onread(chunk.buffer);
+  }
+
+  end(): void {
+    if (this.closed) return;
+    streamBaseState[kReadBytesOrError] = UV.EOF;
+    this.handle.onread(undefined);
+  }
+
+  failed(code: number): void {
+    if (this.closed) return;
+    // Writes still waiting will never complete.
+    for (const req of this.pendingWrites.splice(0)) req.oncomplete(code, this.handle, undefined);
+    streamBaseState[kReadBytesOrError] = code;
+    this.handle.onread(undefined);
+  }
+
+  writable(): void {
+    const endpoint = this.endpoint;
+    while (this.pendingWrites.length > 0 && endpoint !== undefined && !endpoint.windowFull && !this.closed) {
+      const req = this.pendingWrites.shift()!;
+      this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - (req.bytes as number ?? 0));
+      req.oncomplete(0, this.handle, undefined);
+    }
+  }
+
+  // ---- ListenerOwner: a connection was accepted --------------------------------------------
+
+  connection(endpoint: TcpEndpoint): void {
+    if (this.closed) {
+      endpoint.reset();
+      return;
+    }
+    const client = new TCP(TCP_SOCKET);
+    const sim = simulate(client, this.host, this.scope);
+    sim.bound = endpoint.local;
+    sim.endpoint = endpoint;
+    endpoint.owner = sim;
+    sim.active(true);
+    this.handle.onconnection(0, client);
+  }
+}
+
+function simOf(handle: NativeHandle): SimTcp | undefined {
+  return handle[kSim] as SimTcp | undefined;
+}
+
+/** Gives a native TCP handle the simulated methods, shadowing the prototype's. */
+function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimTcp {
+  const sim = new SimTcp(handle, host, scope ?? new AsyncResource('TCPWRAP', { requireManualDestroy: true }));
+  const own = (name: string, value: unknown) =>
+    Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(handle, kSim, { value: sim, configurable: true });
+  own('readStart', readStart);
+  own('readStop', readStop);
+  own('shutdown', shutdown);
+  own('writeBuffer', writeBuffer);
+  own('writev', writev);
+  own('writeUtf8String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'utf8')));
+  own('writeAsciiString', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'ascii')));
+  own('writeLatin1String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'latin1')));
+  own('writeUcs2String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'ucs2')));
+  own('close', close);
+  own('reset', reset);
+  own('ref', ref);
+  own('unref', unref);
+  own('hasRef', hasRef);
+  own('getsockname', getsockname);
+  own('getpeername', getpeername);
+  own('setNoDelay', () => 0);
+  own('setKeepAlive', () => 0);
+  own('setBlocking', () => 0);
+  own('useUserBuffer', () => undefined);
+  own('writeQueueSize', 0);
+  own('fd', -1);
+  own('_externalStream', undefined);
+  // node:http would hand a native stream to its C++ parser ("consume"); ours is not native.
+  own('_consumed', true);
+  Object.defineProperty(handle, 'bytesRead', { get: () => sim.endpoint?.bytesRead ?? 0, configurable: true });
+  Object.defineProperty(handle, 'bytesWritten', { get: () => sim.endpoint?.bytesWritten ?? 0, configurable: true });
+  return sim;
+}
+
+/** The simulated state of `handle` for a call from `host`, converting it on first use. */
+function simFor(handle: NativeHandle, host: Host): SimTcp {
+  return simOf(handle) ?? simulate(handle, host);
+}
+
+// ---- the entry points (patched on TCP.prototype) -------------------------------------------
+
+function bindAny(handle: NativeHandle, host: Host, address: string, port: number, family: Family, flags: number): number {
+  const sim = simFor(handle, host);
+  const network = sim.network;
+  const addr = unmapped(address);
+  if (!network.isLocal(host, addr)) return UV.EADDRNOTAVAIL;
+  if (port !== 0 && network.tcp.portInUse(host, port)) return UV.EADDRINUSE;
+  sim.bound = { address: family === 6 ? address : addr, port, family };
+  sim.ipv6Only = (flags & UV_TCP_IPV6ONLY) !== 0;
+  return 0;
+}
+
+function patchedBind(this: NativeHandle, address: string, port: number): number {
+  const host = currentHost();
+  if (host === undefined && simOf(this) === undefined) return realTcp.bind.call(this, address, port) as number;
+  return bindAny(this, (simOf(this)?.host ?? host)!, address, port, 4, 0);
+}
+
+function patchedBind6(this: NativeHandle, address: string, port: number, flags: number): number {
+  const host = currentHost();
+  if (host === undefined && simOf(this) === undefined) return realTcp.bind6.call(this, address, port, flags) as number;
+  return bindAny(this, (simOf(this)?.host ?? host)!, address, port, 6, flags ?? 0);
+}
+
+function patchedListen(this: NativeHandle, backlog: number): number {
+  const host = currentHost();
+  const existing = simOf(this);
+  if (host === undefined && existing === undefined) return realTcp.listen.call(this, backlog) as number;
+  const sim = existing ?? simulate(this, host!);
+  const network = sim.network;
+  const bound = sim.bound ?? { address: '::', port: 0, family: 6 as Family };
+  if (bound.port === 0) bound.port = network.tcp.ephemeralPort(sim.host);
+  sim.bound = bound;
+  const listener = new TcpListener(sim.host, bound, sim, sim.ipv6Only);
+  const err = network.tcp.listen(listener);
+  if (err !== 0) return err;
+  sim.listener = listener;
+  sim.active(true);
+  return 0;
+}
+
+function connectAny(handle: NativeHandle, req: NativeHandle, address: string, port: number, family: Family): number {
+  const host = (simOf(handle)?.host ?? currentHost())!;
+  const sim = simFor(handle, host);
+  const network = sim.network;
+  const remoteAddress = unmapped(address);
+  let local = sim.bound;
+  if (local === undefined || local.port === 0) {
+    const own = network.addressesOf(host);
+    const localAddress = local?.address && !['0.0.0.0', '::'].includes(local.address)
+      ? local.address
+      : isLoopback(remoteAddress) ? (family === 6 ? '::1' : '127.0.0.1') : family === 6 ? own.ipv6 : own.ipv4;
+    local = { address: localAddress, port: network.tcp.ephemeralPort(host), family };
+    sim.bound = local;
+  }
+  const endpoint = new TcpEndpoint(network.tcp, host, local, { address: family === 6 ? address : remoteAddress, port, family });
+  endpoint.owner = sim;
+  sim.endpoint = endpoint;
+  sim.connectReq = req;
+  sim.active(true);
+  network.tcp.connect(endpoint);
+  return 0;
+}
+
+function patchedConnect(this: NativeHandle, req: NativeHandle, address: string, port: number): number {
+  if (currentHost() === undefined && simOf(this) === undefined) return realTcp.connect.call(this, req, address, port) as number;
+  return connectAny(this, req, address, port, familyOf(address) === 6 ? 6 : 4);
+}
+
+function patchedConnect6(this: NativeHandle, req: NativeHandle, address: string, port: number): number {
+  if (currentHost() === undefined && simOf(this) === undefined) return realTcp.connect6.call(this, req, address, port) as number;
+  return connectAny(this, req, address, port, 6);
+}
+
+function patchedOpen(this: NativeHandle, fd: number): number {
+  if (currentHost() === undefined) return realTcp.open.call(this, fd) as number;
+  throw new UnsupportedError(
+    `net.Socket({ fd: ${fd} }) / server.listen({ fd }) (a real file descriptor)`,
+    'simulated hosts have no real descriptors; connect or listen on a host address and port instead',
+  );
+}
+
+// ---- the simulated methods (own properties of simulated handles) ----------------------------
+
+function readStart(this: NativeHandle): number {
+  const sim = simOf(this)!;
+  sim.endpoint?.startReading();
+  return 0;
+}
+
+function readStop(this: NativeHandle): number {
+  simOf(this)!.endpoint?.stopReading();
+  return 0;
+}
+
+function write(handle: NativeHandle, req: NativeHandle | null, data: Buffer): number | NativeHandle {
+  const sim = simOf(handle)!;
+  const endpoint = sim.endpoint;
+  streamBaseState[kBytesWritten] = data.length;
+  if (kLastWriteErr !== undefined) streamBaseState[kLastWriteErr] = 0;
+  const err = endpoint === undefined ? UV.EPIPE : endpoint.write(Buffer.from(data));
+  if (err !== 0) {
+    streamBaseState[kLastWriteWasAsync] = 0;
+    return err;
+  }
+  if (!endpoint!.windowFull) {
+    streamBaseState[kLastWriteWasAsync] = 0;
+    return 0;
+  }
+  // The window is full: this write completes when the reader catches up (backpressure).
+  streamBaseState[kLastWriteWasAsync] = 1;
+  const pending = req ?? new WriteWrap();
+  pending.bytes = data.length;
+  handle.writeQueueSize = (handle.writeQueueSize as number) + data.length;
+  sim.pendingWrites.push(pending);
+  return req === null ? pending : 0;
+}
+
+function writeBuffer(this: NativeHandle, req: NativeHandle | null, data: Uint8Array): number | NativeHandle {
+  return write(this, req, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+}
+
+function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[], allBuffers: boolean): number | NativeHandle {
+  const parts: Buffer[] = [];
+  if (allBuffers) {
+    for (const chunk of chunks) parts.push(Buffer.from(chunk as Uint8Array));
+  } else {
+    for (let i = 0; i < chunks.length; i += 2) {
+      const chunk = chunks[i];
+      parts.push(typeof chunk === 'string' ? Buffer.from(chunk, chunks[i + 1] as BufferEncoding) : Buffer.from(chunk as Uint8Array));
+    }
+  }
+  return write(this, req, Buffer.concat(parts));
+}
+
+function shutdown(this: NativeHandle, req: NativeHandle): number {
+  const sim = simOf(this)!;
+  sim.endpoint?.finish();
+  // Completion is asynchronous, as with libuv.
+  sim.host.world.schedule(sim.host, 0, 'io', () => req.oncomplete(0), undefined, true, sim.scope);
+  return 0;
+}
+
+function closeSim(handle: NativeHandle, callback: (() => void) | undefined, graceful: boolean): void {
+  const sim = simOf(handle)!;
+  if (sim.closed) return;
+  sim.closed = true;
+  if (sim.endpoint !== undefined) {
+    if (graceful) sim.endpoint.close(true);
+    else sim.endpoint.reset();
+  }
+  if (sim.listener !== undefined) sim.network.tcp.unlisten(sim.listener);
+  sim.active(false);
+  sim.pendingWrites.length = 0;
+  if (typeof callback === 'function') {
+    // A closing handle keeps the loop alive until its close callback has run (libuv).
+    sim.host.world.schedule(sim.host, 0, 'io', callback, handle, true, sim.scope);
+  }
+  // Free the native handle (it never touched the OS); its own callback does nothing.
+  realTcp.close.call(handle, () => {});
+}
+
+function close(this: NativeHandle, callback?: () => void): void {
+  closeSim(this, callback, true);
+}
+
+function reset(this: NativeHandle, callback?: () => void): number {
+  closeSim(this, callback, false);
+  return 0;
+}
+
+function ref(this: NativeHandle): void {
+  const sim = simOf(this)!;
+  sim.refed = true;
+  sim.active(sim.endpoint !== undefined || sim.listener !== undefined);
+}
+
+function unref(this: NativeHandle): void {
+  const sim = simOf(this)!;
+  sim.refed = false;
+  sim.active(false);
+}
+
+function hasRef(this: NativeHandle): boolean {
+  return simOf(this)!.refed;
+}
+
+function fill(out: Record<string, unknown>, address: SocketAddress): number {
+  out.address = address.address;
+  out.family = address.family === 6 ? 'IPv6' : 'IPv4';
+  out.port = address.port;
+  return 0;
+}
+
+function getsockname(this: NativeHandle, out: Record<string, unknown>): number {
+  const sim = simOf(this)!;
+  const local = sim.endpoint?.local ?? sim.bound;
+  if (local === undefined) return UV.EINVAL;
+  return fill(out, local);
+}
+
+function getpeername(this: NativeHandle, out: Record<string, unknown>): number {
+  const sim = simOf(this)!;
+  if (sim.endpoint === undefined || sim.endpoint.state === 'syn-sent') return UV.ENOTCONN;
+  return fill(out, sim.endpoint.remote);
+}
+
+// ---- unix domain sockets / named pipes: not simulated ---------------------------------------
+
+function unsupportedPipe(original: Function, api: string) {
+  return function (this: unknown, ...args: unknown[]) {
+    if (currentHost() === undefined) return Reflect.apply(original, this, args);
+    throw new UnsupportedError(
+      `${api} (a unix domain socket or named pipe)`,
+      'the simulated network carries TCP and UDP only; listen and connect on a host address and port instead',
+    );
+  };
+}
+
+export const netShim: Shim = {
+  name: 'net',
+  install(patches: PatchSet) {
+    const proto = TCP.prototype;
+    patches.replace(proto, 'bind', patchedBind);
+    patches.replace(proto, 'bind6', patchedBind6);
+    patches.replace(proto, 'listen', patchedListen);
+    patches.replace(proto, 'connect', patchedConnect);
+    patches.replace(proto, 'connect6', patchedConnect6);
+    patches.replace(proto, 'open', patchedOpen);
+    const Pipe = pipeWrap.Pipe;
+    for (const name of ['bind', 'connect', 'listen', 'open'] as const) {
+      patches.replace(Pipe.prototype, name, unsupportedPipe(Pipe.prototype[name], `Pipe.${name}`));
+    }
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * socket.setTimeout() on virtual time. Node implements it (lib/internal/stream_base_commons.js,
+ * setStreamTimeout) with setUnrefTimeout from internal/timers — Node's private timer list,
+ * which no patch of node:timers reaches. The replacement keeps Node's validation and warning,
+ * and stores a simulated unref'd Timeout in the socket's own kTimeout slot, so net.js's
+ * activity hook (_unrefTimer -> timer.refresh()) and clearTimeout keep working on it.
+ */
+import net from 'node:net';
+import { currentHost } from './context.js';
+import { outOfRange, validateFunction, validateNumber } from './node-errors.js';
+import type { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+import { createTimeout, simulatedTimers, TIMEOUT_MAX_MS } from './timers.js';
+
+const realSetTimeout = net.Socket.prototype.setTimeout;
+
+/** net.js's private kTimeout symbol, found on a fresh socket (it is set in the constructor). */
+const kTimeout: symbol | undefined = Object.getOwnPropertySymbols(new net.Socket()).find((s) => s.description === 'timeout');
+
+function getTimerDuration(msecs: unknown, name: string): number {
+  validateNumber(msecs, name);
+  if (msecs < 0 || !Number.isFinite(msecs)) throw outOfRange(name, 'a non-negative finite number', msecs);
+  if (msecs > TIMEOUT_MAX_MS) {
+    process.emitWarning(
+      `${msecs} does not fit into a 32-bit signed integer.\nTimer duration was truncated to ${TIMEOUT_MAX_MS}.`,
+      'TimeoutOverflowWarning',
+    );
+    return TIMEOUT_MAX_MS;
+  }
+  return msecs;
+}
+
+function setTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, callback?: () => void): net.Socket {
+  const host = currentHost();
+  if (host === undefined || kTimeout === undefined) return Reflect.apply(realSetTimeout, this, arguments);
+  if (this.destroyed) return this;
+  (this as { timeout?: number }).timeout = msecs;
+  const duration = getTimerDuration(msecs, 'msecs');
+  simulatedTimers.clearTimeout(this[kTimeout]);
+  this[kTimeout] = null;
+  if (duration === 0) {
+    if (callback !== undefined) {
+      validateFunction(callback, 'callback');
+      this.removeListener('timeout', callback);
+    }
+  } else {
+    const onTimeout = (this as unknown as { _onTimeout: () => void })._onTimeout.bind(this);
+    this[kTimeout] = createTimeout(host, onTimeout, duration, undefined, false, false);
+    if (callback !== undefined) {
+      validateFunction(callback, 'callback');
+      this.once('timeout', callback);
+    }
+  }
+  return this;
+}
+
+export const netTimeoutsShim: Shim = {
+  name: 'net-timeouts',
+  install(patches: PatchSet) {
+    patches.replace(net.Socket.prototype, 'setTimeout', setTimeout as typeof net.Socket.prototype.setTimeout);
+  },
+};
