@@ -38,6 +38,16 @@ function esmWrappers() {
   };
 }
 
+/** Copies the module loader hooks (plain JS, run on Node's loader thread) into dist/. */
+function loaderHooks() {
+  return {
+    name: 'loader-hooks',
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: 'loader-hooks.mjs', source: readFileSync('shims/loader-hooks.mjs', 'utf8') });
+    },
+  };
+}
+
 export default [
   {
     input,
@@ -54,6 +64,7 @@ export default [
     plugins: [
       typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true }),
       esmWrappers(),
+      loaderHooks(),
     ],
   },
   {

@@ -1,5 +1,6 @@
 import { NS_PER_MS, parseDurationNs, TIME_NS_MAX } from './clock/units.js';
 import { UsageError } from './errors.js';
+import { type NetworkOptions, validateNetworkOptions } from './network/network.js';
 import { parseSeed, type SeedInput } from './random/seed.js';
 
 /** Defaults for limits: generous enough for real programs, small enough to stop a runaway. */
@@ -24,9 +25,11 @@ export interface SimOptions {
   durationMs?: number;
   /** Write every event as a JSON line to this file. Default: DST_TRACE. */
   trace?: string;
+  /** The simulated network: latency (min/max/distribution), lossRatio, duplicateRatio, tcpTimeoutMs. */
+  network?: NetworkOptions;
 }
 
-const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace'];
+const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network'];
 
 export interface ResolvedOptions {
   seed: bigint;
@@ -36,6 +39,7 @@ export interface ResolvedOptions {
   timeLimitNs: number;
   durationNs: number | undefined;
   traceFile: string | undefined;
+  network: NetworkOptions | undefined;
 }
 
 function positiveInteger(value: unknown, name: string): number {
@@ -118,7 +122,8 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
     throw new UsageError(`Failed to configure simulation: trace must be a file path, got ${String(options.trace)}`);
   }
   const traceFile = options.trace ?? (env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined);
-  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile };
+  if (options.network !== undefined) validateNetworkOptions(options.network);
+  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network };
 }
 
 /** Quotes one shell word for a pasteable replay command. */

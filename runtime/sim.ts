@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { UsageError } from './errors.js';
 import { SimulationError } from './failure.js';
-import { getInterposer } from './interposer.js';
+import { getHostProcessHooks, getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
 import { resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
+import type { FaultOptions } from './network/network.js';
+import type { LinkConfig } from './network/rules.js';
 import { type CrashPolicy, World } from './world.js';
 
 /** What a finished run returns. */
@@ -78,20 +80,29 @@ export class Sim {
     this.seed = formatSeed(this.resolved.seed);
   }
 
-  /** Adds a host: a long-running process (a server). Its failure fails the run. */
-  host(name: string, main: () => unknown, options: HostOptions = {}): this {
+  /**
+   * Adds a host: a long-running process (a server). Its failure fails the run. `main` is a
+   * function, or a module to run with its own module instances: `{ main: './server.js', argv, env }`.
+   */
+  host(name: string, main: (() => unknown) | ModuleHostSpec, options: HostOptions = {}): this {
     return this.add(name, 'host', main, options);
   }
 
-  /** Adds a client: the run ends when every client's main function has settled. */
-  client(name: string, main: () => unknown, options: HostOptions = {}): this {
+  /** Adds a client: the run ends when every client's main has settled. */
+  client(name: string, main: (() => unknown) | ModuleHostSpec, options: HostOptions = {}): this {
     return this.add(name, 'client', main, options);
   }
 
-  private add(name: string, role: 'host' | 'client', main: () => unknown, options: HostOptions): this {
+  private add(name: string, role: 'host' | 'client', spec: (() => unknown) | ModuleHostSpec, options: HostOptions): this {
     if (this.state !== 'new') throw new UsageError(`Failed to add ${role} "${name}": the simulation has already run`);
-    if (typeof main !== 'function') {
-      throw new UsageError(`Failed to add ${role} "${name}": main must be a function, got ${typeof main}`);
+    let main: () => unknown;
+    if (typeof spec === 'function') {
+      main = spec;
+    } else if (spec !== null && typeof spec === 'object') {
+      getModuleHosts().validate(name, spec);
+      main = getModuleHosts().main(spec);
+    } else {
+      throw new UsageError(`Failed to add ${role} "${name}": main must be a function or { main: 'module.js' }, got ${typeof spec}`);
     }
     if (options.onCrash !== undefined && !['fail', 'keep-down', 'restart'].includes(options.onCrash)) {
       throw new UsageError(`Failed to add ${role} "${name}": onCrash must be 'fail', 'keep-down' or 'restart', got ${String(options.onCrash)}`);
@@ -125,6 +136,19 @@ export class Sim {
     this.running('restart', name).restart(name);
   }
 
+  /**
+   * Stops a host gracefully: its process.on('SIGTERM') listeners run (it exits when it calls
+   * process.exit or when nothing keeps it alive... as its code decides); without listeners it
+   * terminates at once, as Node does on SIGTERM.
+   */
+  stop(name: string, signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP' = 'SIGTERM'): void {
+    const world = this.running('stop', name);
+    const host = world.requireHost(name, 'stop');
+    if (host.state !== 'running') throw new UsageError(`Failed to stop host "${name}": it is already down`);
+    const hooks = getHostProcessHooks();
+    world.schedule(host, 0, 'fault', () => hooks?.signal(host, signal), undefined, true);
+  }
+
   /** crash + restart at the same instant (turmoil's bounce). */
   bounce(name: string): void {
     this.crash(name);
@@ -140,10 +164,41 @@ export class Sim {
     this.running('resume', name).resume(name);
   }
 
+  // ---- network faults (turmoil's verb pairs; b omitted = between a and every other host) ----
+
+  /** Drops every packet between a and b (both ways unless oneway) until repair(). */
+  partition(a: string, b?: string, options: FaultOptions = {}): void {
+    this.running('partition', a).network.partition(a, b, options);
+  }
+
+  repair(a: string, b?: string, options: FaultOptions = {}): void {
+    this.running('repair', a).network.repair(a, b, options);
+  }
+
+  /** Keeps every packet between a and b until release(), then delivers them in order. */
+  hold(a: string, b?: string, options: FaultOptions = {}): void {
+    this.running('hold', a).network.hold(a, b, options);
+  }
+
+  release(a: string, b?: string, options: FaultOptions = {}): void {
+    this.running('release', a).network.release(a, b, options);
+  }
+
+  /** Changes latency, loss or duplication of the link between a and b. */
+  setLink(a: string, b: string, config: LinkConfig, options: FaultOptions = {}): void {
+    this.running('configure the link of', a).network.setLink(a, b, config, options);
+  }
+
+  /** The addresses of a host on the simulated network. */
+  addressOf(name: string): { ipv4: string; ipv6: string } {
+    const world = this.running('find the address of', name);
+    return world.network.addressesOf(world.requireHost(name, 'find the address of'));
+  }
+
   /** Whether a host's current incarnation is running, crashed or exited, and its boot number. */
-  status(name: string): { state: 'running' | 'crashed' | 'exited'; incarnation: number; paused: boolean } {
+  status(name: string): { state: 'running' | 'crashed' | 'exited'; incarnation: number; paused: boolean; exitCode: number | undefined } {
     const host = this.running('inspect', name).requireHost(name, 'inspect');
-    return { state: host.state, incarnation: host.incarnation, paused: host.paused };
+    return { state: host.state, incarnation: host.incarnation, paused: host.paused, exitCode: getHostProcessHooks()?.exitCode(host) };
   }
 
   /** Runs the simulation to its end. Rejects with a SimulationError carrying seed and replay. */
@@ -158,6 +213,7 @@ export class Sim {
       timeLimitNs: this.resolved.timeLimitNs,
       durationNs: this.resolved.durationNs,
       traceFile: this.resolved.traceFile,
+      network: this.resolved.network,
       replay: replayCommand(this.resolved, this.seed),
     }));
     const interposer = getInterposer();

@@ -4,6 +4,7 @@ import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
 import { Host, type HostRole, type HostState } from './hosts/host.js';
+import { getHostProcessHooks } from './interposer.js';
 import { originals } from './originals.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
@@ -93,6 +94,8 @@ export class World {
   private readonly crashPolicies = new Map<string, CrashPolicy>();
   private readonly hostDownListeners: Array<(host: Host, how: HostState) => void> = [];
   private systemHost: Host | undefined;
+  /** Real asynchronous work the simulation must wait for (a host's modules loading). */
+  private blockers = 0;
   private clientsPending = 0;
   private clientsTotal = 0;
   private stopped = false;
@@ -353,9 +356,27 @@ export class World {
     return true;
   }
 
+  /**
+   * Holds the simulation (no event runs, virtual time stands still) until `done` settles or
+   * `release` is called: for real asynchronous work such as loading a host's modules, whose
+   * real duration must not decide which simulated events run first.
+   */
+  waitForRealWork(done: Promise<unknown>): () => void {
+    this.blockers++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.blockers--;
+      if (!this.stopped) this.driver.kick();
+    };
+    done.then(release, release);
+    return release;
+  }
+
   private next(): SimEvent | undefined {
     for (;;) {
-      if (this.stopped) return undefined;
+      if (this.stopped || this.blockers > 0) return undefined;
       if (this.clientsTotal > 0 && this.clientsPending === 0) {
         this.finish('clients-done');
         return undefined;
@@ -489,8 +510,12 @@ export class World {
 
   /** A host's code threw or rejected: the host crashed, and the run fails. */
   hostFailed(host: Host | undefined, error: unknown, kind: FailureKind): void {
+    const hooks = getHostProcessHooks();
+    if (hooks?.isExit(error)) return; // process.exit() unwinding a host's code
     if (host !== undefined && host.role !== 'system') {
       if (host.state !== 'running') return; // a leftover of an incarnation already down
+      // Like Node: the host's own process.on('uncaughtException') listeners keep it alive.
+      if (hooks?.handleUncaught(host, error, kind === 'unhandled-rejection' ? 'unhandledRejection' : 'uncaughtException')) return;
       this.takeDown(host, 'crashed');
       const policy = this.crashPolicies.get(host.name) ?? 'fail';
       if (policy === 'keep-down') return;

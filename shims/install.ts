@@ -15,6 +15,8 @@ import { dnsResolverShim } from './dns-resolver.js';
 import { fetchShim } from './fetch.js';
 import { httpShim } from './http.js';
 import { mathShim } from './math.js';
+import { moduleHostsShim } from './module-hosts.js';
+import { processHostShim } from './process-host.js';
 import { netShim, setNetworkResolver } from './net-binding.js';
 import { netTimeoutsShim } from './net-timeouts.js';
 import { performanceShim } from './performance.js';
@@ -40,6 +42,8 @@ export const SHIMS: readonly Shim[] = [
   dgramShim,
   httpShim,
   fetchShim,
+  moduleHostsShim,
+  processHostShim,
 ];
 
 setNetworkResolver((host) => host.world.network);

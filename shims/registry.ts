@@ -31,11 +31,11 @@ export class PatchSet {
     }
   }
 
-  /** Defines a getter on `target[key]` (own property), recording the previous state. */
-  defineGetter(target: object, key: PropertyKey, get: () => unknown, enumerable = true): void {
+  /** Defines an accessor on `target[key]` (own property), recording the previous state. */
+  defineGetter(target: object, key: PropertyKey, get: () => unknown, enumerable = true, set?: (value: unknown) => void): void {
     const previous = Object.getOwnPropertyDescriptor(target, key);
     this.record(target, key, previous);
-    Object.defineProperty(target, key, { get, enumerable, configurable: true });
+    Object.defineProperty(target, key, set === undefined ? { get, enumerable, configurable: true } : { get, set, enumerable, configurable: true });
   }
 
   private record(target: object, key: PropertyKey, previous: PropertyDescriptor | undefined): void {

@@ -10,6 +10,7 @@
  */
 import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../runtime/failure.js';
+import { originals } from '../runtime/originals.js';
 import type { World } from '../runtime/world.js';
 
 export function escapedRealWork(world: World): string | undefined {
@@ -26,8 +27,14 @@ export function escapedRealWork(world: World): string | undefined {
   return parts.length === 0 ? undefined : parts.join(' and ');
 }
 
+/** How often (real ms) the tripwire also looks while the simulation has nothing to run. */
+const IDLE_CHECK_MS = 5;
+
 export function installTripwire(world: World): void {
   let tripped = false;
+  // A program whose only timer escaped never runs a simulated event, so the driver's
+  // checkpoints never come: an unref'd real interval (ours, not counted as ref'd work) looks too.
+  originals.setInterval(() => world.driver.onCheckpoint?.(), IDLE_CHECK_MS).unref();
   world.driver.onCheckpoint = () => {
     if (tripped) return;
     const escaped = escapedRealWork(world);

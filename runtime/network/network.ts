@@ -44,6 +44,27 @@ export interface FaultOptions {
   oneway?: boolean;
 }
 
+const NETWORK_KEYS = ['latency', 'loopbackLatency', 'lossRatio', 'duplicateRatio', 'tcpTimeoutMs'];
+
+/** Validates network options when the simulation is built, with messages that say what to change. */
+export function validateNetworkOptions(options: NetworkOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw new UsageError(`Failed to configure the network: options.network must be an object, got ${String(options)}`);
+  }
+  for (const key of Object.keys(options)) {
+    if (!NETWORK_KEYS.includes(key)) {
+      throw new UsageError(`Failed to configure the network: unknown option "${key}" (known: ${NETWORK_KEYS.join(', ')})`);
+    }
+  }
+  if (options.latency !== undefined) validateLatency(options.latency, 'latency');
+  if (options.loopbackLatency !== undefined) validateLatency(options.loopbackLatency, 'loopbackLatency');
+  if (options.lossRatio !== undefined) ratio(options.lossRatio, 'lossRatio');
+  if (options.duplicateRatio !== undefined) ratio(options.duplicateRatio, 'duplicateRatio');
+  if (options.tcpTimeoutMs !== undefined && !(typeof options.tcpTimeoutMs === 'number' && options.tcpTimeoutMs > 0 && Number.isFinite(options.tcpTimeoutMs))) {
+    throw new UsageError(`Failed to configure the network: tcpTimeoutMs must be a positive number of ms, got ${String(options.tcpTimeoutMs)}`);
+  }
+}
+
 export class Network {
   readonly world: World;
   readonly random: RandomStream;

@@ -1,42 +1,162 @@
 /**
- * UDP on the simulated network: bound sockets per host and port; datagrams cross the rule chain
- * and may be lost, duplicated or reordered (each copy has its own latency). A datagram to a
- * port nobody bound, or to a host whose process is down, disappears, as on a real network.
+ * UDP on the simulated network: sockets bound per host and port, datagrams that cross the rule
+ * chain one by one and so may be lost, duplicated or reordered (each copy has its own latency).
+ *
+ * The model follows Linux where a program can observe it:
+ * - bind conflicts (EADDRINUSE) unless both sockets asked for SO_REUSEADDR or SO_REUSEPORT; a
+ *   dual-stack '::' socket conflicts with IPv4 sockets on the same port; port 0 is ephemeral
+ *   (32768-60999);
+ * - a payload above 65,507 bytes (IPv4) or 65,527 bytes (IPv6) fails with EMSGSIZE at once;
+ * - a connected socket only receives from its peer, and learns of a closed peer port from the
+ *   ICMP "port unreachable" the peer's kernel sends back (ECONNREFUSED on the next receive);
+ *   an unconnected socket never hears of it;
+ * - broadcast (255.255.255.255, 10.255.255.255) needs SO_BROADCAST (EACCES otherwise) and
+ *   reaches every host; multicast reaches the members of the group on every host, the
+ *   sender's own host included unless multicast loopback is off.
+ * A datagram to an address outside the simulation is lost in the network, never sent for real.
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
-import { type Family, isWildcard, unmapped } from './addresses.js';
+import { type Family, familyOf, isLoopback, isWildcard, unmapped } from './addresses.js';
 import { UV } from './errno.js';
 import type { Network } from './network.js';
 
 /** Linux's limit for a UDP payload over IPv4 (65535 - 8 - 20). */
 export const UDP_PAYLOAD_MAX = 65_507;
+/** ... and over IPv6 (65535 - 8: the IPv6 header is not part of the payload length). */
+export const UDP6_PAYLOAD_MAX = 65_527;
+/** Linux's ephemeral port range (net.ipv4.ip_local_port_range). */
+const EPHEMERAL_MIN = 32_768;
+const EPHEMERAL_COUNT = 61_000 - EPHEMERAL_MIN;
+/** IP + UDP header bytes, for the packet size the rules see. */
+const HEADER_BYTES = 28;
+/** The size of an ICMP port-unreachable message (header + quoted IP/UDP headers). */
+const ICMP_BYTES = 56;
+/** errno values libuv reports that runtime/network/errno.ts does not list. */
+export const UV_EXTRA = { EACCES: -13, ENODEV: -19, EDESTADDRREQ: -89 } as const;
 
+/** Addresses that reach every host on the simulated network (10.0.0.0/8 is one subnet). */
+const BROADCAST = new Set(['255.255.255.255', '10.255.255.255']);
+
+/** One end of a datagram: what getsockname / rinfo report. */
+export interface UdpPeer {
+  address: string;
+  family: Family;
+  port: number;
+}
+
+/** What the shim's handle implements to hear from its socket. */
 export interface UdpOwner {
+  /** The async context of the handle: deliveries run inside it. */
   readonly scope: AsyncResource | undefined;
-  message(data: Buffer, from: { address: string; family: Family; port: number }): void;
+  message(data: Buffer, from: UdpPeer): void;
+  /** An error reported by the network on a connected socket (ECONNREFUSED from ICMP). */
+  error(code: number): void;
+}
+
+export interface UdpBindOptions {
+  reuseAddr?: boolean;
+  reusePort?: boolean;
+  ipv6Only?: boolean;
+}
+
+interface Membership {
+  group: string;
+  /** Source-specific membership: only datagrams from this source. */
+  source: string | undefined;
+}
+
+/** A datagram on the wire: network-level family and addresses, already canonical. */
+interface Datagram {
+  family: Family;
+  source: string;
+  sourcePort: number;
+  destination: string;
+  port: number;
+  payload: Buffer;
+}
+
+/** Canonical text of an address: IPv4-mapped IPv6 unmapped, IPv6 in its shortest lower-case form. */
+export function canonicalAddress(address: string): string {
+  const a = unmapped(address);
+  if (familyOf(a) !== 6) return a;
+  try {
+    return new URL(`http://[${a}]/`).hostname.slice(1, -1);
+  } catch {
+    return a.toLowerCase();
+  }
+}
+
+export function isMulticast(address: string): boolean {
+  const a = canonicalAddress(address);
+  const family = familyOf(a);
+  if (family === 4) {
+    const first = Number(a.split('.')[0]);
+    return first >= 224 && first <= 239;
+  }
+  return family === 6 && a.startsWith('ff');
+}
+
+export function isBroadcast(address: string): boolean {
+  return BROADCAST.has(canonicalAddress(address));
 }
 
 export class UdpSocket {
   owner: UdpOwner | undefined;
+  /** The address as bound (wildcard, a host address, loopback, a group) and the one in use. */
+  boundAddress: string;
+  address: string;
+  port = 0;
+  bound = false;
   receiving = false;
   closed = false;
   broadcast = false;
+  multicastLoopback = true;
+  multicastInterface: string | undefined;
+  ttl = 64;
+  multicastTtl = 1;
+  reuseAddr = false;
+  reusePort = false;
+  ipv6Only = false;
+  /** The peer of a connected socket. */
+  remote: UdpPeer | undefined;
+  readonly memberships: Membership[] = [];
+  /** Bind order on the stack: with SO_REUSEADDR the newest socket gets unicast datagrams. */
+  bindOrder = 0;
+
   constructor(
     readonly stack: UdpStack,
     readonly host: Host,
-    public address: string,
-    public port: number,
     readonly family: Family,
-  ) {}
+  ) {
+    this.boundAddress = family === 6 ? '::' : '0.0.0.0';
+    this.address = this.boundAddress;
+  }
 
-  accepts(address: string, port: number): boolean {
-    if (this.closed || port !== this.port) return false;
-    return isWildcard(this.address) || unmapped(this.address) === unmapped(address);
+  /** True if a datagram of `family` to `destination` (canonical) may be delivered here. */
+  accepts(d: Datagram): boolean {
+    if (this.closed || !this.bound || d.port !== this.port) return false;
+    if (this.family === 4 ? d.family !== 4 : d.family === 4 && this.ipv6Only) return false;
+    const local = canonicalAddress(this.address);
+    if (!isWildcard(local) && local !== d.destination) return false;
+    if (isMulticast(d.destination)) {
+      if (!this.memberships.some((m) => m.group === d.destination && (m.source === undefined || m.source === d.source))) return false;
+    }
+    if (this.remote !== undefined) {
+      if (canonicalAddress(this.remote.address) !== d.source || this.remote.port !== d.sourcePort) return false;
+    }
+    return true;
+  }
+
+  /** How well this socket matches (Linux prefers exact local addresses and connected sockets). */
+  score(d: Datagram): number {
+    return (isWildcard(this.address) ? 0 : 2) + (this.remote === undefined ? 0 : 4) + (this.family === d.family ? 1 : 0);
   }
 
   close(): void {
+    if (this.closed) return;
     this.closed = true;
+    this.receiving = false;
     this.owner = undefined;
     this.stack.unbind(this);
   }
@@ -46,29 +166,86 @@ export class UdpStack {
   readonly network: Network;
   private readonly sockets: UdpSocket[] = [];
   private readonly nextEphemeral = new Map<Host, number>();
+  private bindCount = 0;
 
   constructor(network: Network) {
     this.network = network;
   }
 
-  /** Binds a socket; port 0 picks an ephemeral port. Returns a UV code or 0. */
-  bind(socket: UdpSocket, reuseAddr: boolean): number {
-    if (socket.port === 0) {
-      let port = this.nextEphemeral.get(socket.host);
-      if (port === undefined) port = 32768 + socket.host.stream('udp-ports').int(0, 28232);
-      for (let tries = 0; tries < 28232; tries++, port = 32768 + ((port - 32768 + 1) % 28232)) {
-        if (!this.sockets.some((s) => s.host === socket.host && s.port === port)) break;
-      }
+  // ---- binding -------------------------------------------------------------------------------
+
+  /**
+   * Binds `socket` to `address`:`port` (port 0: an ephemeral port). Returns 0 or a UV code:
+   * EINVAL (already bound, or an address of the other family), EADDRNOTAVAIL (not an address
+   * of this host), EADDRINUSE.
+   */
+  bind(socket: UdpSocket, address: string, port: number, options: UdpBindOptions = {}): number {
+    if (socket.closed) return UV.EBADF;
+    if (socket.bound) return UV.EINVAL;
+    const addressFamily = familyOf(address);
+    if (addressFamily === 0 || (socket.family === 4 && addressFamily !== 4)) return UV.EINVAL;
+    if (socket.family === 6 && addressFamily !== 6) return UV.EINVAL;
+    const plain = canonicalAddress(address);
+    if (!isMulticast(plain) && !isBroadcast(plain) && !this.network.isLocal(socket.host, plain)) return UV.EADDRNOTAVAIL;
+    socket.reuseAddr = options.reuseAddr === true;
+    socket.reusePort = options.reusePort === true;
+    socket.ipv6Only = options.ipv6Only === true;
+    socket.boundAddress = address;
+    socket.address = address;
+    if (port === 0) {
+      const chosen = this.ephemeralPort(socket);
+      if (chosen === undefined) return UV.EADDRINUSE;
+      socket.port = chosen;
+    } else {
       socket.port = port;
-      this.nextEphemeral.set(socket.host, 32768 + ((port - 32768 + 1) % 28232));
-    } else if (!reuseAddr) {
-      for (const other of this.sockets) {
-        if (other.host !== socket.host || other.port !== socket.port || other.family !== socket.family) continue;
-        if (other.address === socket.address || isWildcard(other.address) || isWildcard(socket.address)) return UV.EADDRINUSE;
+      if (this.sockets.some((other) => this.conflicts(socket, other))) {
+        socket.port = 0;
+        return UV.EADDRINUSE;
       }
     }
+    socket.bound = true;
+    socket.bindOrder = ++this.bindCount;
     this.sockets.push(socket);
     return 0;
+  }
+
+  /** libuv binds an unbound socket implicitly (to the wildcard, port 0) before send/connect. */
+  ensureBound(socket: UdpSocket): number {
+    if (socket.bound) return 0;
+    return this.bind(socket, socket.family === 6 ? '::' : '0.0.0.0', 0);
+  }
+
+  private ephemeralPort(socket: UdpSocket): number | undefined {
+    const host = socket.host;
+    let offset = this.nextEphemeral.get(host);
+    if (offset === undefined) offset = host.stream('udp-ports').int(0, EPHEMERAL_COUNT);
+    for (let tries = 0; tries < EPHEMERAL_COUNT; tries++) {
+      const port = EPHEMERAL_MIN + ((offset + tries) % EPHEMERAL_COUNT);
+      if (!this.sockets.some((s) => s.host === host && s.port === port)) {
+        this.nextEphemeral.set(host, (offset + tries + 1) % EPHEMERAL_COUNT);
+        return port;
+      }
+    }
+    return undefined;
+  }
+
+  /** Would `socket` and the already bound `other` receive the same datagrams (Linux bind rules)? */
+  private conflicts(socket: UdpSocket, other: UdpSocket): boolean {
+    if (other.host !== socket.host || other.port !== socket.port || other.closed) return false;
+    if (socket.reuseAddr && other.reuseAddr) return false;
+    if (socket.reusePort && other.reusePort) return false;
+    const a = canonicalAddress(socket.boundAddress);
+    const b = canonicalAddress(other.boundAddress);
+    if (socket.family === other.family) return a === b || isWildcard(a) || isWildcard(b);
+    // IPv4 against IPv6: only a dual-stack IPv6 socket (wildcard or IPv4-mapped) overlaps.
+    const v6 = socket.family === 6 ? socket : other;
+    const v4 = socket.family === 6 ? other : socket;
+    if (v6.ipv6Only) return false;
+    const v6Address = canonicalAddress(v6.boundAddress);
+    if (v6Address === '::') return true;
+    if (familyOf(v6Address) !== 4) return false;
+    const v4Address = canonicalAddress(v4.boundAddress);
+    return v6Address === v4Address || isWildcard(v4Address);
   }
 
   unbind(socket: UdpSocket): void {
@@ -76,35 +253,226 @@ export class UdpStack {
     if (i >= 0) this.sockets.splice(i, 1);
   }
 
-  /** Sends one datagram; returns a UV code (EMSGSIZE) or 0. Delivery is never confirmed. */
-  send(from: UdpSocket, address: string, port: number, data: Buffer): number {
-    if (data.length > UDP_PAYLOAD_MAX) return UV.EMSGSIZE;
-    const to = this.network.hostAt(address, from.host);
-    if (to === undefined) return 0; // outside the simulation: lost in the network
-    const source = { address: this.sourceAddress(from, address), family: from.family, port: from.port };
-    const payload = Buffer.from(data);
-    this.network.send(from.host, to, 'udp', payload.length + 28, () => {
-      if (to.state !== 'running') return;
-      const target = this.sockets.find((s) => s.host === to && s.receiving && s.accepts(address, port));
-      const owner = target?.owner;
-      if (owner === undefined) return;
-      const copy = Buffer.from(payload);
-      if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.message(copy, source));
-      else owner.message(copy, source);
-    });
+  // ---- connect -------------------------------------------------------------------------------
+
+  /** Sets the default peer (connect(2) on a datagram socket only records it locally). */
+  connect(socket: UdpSocket, address: string, port: number): number {
+    const err = this.checkDestination(socket, address);
+    if (err !== 0) return err;
+    const bindErr = this.ensureBound(socket);
+    if (bindErr !== 0) return bindErr;
+    socket.remote = { address, family: socket.family, port };
+    // The kernel picks the local address now (getsockname shows it).
+    if (isWildcard(canonicalAddress(socket.address))) {
+      const source = this.sourceAddress(socket, canonicalAddress(address));
+      socket.address = socket.family === 6 && familyOf(source) === 4 ? `::ffff:${source}` : source;
+    }
     return 0;
   }
 
-  /** The address a datagram appears to come from. */
-  private sourceAddress(from: UdpSocket, destination: string): string {
-    const dest = unmapped(destination);
-    if (dest === '::1' || dest.startsWith('127.')) return from.family === 6 ? '::1' : '127.0.0.1';
-    if (!isWildcard(from.address)) return from.address;
-    const own = this.network.addressesOf(from.host);
-    return from.family === 6 ? own.ipv6 : own.ipv4;
+  /** Forgets the peer; a local address picked by connect() goes back to the bound one. */
+  disconnect(socket: UdpSocket): number {
+    if (socket.remote === undefined) return UV.ENOTCONN;
+    socket.remote = undefined;
+    socket.address = socket.boundAddress;
+    return 0;
   }
 
+  // ---- multicast -----------------------------------------------------------------------------
+
+  /** IP_ADD_MEMBERSHIP / IP_ADD_SOURCE_MEMBERSHIP. */
+  addMembership(socket: UdpSocket, group: string, iface: string | undefined, source?: string): number {
+    const err = this.checkMembership(socket, group, iface, source);
+    if (err !== 0) return err;
+    const g = canonicalAddress(group);
+    const s = source === undefined ? undefined : canonicalAddress(source);
+    if (socket.memberships.some((m) => m.group === g && m.source === s)) return UV.EADDRINUSE;
+    const bindErr = this.ensureBound(socket);
+    if (bindErr !== 0) return bindErr;
+    socket.memberships.push({ group: g, source: s });
+    return 0;
+  }
+
+  dropMembership(socket: UdpSocket, group: string, iface: string | undefined, source?: string): number {
+    const err = this.checkMembership(socket, group, iface, source);
+    if (err !== 0) return err;
+    const g = canonicalAddress(group);
+    const s = source === undefined ? undefined : canonicalAddress(source);
+    const i = socket.memberships.findIndex((m) => m.group === g && m.source === s);
+    if (i < 0) return source === undefined ? UV.EADDRNOTAVAIL : UV.EINVAL;
+    socket.memberships.splice(i, 1);
+    return 0;
+  }
+
+  private checkMembership(socket: UdpSocket, group: string, iface: string | undefined, source: string | undefined): number {
+    if (familyOf(group) !== socket.family || !isMulticast(group)) return UV.EINVAL;
+    if (source !== undefined && (familyOf(source) !== socket.family || isMulticast(source))) return UV.EINVAL;
+    if (iface !== undefined && socket.family === 4) {
+      if (familyOf(iface) !== 4) return UV.EINVAL;
+      if (!isWildcard(iface) && !this.network.isLocal(socket.host, iface)) return UV_EXTRA.ENODEV;
+    }
+    return 0;
+  }
+
+  /** IP_MULTICAST_IF: an address of this host (IPv4), or an interface scope (IPv6). */
+  setMulticastInterface(socket: UdpSocket, iface: string): number {
+    if (socket.family === 4) {
+      if (familyOf(iface) !== 4) return UV.EINVAL;
+      if (!isWildcard(iface) && !this.network.isLocal(socket.host, iface)) return UV.EADDRNOTAVAIL;
+      socket.multicastInterface = isWildcard(iface) ? undefined : iface;
+      return 0;
+    }
+    const [address] = iface.split('%');
+    if (familyOf(address ?? '') !== 6) return UV.EINVAL;
+    return 0;
+  }
+
+  // ---- sending -------------------------------------------------------------------------------
+
+  /** Errors the kernel reports at once for a destination (before anything is sent). */
+  private checkDestination(socket: UdpSocket, address: string): number {
+    const family = familyOf(address);
+    // libuv parses the address with the socket's family: IPv4 text on a udp6 socket is EINVAL.
+    if (family !== socket.family) return UV.EINVAL;
+    if (socket.family === 6 && socket.ipv6Only && familyOf(unmapped(address)) === 4) return UV.ENETUNREACH;
+    const destination = canonicalAddress(address);
+    if (isBroadcast(destination) && !socket.broadcast) return UV_EXTRA.EACCES;
+    // A socket bound to loopback cannot reach other machines.
+    const local = canonicalAddress(socket.address);
+    if (isLoopback(local) && !isLoopback(destination) && !isMulticast(destination)) return UV.EINVAL;
+    return 0;
+  }
+
+  /**
+   * Sends one datagram to `address`:`port` (the peer of a connected socket when address is
+   * undefined). Returns 0 when it left the host (delivery is never confirmed) or a UV code:
+   * EMSGSIZE, EINVAL, EACCES, EDESTADDRREQ.
+   */
+  send(from: UdpSocket, address: string | undefined, port: number | undefined, data: Buffer): number {
+    if (from.closed) return UV.EBADF;
+    let to: string;
+    let toPort: number;
+    if (address === undefined || port === undefined) {
+      if (from.remote === undefined) return UV_EXTRA.EDESTADDRREQ;
+      to = from.remote.address;
+      toPort = from.remote.port;
+    } else {
+      to = address;
+      toPort = port;
+    }
+    const err = this.checkDestination(from, to);
+    if (err !== 0) return err;
+    const destination = canonicalAddress(to);
+    const family: Family = familyOf(destination) === 4 ? 4 : 6;
+    if (data.length > (family === 4 ? UDP_PAYLOAD_MAX : UDP6_PAYLOAD_MAX)) return UV.EMSGSIZE;
+    const bindErr = this.ensureBound(from);
+    if (bindErr !== 0) return bindErr;
+    // Code of an incarnation that is down still runs (a leftover microtask): nothing leaves.
+    if (from.host.state !== 'running') return 0;
+    const source = isMulticast(destination) && from.multicastInterface !== undefined
+      ? canonicalAddress(from.multicastInterface)
+      : this.sourceAddress(from, destination);
+    const datagram: Datagram = { family, source, sourcePort: from.port, destination, port: toPort, payload: Buffer.from(data) };
+    if (isMulticast(destination) || isBroadcast(destination)) {
+      for (const host of this.network.world.hosts) {
+        if (host === from.host && isMulticast(destination) && !from.multicastLoopback) continue;
+        this.transmit(from, host, datagram, false);
+      }
+      return 0;
+    }
+    const target = this.network.hostAt(destination, from.host);
+    if (target === undefined) return 0; // outside the simulation: lost in the network
+    this.transmit(from, target, datagram, true);
+    return 0;
+  }
+
+  /** Puts one datagram on the link from `from`'s host to `to`; delivers it on arrival. */
+  private transmit(from: UdpSocket, to: Host, d: Datagram, unicast: boolean): void {
+    this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
+      // The destination may have restarted since: its current incarnation receives.
+      const host = this.network.world.hosts[to.index] ?? to;
+      const receivers = this.receivers(host, d, unicast);
+      if (receivers.length === 0) {
+        if (unicast) this.portUnreachable(from, host, d);
+        return;
+      }
+      for (const socket of receivers) {
+        const owner = socket.owner;
+        if (owner === undefined || !socket.receiving || host.state !== 'running') continue;
+        const rinfo = this.presentSource(socket, d);
+        const copy = ownBuffer(d.payload);
+        if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.message(copy, rinfo));
+        else owner.message(copy, rinfo);
+      }
+    });
+  }
+
+  /** The sockets of `host` that get a datagram: the best match for unicast, every match otherwise. */
+  private receivers(host: Host, d: Datagram, unicast: boolean): UdpSocket[] {
+    if (host.state !== 'running') return [];
+    const matches = this.sockets.filter((s) => s.host === host && s.accepts(d));
+    if (!unicast || matches.length <= 1) return matches;
+    let best = -1;
+    for (const s of matches) best = Math.max(best, s.score(d));
+    const top = matches.filter((s) => s.score(d) === best);
+    if (top.length > 1 && top.every((s) => s.reusePort)) {
+      // SO_REUSEPORT spreads flows over the group by a hash of the source.
+      return [top[flowHash(d) % top.length]!];
+    }
+    // SO_REUSEADDR: the socket bound last takes unicast datagrams.
+    return [top.reduce((a, b) => (b.bindOrder > a.bindOrder ? b : a))];
+  }
+
+  /** ICMP port unreachable: a connected sender learns ECONNREFUSED; others never hear of it. */
+  private portUnreachable(from: UdpSocket, at: Host, d: Datagram): void {
+    const remote = from.remote;
+    if (remote === undefined || canonicalAddress(remote.address) !== d.destination || remote.port !== d.port) return;
+    this.network.send(at, from.host, 'udp', ICMP_BYTES, () => {
+      const still = from.remote;
+      if (from.closed || still === undefined || canonicalAddress(still.address) !== d.destination || still.port !== d.port) return;
+      const owner = from.owner;
+      if (owner === undefined || !from.receiving || from.host.state !== 'running') return;
+      if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.error(UV.ECONNREFUSED));
+      else owner.error(UV.ECONNREFUSED);
+    });
+  }
+
+  /** The source as the receiving socket reports it (an IPv6 socket sees IPv4 senders mapped). */
+  private presentSource(socket: UdpSocket, d: Datagram): UdpPeer {
+    if (socket.family === 6 && d.family === 4) return { address: `::ffff:${d.source}`, family: 6, port: d.sourcePort };
+    return { address: d.source, family: d.family, port: d.sourcePort };
+  }
+
+  /** The address a datagram to `destination` (canonical) appears to come from. */
+  sourceAddress(from: UdpSocket, destination: string): string {
+    const family = familyOf(destination) === 4 ? 4 : 6;
+    const local = canonicalAddress(from.address);
+    if (isLoopback(destination)) {
+      if (isLoopback(local) && familyOf(local) === family) return local;
+      return family === 6 ? '::1' : '127.0.0.1';
+    }
+    if (!isWildcard(local) && familyOf(local) === family && !isMulticast(local) && !isBroadcast(local)) return local;
+    const own = this.network.addressesOf(from.host);
+    return family === 6 ? own.ipv6 : own.ipv4;
+  }
+
+  /** The host's process is gone: the kernel closes its sockets. */
   hostDown(host: Host): void {
     for (const socket of [...this.sockets]) if (socket.host === host) socket.close();
   }
+}
+
+/** A copy with an ArrayBuffer of its own, exactly the payload's size (as Node's recv buffers). */
+function ownBuffer(payload: Buffer): Buffer {
+  const bytes = new Uint8Array(payload.length);
+  bytes.set(payload);
+  return Buffer.from(bytes.buffer, 0, payload.length);
+}
+
+/** A deterministic hash of a datagram's flow (source address and port). */
+function flowHash(d: Datagram): number {
+  let h = 2166136261;
+  const text = `${d.source}:${d.sourcePort}`;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
 }

@@ -1,0 +1,164 @@
+/**
+ * Hosts started from modules: `sim.host('kv-1', { main: './server.js', argv, env })`. Each host
+ * incarnation gets its own module instances — its main module and everything it imports or
+ * requires, node_modules included, ESM and CommonJS — so two hosts share no module state and a
+ * restart re-evaluates everything.
+ *
+ * - ESM: the main module is imported with ?dst-host=<name>&dst-boot=<n>&dst-run=<k>; the hooks
+ *   (loader-hooks.mjs, registered once with module.register) carry the query to every import.
+ * - CommonJS: Module._load is patched so that, inside a module host, require() uses that
+ *   incarnation's own cache; CommonJS files imported from ESM come through the same cache.
+ * - Loading is real asynchronous work (file reads, the loader thread): the simulation waits for
+ *   it (World.waitForRealWork) until the host's module graph starts to evaluate.
+ */
+import Module, { register } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { UsageError } from '../runtime/errors.js';
+import { type ModuleHostSpec, setModuleHosts } from '../runtime/interposer.js';
+import type { Host } from '../runtime/hosts/host.js';
+import { currentHost } from './context.js';
+import type { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type CjsModule = any;
+const ModuleClass = Module as any;
+
+
+interface HostModules {
+  spec: ModuleHostSpec;
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cjs: Map<string, CjsModule>;
+  /** Releases the simulation once the host's module graph starts to evaluate. */
+  release: (() => void) | undefined;
+}
+
+const hostModules = new WeakMap<Host, HostModules>();
+const runNumbers = new WeakMap<object, number>();
+let runs = 0;
+
+function runNumber(host: Host): number {
+  let n = runNumbers.get(host.world);
+  if (n === undefined) runNumbers.set(host.world, (n = ++runs));
+  return n;
+}
+let hooksRegistered = false;
+
+function ensureHooks(): void {
+  if (hooksRegistered) return;
+  hooksRegistered = true;
+  // dist/loader-hooks.mjs sits beside the build's entry points (this code may be in dist/chunks).
+  const dir = path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname;
+  register(pathToFileURL(path.join(dir, 'loader-hooks.mjs')).href);
+}
+
+/** Validates a module host's spec when it is added. */
+export function validateModuleSpec(name: string, spec: ModuleHostSpec): void {
+  if (typeof spec.main !== 'string' || spec.main === '') {
+    throw new UsageError(`Failed to add host "${name}": main must be a module path, got ${String(spec.main)}`);
+  }
+  if (spec.argv !== undefined && (!Array.isArray(spec.argv) || spec.argv.some((a) => typeof a !== 'string'))) {
+    throw new UsageError(`Failed to add host "${name}": argv must be an array of strings`);
+  }
+  if (spec.env !== undefined && (spec.env === null || typeof spec.env !== 'object' || Object.values(spec.env).some((v) => typeof v !== 'string'))) {
+    throw new UsageError(`Failed to add host "${name}": env must be an object of strings`);
+  }
+}
+
+/** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
+export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
+  const filename = path.resolve(spec.main);
+  return () => {
+    const host = currentHost();
+    if (host === undefined) throw new Error('dst-runtime: a module host started outside its host context');
+    ensureHooks();
+    const modules: HostModules = {
+      spec,
+      argv: [process.execPath, filename, ...(spec.argv ?? [])],
+      env: { ...process.env, ...(spec.env ?? {}) },
+      cjs: new Map(),
+      release: undefined,
+    };
+    hostModules.set(host, modules);
+    // The run number keeps two runs in one process (same host names, same boots) from sharing
+    // the ESM loader's cache, which is keyed by URL and never emptied.
+    const url = `${pathToFileURL(filename).href}?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}`;
+    const loading = import(url);
+    modules.release = host.world.waitForRealWork(loading);
+    return loading;
+  };
+}
+
+function modulesOf(host: Host | undefined): HostModules | undefined {
+  return host === undefined ? undefined : hostModules.get(host);
+}
+
+/** require(filename) through the current host incarnation's own CommonJS cache. */
+function requireForHost(filename: string, parent?: CjsModule): unknown {
+  const modules = modulesOf(currentHost());
+  if (modules === undefined) return ModuleClass._load(filename, parent, false);
+  const cached = modules.cjs.get(filename);
+  if (cached !== undefined) return cached.exports;
+  const module = new ModuleClass(filename, parent);
+  module.filename = filename;
+  module.paths = ModuleClass._nodeModulePaths(path.dirname(filename));
+  modules.cjs.set(filename, module);
+  let threw = true;
+  try {
+    module.load(filename);
+    threw = false;
+  } finally {
+    if (threw) modules.cjs.delete(filename);
+  }
+  return module.exports;
+}
+
+const realLoad = ModuleClass._load;
+
+function load(this: unknown, request: string, parent: CjsModule, isMain: boolean): unknown {
+  const modules = modulesOf(currentHost());
+  if (modules === undefined || typeof request !== 'string' || request.startsWith('node:') || Module.isBuiltin(request)) {
+    return Reflect.apply(realLoad, this, arguments);
+  }
+  const filename = ModuleClass._resolveFilename(request, parent, isMain);
+  if (Module.isBuiltin(filename)) return Reflect.apply(realLoad, this, arguments);
+  return requireForHost(filename, parent);
+}
+
+function evaluating(): void {
+  const modules = modulesOf(currentHost());
+  if (modules?.release !== undefined) {
+    modules.release();
+    modules.release = undefined;
+  }
+}
+
+export const moduleHostsShim: Shim = {
+  name: 'module-hosts',
+  install(patches: PatchSet) {
+    patches.replace(ModuleClass, '_load', load);
+    const g = globalThis as unknown as Record<symbol, unknown>;
+    patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string) => requireForHost(filename));
+    patches.replace(g, Symbol.for('dst-runtime.evaluating'), evaluating);
+    // process.argv / process.env of a module host are its own.
+    const realArgv = Object.getOwnPropertyDescriptor(process, 'argv')!;
+    const realEnv = Object.getOwnPropertyDescriptor(process, 'env')!;
+    const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(process) : d.value);
+    let argvValue = read(realArgv);
+    let envValue = read(realEnv);
+    patches.defineGetter(process, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
+      const modules = modulesOf(currentHost());
+      if (modules !== undefined) modules.argv = v as string[];
+      else argvValue = v;
+    });
+    patches.defineGetter(process, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
+      const modules = modulesOf(currentHost());
+      if (modules !== undefined) modules.env = v as NodeJS.ProcessEnv;
+      else envValue = v;
+    });
+  },
+};
+
+setModuleHosts({ validate: validateModuleSpec, main: moduleHostMain });

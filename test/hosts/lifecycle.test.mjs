@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import { Sim, SimulationError } from 'dst-runtime';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+describe('host lifecycle and per-host process (seed 0x11)', () => {
+  it('process.exit() in a host ends that host only; its exit listeners run', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('worker', () => {
+      process.on('exit', (code) => log.push(`worker exit listener ${code}`));
+      setInterval(() => log.push(`worker tick ${performance.now()}`), 100);
+      setTimeout(() => {
+        process.exit(3);
+        log.push('never reached');
+      }, 250);
+    });
+    sim.client('observer', async () => {
+      await sleep(400);
+      log.push(`observer at ${performance.now()}: worker ${JSON.stringify(sim.status('worker'))}`);
+    });
+    const result = await sim.run();
+    assert.equal(result.stopReason, 'clients-done');
+    assert.deepEqual(log, [
+      'worker tick 100',
+      'worker tick 200',
+      'worker exit listener 3',
+      'observer at 400: worker {"state":"exited","incarnation":1,"paused":false,"exitCode":3}',
+    ]);
+    assert.equal(process.listenerCount('exit') < 50, true, 'host listeners did not land on the real process');
+  });
+
+  it('stop() runs the host\'s SIGTERM listeners (graceful), and terminates a host without them', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('graceful', () => {
+      const timer = setInterval(() => {}, 1000);
+      process.on('SIGTERM', (signal) => {
+        log.push(`graceful got ${signal} at ${performance.now()}`);
+        clearInterval(timer);
+        setTimeout(() => process.exit(0), 20); // finish in-flight work, then exit
+      });
+    });
+    sim.host('abrupt', () => {
+      setInterval(() => {}, 1000);
+    });
+    sim.client('operator', async () => {
+      await sleep(100);
+      sim.stop('graceful');
+      sim.stop('abrupt');
+      await sleep(50);
+      log.push(`graceful: ${JSON.stringify(sim.status('graceful'))}`);
+      log.push(`abrupt: ${JSON.stringify(sim.status('abrupt'))}`);
+    });
+    await sim.run();
+    assert.deepEqual(log, [
+      'graceful got SIGTERM at 100',
+      'graceful: {"state":"exited","incarnation":1,"paused":false,"exitCode":0}',
+      'abrupt: {"state":"exited","incarnation":1,"paused":false,"exitCode":143}',
+    ]);
+  });
+
+  it('a host\'s own uncaughtException listener keeps it alive, like Node', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('resilient', () => {
+      process.on('uncaughtException', (error, origin) => log.push(`caught ${error.message} (${origin})`));
+      setTimeout(() => {
+        throw new Error('boom');
+      }, 10);
+      setTimeout(() => log.push('still running'), 20);
+    });
+    await sim.run();
+    assert.deepEqual(log, ['caught boom (uncaughtException)', 'still running']);
+  });
+
+  it('onCrash: "restart" reboots a host that throws; "keep-down" leaves it down; default fails the run', async () => {
+    const boots = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('flaky', () => {
+      boots.push(performance.now());
+      if (boots.length < 3) setTimeout(() => { throw new Error('flaky'); }, 5);
+    }, { onCrash: 'restart' });
+    sim.host('dead', () => {
+      setTimeout(() => { throw new Error('dead'); }, 5);
+    }, { onCrash: 'keep-down' });
+    sim.client('c', async () => {
+      await sleep(100);
+      assert.equal(sim.status('flaky').incarnation, 3);
+      assert.equal(sim.status('dead').state, 'crashed');
+    });
+    await sim.run();
+    assert.deepEqual(boots, [0, 0, 0], 'each incarnation starts its clock at zero');
+
+    const failing = new Sim({ seed: 0x11 });
+    failing.host('h', () => setTimeout(() => { throw new Error('unexpected'); }, 5));
+    await assert.rejects(failing.run(), (error) => error instanceof SimulationError && error.report.host === 'h');
+  });
+
+  it('code of a crashed incarnation that still runs (a leftover continuation) cannot schedule', async () => {
+    const log = [];
+    let wake;
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('victim', () => {
+      // This continuation keeps the victim's context, whoever resolves the promise.
+      new Promise((resolve) => (wake = resolve)).then(() => {
+        log.push(`victim continuation runs, state ${sim.status('victim').state}`);
+        setTimeout(() => log.push('ghost timer fired'), 1);
+        setImmediate(() => log.push('ghost immediate fired'));
+      });
+      setInterval(() => log.push(`victim tick ${performance.now()}`), 100);
+    });
+    sim.client('killer', async () => {
+      await sleep(150);
+      sim.crash('victim');
+      wake();
+      await sleep(10);
+      log.push('killer done');
+    });
+    await sim.run();
+    assert.deepEqual(log, ['victim tick 100', 'victim continuation runs, state crashed', 'killer done']);
+  });
+
+  it('pause() freezes a host while others go on; resume() runs what it missed in order', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('frozen', () => {
+      setInterval(() => log.push(`frozen tick ${performance.now()}`), 100);
+    });
+    sim.client('operator', async () => {
+      await sleep(150);
+      sim.pause('frozen');
+      await sleep(300);
+      log.push(`operator at ${performance.now()}`);
+      sim.resume('frozen');
+      await sleep(120);
+    });
+    await sim.run();
+    assert.deepEqual(log, [
+      'frozen tick 100',
+      'operator at 450',
+      'frozen tick 450', // the tick due at 200 ran late, at resume; the interval goes on from there
+      'frozen tick 550',
+    ]);
+  });
+
+  it('os.hostname() and os.networkInterfaces() describe the simulated host', async () => {
+    const seen = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('alpha', () => {});
+    sim.client('kv-2', () => {
+      seen.push(os.hostname(), os.networkInterfaces().eth0.map((i) => i.address));
+    });
+    await sim.run();
+    assert.deepEqual(seen, ['kv-2', ['10.0.0.2', 'fd00::2']]);
+    assert.notEqual(os.hostname(), 'kv-2');
+  });
+
+  it('rejects lifecycle calls outside a run and for unknown hosts', async () => {
+    const sim = new Sim({ seed: 1 });
+    assert.throws(() => sim.crash('x'), /the simulation is not running/);
+    sim.client('c', () => {
+      assert.throws(() => sim.crash('nope'), /no such host \(known: c\)/);
+      assert.throws(() => sim.restart('c'), /it is running/);
+    });
+    await sim.run();
+  });
+});

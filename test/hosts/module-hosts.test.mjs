@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { Sim } from 'dst-runtime';
+
+const app = fileURLToPath(new URL('./fixtures/counter-app/', import.meta.url));
+
+function takeLog() {
+  const log = globalThis.__dstModuleLog ?? [];
+  globalThis.__dstModuleLog = [];
+  return log;
+}
+
+describe('hosts started from modules (seed 0x6d)', () => {
+  beforeEach(() => takeLog());
+
+  it('gives each host its own ESM, CJS and node_modules instances, and a restart fresh ones', async () => {
+    const sim = new Sim({ seed: 0x6d });
+    sim.host('a', { main: `${app}main.mjs`, argv: ['3'], env: { HOST_LABEL: 'a' } });
+    sim.host('b', { main: `${app}main.mjs`, argv: ['2'], env: { HOST_LABEL: 'b' } });
+    sim.client('operator', async () => {
+      await new Promise((r) => setTimeout(r, 250));
+      sim.crash('a');
+      assert.equal(sim.status('a').state, 'crashed');
+      sim.restart('a');
+      assert.deepEqual(sim.status('a'), { state: 'running', incarnation: 2, paused: false, exitCode: undefined });
+      await new Promise((r) => setTimeout(r, 1000));
+    });
+    await sim.run();
+    assert.deepEqual(takeLog(), [
+      'a boot: esm=1 cjs=1 lib=1 host=a',
+      'b boot: esm=1 cjs=1 lib=1 host=b',
+      'a tick 1: esm=2 cjs=2 lib=2 t=100',
+      'b tick 1: esm=2 cjs=2 lib=2 t=100',
+      'a tick 2: esm=3 cjs=3 lib=3 t=200',
+      'b tick 2: esm=3 cjs=3 lib=3 t=200',
+      // a crashed at 250 ms: its third tick never came; the restart starts from zero state
+      // and its clock (performance.now) from zero.
+      'a boot: esm=1 cjs=1 lib=1 host=a',
+      'a tick 1: esm=2 cjs=2 lib=2 t=100',
+      'a tick 2: esm=3 cjs=3 lib=3 t=200',
+      'a tick 3: esm=4 cjs=4 lib=4 t=300',
+    ]);
+  });
+
+  it('isolates CommonJS main modules too', async () => {
+    const sim = new Sim({ seed: 0x6d });
+    sim.host('x', { main: `${app}cjs-main.cjs`, env: { HOST_LABEL: 'x' } });
+    sim.host('y', { main: `${app}cjs-main.cjs`, env: { HOST_LABEL: 'y' } });
+    await sim.run();
+    assert.deepEqual(takeLog(), [
+      'x cjs-main boot: cjs=1 lib=1',
+      'y cjs-main boot: cjs=1 lib=1',
+      'x cjs-main later: cjs=2 lib=2',
+      'y cjs-main later: cjs=2 lib=2',
+    ]);
+  });
+
+  it('is deterministic: the same seed gives the same fingerprint', async () => {
+    const run = async () => {
+      const sim = new Sim({ seed: 0x6d });
+      sim.host('a', { main: `${app}main.mjs`, argv: ['2'], env: { HOST_LABEL: 'a' } });
+      sim.host('b', { main: `${app}cjs-main.cjs`, env: { HOST_LABEL: 'b' } });
+      return (await sim.run()).fingerprint;
+    };
+    assert.equal(await run(), await run());
+  });
+
+  it('rejects a malformed module spec', () => {
+    const sim = new Sim({ seed: 1 });
+    assert.throws(() => sim.host('m', { main: '' }), /main must be a module path/);
+    assert.throws(() => sim.host('m', { main: 'x.js', argv: 'nope' }), /argv must be an array of strings/);
+    assert.throws(() => sim.host('m', { main: 'x.js', env: { A: 1 } }), /env must be an object of strings/);
+  });
+
+  it('does not leak the host module caches into the test process', async () => {
+    const sim = new Sim({ seed: 2 });
+    sim.host('a', { main: `${app}cjs-main.cjs`, env: { HOST_LABEL: 'a' } });
+    await sim.run();
+    const { createRequire } = await import('node:module');
+    const require = createRequire(import.meta.url);
+    assert.equal(require.cache[`${app}cjs-counter.cjs`], undefined);
+    assert.equal(process.env.HOST_LABEL, undefined);
+  });
+});
