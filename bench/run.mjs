@@ -6,8 +6,8 @@
  *   --only <id>    measure one figure only (timerThroughput or virtualSpeed); repeatable
  *
  * Every case runs in its own child process (same node binary as this one, so running this file
- * with another node measures that version): warm-ups first, then the median of a few
- * repetitions. Simulated runs use a fixed seed, so their fingerprints must repeat exactly;
+ * with another node measures that version): warm-ups first, then a few repetitions taken in
+ * rounds across the subjects of a figure, of which the median counts. Simulated runs use a fixed seed, so their fingerprints must repeat exactly;
  * if they do not, the bench fails loudly (exit code 1). A missed goal is reported, not fatal:
  * a benchmark is not a test. See docs/benchmarks.md for what each figure means.
  */
@@ -145,6 +145,7 @@ function summarise(subject, report) {
     eventsPerCpuSecond: median(runs.map((r) => r.events / (r.cpuNs / 1e9))),
     virtualSecondsPerCpuSecond: runs[0].virtualNs === undefined ? undefined : median(runs.map((r) => r.virtualNs / r.cpuNs)),
   };
+  summary.starved = summary.cpuPerWall < STARVED_CPU_PER_WALL;
   if (fingerprints.length > 0) {
     summary.fingerprint = fingerprints[0];
     summary.fingerprints = fingerprints;
@@ -240,7 +241,7 @@ function printReport(result) {
       );
     }
   }
-  const starved = Object.values(result.figures).flatMap((f) => [f.simulator, ...Object.values(f.baselines)]).filter((s) => s.cpuPerWall < STARVED_CPU_PER_WALL);
+  const starved = Object.values(result.figures).flatMap((f) => [f.simulator, ...Object.values(f.baselines)]).filter((s) => s.starved);
   if (starved.length > 0) {
     out.push('');
     out.push(

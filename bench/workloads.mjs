@@ -38,16 +38,16 @@ export function delayStream(hostIndex, chainIndex) {
   };
 }
 
-/** "A little work": one Math.random draw, a small allocation, some arithmetic. */
+/**
+ * "A little work": one Math.random draw and one small allocation that lives a few steps (in an
+ * eight-slot ring), like a handler that builds a record and keeps it briefly.
+ */
 export function littleWork(ring, step) {
   const record = { step, value: Math.random() };
-  ring[step & 7] = record;
-  let sum = 0;
-  for (let i = 0; i < ring.length; i++) {
-    const r = ring[i];
-    if (r !== undefined) sum += r.value;
-  }
-  return sum;
+  const slot = step & 7;
+  const previous = ring[slot];
+  ring[slot] = record;
+  return previous === undefined ? 0 : previous.value;
 }
 
 /**

@@ -9,6 +9,8 @@
  * before any simulated code can load it, and the patched functions fall back to the real ones
  * outside hosts, so a module that captured them mid-run still works after uninstall.
  */
+import dns from 'node:dns';
+import dnsPromises from 'node:dns/promises';
 import { familyOf } from '../runtime/network/addresses.js';
 import { UV } from '../runtime/network/errno.js';
 import { currentHost } from './context.js';
@@ -55,10 +57,44 @@ function getnameinfo(req: any, address: string, port: number): number {
   return 0;
 }
 
+// node:dns/promises captured the binding's getaddrinfo when it loaded — often before the
+// simulation (importing node:dns loads it). Inside hosts its lookup/lookupService go through
+// the callback API, which reads the (patched) binding on every call; Node's validation runs
+// there, synchronously, as in the promise API.
+const realPromises = { lookup: dnsPromises.lookup, lookupService: dnsPromises.lookupService };
+
+function lookupPromise(this: unknown, hostname: string, options?: unknown): Promise<unknown> {
+  if (currentHost() === undefined) return Reflect.apply(realPromises.lookup, this, arguments);
+  let settle!: (error: Error | null, value?: unknown) => void;
+  const promise = new Promise((resolve, reject) => {
+    settle = (error, value) => (error ? reject(error) : resolve(value));
+  });
+  const all = typeof options === 'object' && options !== null && (options as { all?: unknown }).all === true;
+  dns.lookup(hostname, (options ?? {}) as dns.LookupOptions, (error: Error | null, address: unknown, family?: number) => {
+    if (error) settle(error);
+    else settle(null, all ? address : { address, family });
+  });
+  return promise;
+}
+Object.defineProperty(lookupPromise, 'name', { value: 'lookup' });
+
+function lookupServicePromise(this: unknown, address: string, port: number): Promise<unknown> {
+  if (currentHost() === undefined) return Reflect.apply(realPromises.lookupService, this, arguments);
+  let settle!: (error: Error | null, value?: unknown) => void;
+  const promise = new Promise((resolve, reject) => {
+    settle = (error, value) => (error ? reject(error) : resolve(value));
+  });
+  dns.lookupService(address, port, (error, hostname, service) => (error ? settle(error) : settle(null, { hostname, service })));
+  return promise;
+}
+Object.defineProperty(lookupServicePromise, 'name', { value: 'lookupService' });
+
 export const dnsShim: Shim = {
   name: 'dns',
   install(patches: PatchSet) {
     patches.replace(cares, 'getaddrinfo', getaddrinfo);
     patches.replace(cares, 'getnameinfo', getnameinfo);
+    patches.replace(dnsPromises, 'lookup', lookupPromise as typeof dnsPromises.lookup);
+    patches.replace(dnsPromises, 'lookupService', lookupServicePromise as typeof dnsPromises.lookupService);
   },
 };

@@ -54,9 +54,18 @@ function emitterOf(host: Host): EventEmitter {
   return emitter;
 }
 
+/**
+ * Depth of process.emit calls for host events in progress. Node emits 'unhandledRejection'
+ * and 'uncaughtException' itself, possibly while a host's async context is current; the
+ * listeners that run then (a test runner's) are not host code, and what they register or
+ * remove must reach the real process.
+ */
+let emitting = 0;
+
 /** The host whose process events a call concerns: library-mode hosts only. */
 function processHost(event?: string | symbol): Host | undefined {
   if (event !== undefined && !HOST_EVENTS.has(event)) return undefined;
+  if (emitting > 0) return undefined;
   const host = currentHost();
   if (host === undefined || host.world.mode !== 'library' || host.role === 'system') return undefined;
   return host;
@@ -184,7 +193,18 @@ export const processHostShim: Shim = {
     wrap('listeners', (e, _h, [event]) => e.listeners(event), false);
     wrap('rawListeners', (e, _h, [event]) => e.rawListeners(event), false);
     wrap('listenerCount', (e, _h, [event]) => e.listenerCount(event), false);
-    wrap('emit', (e, _h, [event, ...rest]) => e.emit(event, ...rest), false);
+    // process.emit is NOT redirected (Node's internals emit these events themselves); it
+    // only marks that such an emit is in progress.
+    const realEmit = p.emit!;
+    patches.replace(p, 'emit', function emit(this: unknown, event: string | symbol, ...args: unknown[]) {
+      if (!HOST_EVENTS.has(event)) return Reflect.apply(realEmit, this, [event, ...args]);
+      emitting++;
+      try {
+        return Reflect.apply(realEmit, this, [event, ...args]);
+      } finally {
+        emitting--;
+      }
+    } as Method);
     patches.replace(p, 'exit', exit as Method);
     patches.replace(p, 'kill', kill as Method);
     patches.replace(os, 'hostname', hostname);

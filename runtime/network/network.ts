@@ -74,6 +74,8 @@ export class Network {
   /** The rule chain: base latency first, then per-link rules and faults in the order added. */
   private readonly rules: Rule[] = [];
   private readonly aliases = new Map<string, string>();
+  /** Last delivery time per in-order flow (loopback datagrams). */
+  private readonly fifo = new Map<string, number>();
 
   constructor(world: World, options: NetworkOptions = {}) {
     this.world = world;
@@ -84,9 +86,10 @@ export class Network {
     validateLatency(loopback, 'loopbackLatency');
     this.rules.push(new LatencyRule({ from: '*', to: '*' }, latency));
     this.rules.push(new LoopbackLatencyRule(loopback));
-    if (options.lossRatio !== undefined) this.rules.push(new LossRule({ from: '*', to: '*' }, ratio(options.lossRatio, 'lossRatio')));
+    // Loss and duplication are properties of links between machines; loopback has neither.
+    if (options.lossRatio !== undefined) this.rules.push(new ExceptSelf(new LossRule({ from: '*', to: '*' }, ratio(options.lossRatio, 'lossRatio'))));
     if (options.duplicateRatio !== undefined) {
-      this.rules.push(new DuplicateRule({ from: '*', to: '*' }, ratio(options.duplicateRatio, 'duplicateRatio')));
+      this.rules.push(new ExceptSelf(new DuplicateRule({ from: '*', to: '*' }, ratio(options.duplicateRatio, 'duplicateRatio'))));
     }
     this.tcpTimeoutNs = Math.round((options.tcpTimeoutMs ?? 30_000) * 1e6);
     this.tcp = new TcpStack(this);
@@ -164,11 +167,17 @@ export class Network {
    * each copy's delay (as an arrival event on `to`), or never if dropped; held packets wait for
    * release. Returns false when the packet was dropped (TCP then retransmits).
    */
-  send(from: Host, to: Host, protocol: 'tcp' | 'udp', bytes: number, deliver: () => void): boolean {
+  send(from: Host, to: Host, protocol: 'tcp' | 'udp', bytes: number, deliver: () => void, fifoKey?: string): boolean {
     const packet: PacketInfo = { from: from.name, to: to.name, protocol, bytes };
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
     for (const rule of this.rules) rule.apply(packet, verdict, this.random);
     if (verdict.delaysNs.length === 0) return false;
+    if (fifoKey !== undefined) {
+      // Loopback keeps datagrams of one flow in order (the jitter still varies between flows).
+      const earliestNs = (this.fifo.get(fifoKey) ?? 0) - this.world.nowNs;
+      verdict.delaysNs = verdict.delaysNs.map((d) => Math.max(d, earliestNs));
+      this.fifo.set(fifoKey, this.world.nowNs + Math.max(...verdict.delaysNs));
+    }
     if (verdict.heldBy !== undefined) {
       const delaysNs = verdict.delaysNs;
       verdict.heldBy.held.push(() => {

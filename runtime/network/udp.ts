@@ -388,6 +388,7 @@ export class UdpStack {
 
   /** Puts one datagram on the link from `from`'s host to `to`; delivers it on arrival. */
   private transmit(from: UdpSocket, to: Host, d: Datagram, unicast: boolean): void {
+    const fifoKey = from.host === to ? `udp:${to.index}:${from.port}` : undefined;
     this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
       // The destination may have restarted since: its current incarnation receives.
       const host = this.network.world.hosts[to.index] ?? to;
@@ -404,7 +405,7 @@ export class UdpStack {
         if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.message(copy, rinfo));
         else owner.message(copy, rinfo);
       }
-    });
+    }, fifoKey);
   }
 
   /** The sockets of `host` that get a datagram: the best match for unicast, every match otherwise. */
@@ -447,11 +448,9 @@ export class UdpStack {
   sourceAddress(from: UdpSocket, destination: string): string {
     const family = familyOf(destination) === 4 ? 4 : 6;
     const local = canonicalAddress(from.address);
-    if (isLoopback(destination)) {
-      if (isLoopback(local) && familyOf(local) === family) return local;
-      return family === 6 ? '::1' : '127.0.0.1';
-    }
+    // A socket bound to one of its addresses sends from it, to loopback too.
     if (!isWildcard(local) && familyOf(local) === family && !isMulticast(local) && !isBroadcast(local)) return local;
+    if (isLoopback(destination)) return family === 6 ? '::1' : '127.0.0.1';
     const own = this.network.addressesOf(from.host);
     return family === 6 ? own.ipv6 : own.ipv4;
   }

@@ -1,9 +1,13 @@
 // allowHalfOpen on the server: the client ends its side first; the server sees 'end', keeps
 // writing to the client for a while, then ends. Order of 'end', 'finish' and 'close' on both.
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41040;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log: the two sides run concurrently, and which of them reaches a
+// step first depends on the kernel. Within one side the order is Node's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.split(':')[0]].push(format(line, ...args));
 
 const server = net.createServer({ allowHalfOpen: true }, (socket) => {
   log('server: connection', socket.allowHalfOpen);
@@ -39,4 +43,7 @@ server.listen(PORT, '127.0.0.1', () => {
   client.on('end', () => log('client: end', JSON.stringify(received)));
   client.on('close', (hadError) => log('client: close', hadError, client.bytesRead, client.bytesWritten));
 });
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

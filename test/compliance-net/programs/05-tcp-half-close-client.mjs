@@ -1,9 +1,13 @@
 // allowHalfOpen on the client: the server ends first; the client sees 'end', then keeps
 // writing, and the server (not half-open, but it already ended) still reads it all.
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41050;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log: the two sides run concurrently, and which of them reaches a
+// step first depends on the kernel. Within one side the order is Node's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.split(':')[0]].push(format(line, ...args));
 
 const server = net.createServer((socket) => {
   socket.setEncoding('utf8');
@@ -35,4 +39,7 @@ server.listen(PORT, '127.0.0.1', () => {
   client.on('finish', () => log('client: finish'));
   client.on('close', (hadError) => log('client: close', hadError, client.bytesRead, client.bytesWritten));
 });
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

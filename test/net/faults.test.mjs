@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import net from 'node:net';
+import { Sim } from 'dst-runtime';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A TCP echo server on port 7000 of the current host. */
+function echoServer() {
+  net.createServer((socket) => socket.on('data', (d) => socket.write(d))).listen(7000);
+}
+
+/** Sends `text` over `socket` and waits for the echo. */
+function roundTrip(socket, text) {
+  return new Promise((resolve, reject) => {
+    socket.once('data', (d) => resolve(String(d)));
+    socket.once('error', reject);
+    socket.write(text);
+  });
+}
+
+function connect(host) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(7000, host, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+describe('network faults (seed 0xfa)', () => {
+  it('a partition stalls TCP (retransmission) and repair lets the data through', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0xfa });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      const socket = await connect('server');
+      log.push(await roundTrip(socket, 'before'));
+      sim.partition('client', 'server');
+      const pending = roundTrip(socket, 'during');
+      setTimeout(() => sim.repair('client', 'server'), 2_000);
+      log.push(await pending);
+      log.push(performance.now() > 2_000 ? 'delivered after the repair' : 'delivered too early');
+      socket.destroy();
+    });
+    await sim.run();
+    assert.deepEqual(log, ['before', 'during', 'delivered after the repair']);
+  });
+
+  it('a long partition ends the connection with ETIMEDOUT', async () => {
+    let error;
+    const sim = new Sim({ seed: 0xfa, network: { tcpTimeoutMs: 10_000 } });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      const socket = await connect('server');
+      sim.partition('server');
+      error = await roundTrip(socket, 'lost').then(() => undefined, (e) => e);
+    });
+    await sim.run();
+    assert.equal(error?.code, 'ETIMEDOUT');
+    assert.equal(error?.syscall, 'read');
+  });
+
+  it('connecting to an address outside the simulation times out, never leaves the process', async () => {
+    let error;
+    let at;
+    const sim = new Sim({ seed: 0xfa, network: { tcpTimeoutMs: 5_000 } });
+    sim.client('client', async () => {
+      error = await connect('192.0.2.10').then(() => undefined, (e) => e);
+      at = performance.now();
+    });
+    await sim.run();
+    assert.equal(error?.code, 'ETIMEDOUT');
+    assert.equal(error?.message, 'connect ETIMEDOUT 192.0.2.10:7000');
+    assert.ok(at >= 5_000 && at < 6_000, `gave up at ${at} ms virtual`);
+  });
+
+  it('hold keeps packets and release delivers them, in order', async () => {
+    const received = [];
+    const sim = new Sim({ seed: 0xfa });
+    sim.host('sink', () => {
+      const socket = dgram.createSocket('udp4');
+      socket.on('message', (msg) => received.push(`${msg} at ${performance.now() >= 1_000 ? 'after release' : 'before release'}`));
+      socket.bind(9000);
+    });
+    sim.client('source', async () => {
+      const socket = dgram.createSocket('udp4');
+      await sleep(1);
+      sim.hold('source', 'sink');
+      for (const text of ['a', 'b', 'c']) socket.send(text, 9000, 'sink');
+      await sleep(1_000);
+      sim.release('source', 'sink');
+      await sleep(100);
+      socket.close();
+    });
+    await sim.run();
+    assert.equal(received.length, 3);
+    assert.ok(received.every((r) => r.endsWith('after release')), received.join(', '));
+  });
+
+  it('one-way partitions cut one direction only', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0xfa });
+    for (const name of ['a', 'b']) {
+      sim.host(name, () => {
+        const socket = dgram.createSocket('udp4');
+        socket.on('message', (msg) => log.push(`${name} got ${msg}`));
+        socket.bind(9000);
+        globalThis[`__send_${name}`] = (to, text) => socket.send(text, 9000, to);
+      });
+    }
+    sim.client('driver', async () => {
+      await sleep(1);
+      sim.partition('a', 'b', { oneway: true });
+      await new Promise((r) => setImmediate(r));
+      globalThis.__send_a('b', 'a->b');
+      globalThis.__send_b('a', 'b->a');
+      await sleep(100);
+      sim.stop('a');
+      sim.stop('b');
+    });
+    await sim.run();
+    assert.deepEqual(log, ['a got b->a']);
+  });
+
+  it('loss and duplication come from the seed: the same seed, the same deliveries', async () => {
+    const run = async (seed) => {
+      const got = [];
+      const sim = new Sim({ seed, network: { lossRatio: 0.3, duplicateRatio: 0.2 } });
+      sim.host('sink', () => {
+        const socket = dgram.createSocket('udp4');
+        socket.on('message', (m) => got.push(String(m)));
+        socket.bind(9000);
+      });
+      sim.client('source', async () => {
+        const socket = dgram.createSocket('udp4');
+        for (let i = 0; i < 50; i++) socket.send(String(i), 9000, 'sink');
+        await sleep(100);
+        socket.close();
+      });
+      const { fingerprint } = await sim.run();
+      return { got, fingerprint };
+    };
+    const first = await run(7);
+    const again = await run(7);
+    const other = await run(8);
+    assert.deepEqual(first, again);
+    assert.notDeepEqual(first.got, other.got);
+    assert.ok(first.got.length < 60 && first.got.length > 20, `${first.got.length} deliveries of 50 sends`);
+    assert.notDeepEqual(first.got, [...first.got].sort((x, y) => x - y), 'random latency reorders datagrams');
+  });
+
+  it('rejects bad fault arguments and network options with clear errors', async () => {
+    assert.throws(() => new Sim({ seed: 1, network: { lossRatio: 2 } }), /lossRatio must be a number between 0 and 1/);
+    assert.throws(() => new Sim({ seed: 1, network: { latency: { minMs: 5, maxMs: 1 } } }), /latency must be/);
+    assert.throws(() => new Sim({ seed: 1, network: { jitter: 1 } }), /unknown option "jitter"/);
+    const sim = new Sim({ seed: 1 });
+    sim.client('c', () => {
+      assert.throws(() => sim.partition('c', 'nobody'), /no such host/);
+    });
+    await sim.run();
+  });
+});
