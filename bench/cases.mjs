@@ -1,7 +1,7 @@
 /**
  * The measured subjects. Each case runs its workload once and returns what happened:
- * `{ events, wallNs, cpuNs, fingerprint?, virtualNs? }`. Wall time is read with the real clock captured
- * here at load time, outside every simulation.
+ * `{ events, wallNs, cpuNs, fingerprint?, virtualNs? }`. Times are read with the real clocks
+ * captured here at load time, outside every simulation.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import FakeTimers from '@sinonjs/fake-timers';
@@ -17,6 +17,7 @@ import {
 const realHrtimeNs = process.hrtime.bigint;
 const realSetImmediate = globalThis.setImmediate;
 const realMathRandom = Math.random;
+const realCpuUsage = process.cpuUsage;
 
 /**
  * DST_BENCH_NONDETERMINISM=1 adds one timer with a really random delay to the simulated timer
@@ -26,8 +27,6 @@ const injectNondeterminism = process.env.DST_BENCH_NONDETERMINISM === '1';
 
 /** Mirrors runtime/driver/driver.ts DRIVER_BATCH: original immediates queued per loop turn. */
 const BASELINE_BATCH = 256;
-
-const realCpuUsage = process.cpuUsage;
 
 /**
  * Starts measuring; `stop()` returns wall-clock ns and the CPU ns this process used meanwhile

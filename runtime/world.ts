@@ -299,7 +299,7 @@ export class World {
       this.refs++;
     }
     this.queue.push(event, this.nowNs);
-    if (!this.stopped) this.driver.kick();
+    this.kickSoon();
     return event;
   }
 
@@ -311,7 +311,7 @@ export class World {
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent {
     const event = new SimEvent(this.nowNs + Math.max(0, Math.round(delayNs)), ++this.seq, host, 'net', fn, thisArg, false, scope);
     this.queue.push(event, this.nowNs);
-    if (!this.stopped) this.driver.kick();
+    this.kickSoon();
     return event;
   }
 
@@ -329,7 +329,24 @@ export class World {
     if (host.state !== 'running') return;
     host.refs++;
     this.refs++;
-    if (!this.stopped) this.driver.kick();
+    this.kickSoon();
+  }
+
+  private kickQueued = false;
+  private readonly deferredKick = (): void => {
+    this.kickQueued = false;
+    if (!this.stopped && this.refs > 0) this.driver.kick();
+  };
+
+  /**
+   * Starts an idle driver once the current synchronous code is done, if ref'd work exists then.
+   * Deferred so that `setTimeout(f).unref()` never starts it: unref'd work alone must not keep
+   * the process alive (an unref'd timer set in 'beforeExit' must not bring 'beforeExit' back).
+   */
+  private kickSoon(): void {
+    if (this.stopped || this.driver.running || this.kickQueued) return;
+    this.kickQueued = true;
+    process.nextTick(this.deferredKick);
   }
 
   unrefHandle(host: Host): void {

@@ -5,26 +5,28 @@
  * reaches that host, and an unknown name fails like Node ("fetch failed", cause ENOTFOUND)
  * without asking a real DNS. What this shim adds:
  *
- * 1. llhttp compile. On Node 20 and 22 undici starts `WebAssembly.compile` (a background thread)
- *    when it loads, and its first connection awaits that promise: the first fetch would finish
- *    at a virtual time that depends on real compile time. install() loads undici itself (once
- *    per process) with a synchronous compile, so the promise is already settled when any host
- *    connects. Node 24 compiles synchronously at the first connection anyway.
+ * 1. The llhttp compile. On Node 20 and 22 undici starts `WebAssembly.compile` (a background
+ *    thread) when it loads, and its first connection awaits that promise: the first fetch would
+ *    finish at a virtual time that depends on real compile time. If undici is not loaded yet,
+ *    install() loads it with a synchronous compile (the promise is settled at once). If it is
+ *    (on Node 22 an ESM `import 'node:http'` loads it), a request over an in-memory connection
+ *    tells when the compile is done, and the simulation waits for it (world.waitForRealWork).
+ *    Node 24 compiles synchronously at the first connection anyway.
  *
- * 2. One dispatcher per host incarnation. The global dispatcher pools keep-alive connections by
+ * 2. undici's "fast timers" (connect timeout, headers and body timeouts; keep-alive expiry is a
+ *    plain setTimeout) share one process-wide 499 ms tick timer, created by the first fast timer
+ *    ever needed and refreshed forever after. Left alone it would be a simulated timer of
+ *    whichever host came first (dead when that host crashes or the simulation ends) or a real
+ *    one (expiring simulated requests on wall time). The first install() makes undici create that
+ *    tick timer and hands it a relay (TickRelay) instead: it ticks on virtual time while a
+ *    simulation runs (on the simulation's own system host, so no crash stops it), on real time
+ *    otherwise. Every run starts and ends with no fast timer pending ("drain"), so a run never
+ *    depends on what ran before it in the process.
+ *
+ * 3. One dispatcher per host incarnation. The global dispatcher pools keep-alive connections by
  *    origin: two simulated machines sharing it would send through each other's sockets, and a
  *    later simulation would reuse sockets of a finished one. Inside a host, the global
  *    dispatcher's dispatch() goes to that host's own Agent (same class, default options).
- *
- * 3. undici's "fast timers" (connect timeout, keep-alive expiry, headers and body timeouts) share
- *    one process-wide 499 ms tick timer, created by the first timer ever needed and refreshed
- *    forever after. Left alone it would be a simulated timer of whichever host came first (dead
- *    when that host crashes or the simulation ends) or a real one (expiring simulated requests on
- *    wall time). The first time install() runs it makes undici create that tick timer and hands
- *    it a relay (TickRelay) instead: ticks on virtual time while a simulation runs (on the
- *    simulation's own system host, so a crash stops nothing), on real time otherwise. Every run
- *    starts and ends with no fast timer pending ("drain"), so a run never depends on what ran
- *    before it in the process.
  *
  * The Node 24 hang on a connect callback completed synchronously does not arise: connections go
  * through net.connect, whose 'connect' always comes in a later simulated event.
@@ -45,7 +47,6 @@ type AnyRecord = Record<PropertyKey, any>;
 
 interface Dispatcher {
   dispatch(options: unknown, handler: unknown): boolean;
-  destroy(error?: unknown): Promise<void>;
 }
 type DispatcherClass = new (options?: unknown) => Dispatcher;
 
@@ -144,7 +145,8 @@ function streamPair(): [Duplex, Duplex] {
  * lazy http.WebSocket getter), so its llhttp compile may still be running on a background thread.
  * One request over an in-memory connection, outside any simulation, tells when it is done: the
  * request reaches the other end only after undici's first connection has awaited the compile.
- * No timer is involved (headers and body timeouts off; the agent is destroyed before any reply).
+ * No undici timer is involved: headers and body timeouts are off, and the reply closes the
+ * connection (no keep-alive).
  */
 function warmUp(Agent: DispatcherClass): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -171,22 +173,7 @@ function warmUp(Agent: DispatcherClass): Promise<void> {
   });
 }
 
-/**
- * Keeps `world` from running events until the llhttp compile has settled, so a first connection
- * inside it never waits on a background thread. The hold starts once the caller's synchronous
- * part (booting hosts, which kicks the driver) is over.
- */
-function holdUntilReady(world: World): void {
-  process.nextTick(() => {
-    if (llhttpReady || warmUpRun === undefined) return;
-    world.driver.stop();
-    void warmUpRun.then(() => {
-      if (activeWorld() === world && world.result === undefined) world.driver.kick();
-    });
-  });
-}
-
-// ---- 3. undici's fast-timer tick ------------------------------------------------------------
+// ---- 2. undici's fast-timer tick ------------------------------------------------------------
 
 /** An Immediate that never runs: what timer callbacks get from setImmediate during a drain. */
 const inertImmediate = {
@@ -260,8 +247,9 @@ class TickRelay {
   }
 
   /**
-   * Runs undici's tick until no fast timer is left, at once, with their effects disabled:
-   * socket.destroy() does nothing and setImmediate returns an inert handle. What is left at the
+   * Runs undici's tick until no fast timer is left, at once, with their effects disabled (what
+   * they do is destroy a socket, directly or from a setImmediate): socket.destroy() does nothing
+   * and setImmediate returns an inert handle. What is left at the
    * end of a simulation belongs to machines that no longer exist; like a process that ended,
    * their requests neither fail nor finish. At the start of a run this also clears timers of
    * fetches the test runner made before (they lose their undici timeouts).
@@ -300,7 +288,6 @@ class TickRelay {
 const relay = new TickRelay();
 let warmedUp = false;
 
-
 /**
  * Makes undici create its tick timer now, with the relay in its place: one request on a
  * throwaway Agent whose connection never starts (net.connect returns an unconnected socket).
@@ -336,7 +323,7 @@ function captureTick(Agent: DispatcherClass): void {
   }
 }
 
-// ---- 2. one dispatcher per host incarnation ---------------------------------------------
+// ---- 3. one dispatcher per host incarnation ---------------------------------------------
 
 const hostAgents = new Map<Host, Dispatcher>();
 
@@ -392,7 +379,8 @@ export const fetchShim: Shim = {
     });
     patches.replace(dispatcher as unknown as AnyRecord, 'dispatch', dispatch);
 
+    // No event runs until the compile has settled: a first connection never waits on it.
     const world = activeWorld();
-    if (!llhttpReady && world !== undefined) holdUntilReady(world);
+    if (!llhttpReady && warmUpRun !== undefined && world !== undefined) world.waitForRealWork(warmUpRun);
   },
 };

@@ -60,9 +60,8 @@ function isDateName(name: unknown): boolean {
  * the entry again.
  */
 function withDate(message: AnyRecord, headers: unknown, date: string): { headers: unknown; undo?: () => void } | undefined {
-  if (headers === null || headers === undefined || headers === false || headers === 0 || headers === '') {
-    return { headers: ['Date', date] };
-  }
+  // No headers at all (Node's `if (headers)` skips them): the Date header alone.
+  if (!headers) return { headers: ['Date', date] };
   if (kOutHeaders !== undefined && headers === message[kOutHeaders]) {
     const table = headers as AnyRecord;
     if (Object.prototype.hasOwnProperty.call(table, 'date')) return undefined;

@@ -12,6 +12,7 @@ import { dateShim } from './date.js';
 import { dgramShim } from './dgram-binding.js';
 import { dnsShim } from './dns-binding.js';
 import { dnsResolverShim } from './dns-resolver.js';
+import { escapesShim } from './escapes.js';
 import { fetchShim } from './fetch.js';
 import { httpShim } from './http.js';
 import { mathShim } from './math.js';
@@ -44,6 +45,7 @@ export const SHIMS: readonly Shim[] = [
   fetchShim,
   moduleHostsShim,
   processHostShim,
+  escapesShim,
 ];
 
 setNetworkResolver((host) => host.world.network);

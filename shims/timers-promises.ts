@@ -166,14 +166,16 @@ function invalidThis(type: string): Error {
   return nodeError(TypeError, 'ERR_INVALID_THIS', `Value of "this" must be of type ${type}`);
 }
 
+// `this[kScheduler]` without optional chaining: an unbound call throws Node's own TypeError
+// ("Cannot read properties of undefined (reading 'Symbol(kScheduler)')").
 function schedulerWait(this: { [kScheduler]?: boolean }, delay: number, options?: TimerOptions): Promise<void> {
-  if (!this?.[kScheduler]) throw invalidThis('Scheduler');
+  if (!this[kScheduler]) throw invalidThis('Scheduler');
   return setTimeoutPromise(delay, undefined, options);
 }
 Object.defineProperty(schedulerWait, 'name', { value: 'wait' });
 
 function schedulerYield(this: { [kScheduler]?: boolean }): Promise<void> {
-  if (!this?.[kScheduler]) throw invalidThis('Scheduler');
+  if (!this[kScheduler]) throw invalidThis('Scheduler');
   return setImmediatePromise();
 }
 Object.defineProperty(schedulerYield, 'name', { value: 'yield' });

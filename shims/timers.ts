@@ -109,6 +109,7 @@ function arm(timer: Timeout): void {
   // Node truncates the delay to whole ms when it queues a timer (insert(): MathTrunc), so
   // setTimeout(a, 1.9) fires before setTimeout(b, 2) and together with setTimeout(c, 1).
   const delayNs = Math.trunc(timer._idleTimeout) * NS_PER_MS;
+  timer._idleStart = Math.floor(world.nowNs / NS_PER_MS);
   timer[kEvent] = world.schedule(
     host,
     delayNs,
@@ -125,7 +126,12 @@ function arm(timer: Timeout): void {
 
 /** A simulated timer, shaped like Node's Timeout. */
 export class Timeout {
+  // Own keys in Node's order (some code inspects them): _idleTimeout, _idlePrev, _idleNext,
+  // _idleStart, _onTimeout, _timerArgs, _repeat, _destroyed.
   _idleTimeout: number;
+  _idlePrev: Timeout | null;
+  _idleNext: Timeout | null;
+  _idleStart: number | null;
   _onTimeout: Function | null;
   _timerArgs: unknown[] | undefined;
   _repeat: number | null;
@@ -141,6 +147,9 @@ export class Timeout {
   constructor(host: Host, callback: Function, after: unknown, args: unknown[] | undefined, isRepeat: boolean, isRefed: boolean) {
     const ms = coerceDelayMs(after);
     this._idleTimeout = ms;
+    this._idlePrev = this;
+    this._idleNext = this;
+    this._idleStart = null;
     this._onTimeout = callback;
     this._timerArgs = args;
     this._repeat = isRepeat ? ms : null;
@@ -244,6 +253,8 @@ function fireImmediate(this: Immediate): void {
 
 /** A simulated immediate, shaped like Node's Immediate. */
 export class Immediate {
+  _idleNext: Immediate | null;
+  _idlePrev: Immediate | null;
   _onImmediate: Function | null;
   _argv: unknown[] | undefined;
   _destroyed: boolean;
@@ -253,6 +264,8 @@ export class Immediate {
   [kScope]: AsyncResource;
 
   constructor(host: Host, callback: Function, args: unknown[] | undefined) {
+    this._idleNext = null;
+    this._idlePrev = null;
     this._onImmediate = callback;
     this._argv = args;
     this._destroyed = false;

@@ -1,5 +1,6 @@
-// An unref'd listening server does not keep the process alive; an unref'd idle client socket
-// does not either; ref() again would. The process exits on its own with code 0.
+// An unref'd listening server does not keep the process alive, nor do unref'd connected
+// sockets (both ends must be unref'd: the accepted socket is a handle of its own). The
+// process exits on its own with code 0 while everything is still open.
 import net from 'node:net';
 
 const PORT = 41150;
@@ -7,7 +8,10 @@ const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => {
   log('server: connection');
-  socket.on('data', (data) => log('server: data', String(data)));
+  socket.on('data', (data) => {
+    log('server: data', String(data));
+    log('server: unref accepted socket returns socket', socket.unref() === socket);
+  });
 });
 log('unref before listen returns server', server.unref() === server);
 server.listen(PORT, '127.0.0.1', () => {

@@ -16,7 +16,7 @@ await sleep(60);
 log('after phase 1: aborted', t.aborted);
 
 const ac = new AbortController();
-const slow = AbortSignal.timeout(200);
+const slow = AbortSignal.timeout(5000);
 const any1 = AbortSignal.any([slow, ac.signal]);
 keep.push(slow, any1);
 any1.onabort = () => log('any1 abort reason:', any1.reason);

@@ -1,0 +1,44 @@
+/**
+ * Strict mode for APIs the simulation cannot own: child processes and worker threads run
+ * outside the simulated world (real time, real I/O, real scheduling), so calling them from a
+ * simulated host is an error that names the API and says what to do instead. Outside hosts
+ * (the test runner) they are untouched.
+ */
+import childProcess from 'node:child_process';
+import workerThreads from 'node:worker_threads';
+import { UnsupportedError } from '../runtime/errors.js';
+import { currentHost } from './context.js';
+import type { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+
+const CHILD_PROCESS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
+
+function guard<T extends (...args: any[]) => any>(original: T, api: string, instead: string): T {
+  const guarded = function (this: unknown, ...args: unknown[]) {
+    if (currentHost() !== undefined) throw new UnsupportedError(api, instead);
+    return Reflect.apply(original, this, args);
+  };
+  Object.defineProperty(guarded, 'name', { value: original.name });
+  Object.defineProperty(guarded, 'length', { value: original.length });
+  return guarded as unknown as T;
+}
+
+export const escapesShim: Shim = {
+  name: 'escapes',
+  install(patches: PatchSet) {
+    const cp = childProcess as unknown as Record<string, (...args: any[]) => any>;
+    for (const name of CHILD_PROCESS) {
+      patches.replace(cp, name, guard(cp[name]!, `child_process.${name}()`, 'a child process runs outside the simulation; run the other program as another simulated host (sim.host(name, { main }))'));
+    }
+    const RealWorker = workerThreads.Worker;
+    const Worker = function Worker(this: unknown, ...args: unknown[]) {
+      if (currentHost() !== undefined) {
+        throw new UnsupportedError('new worker_threads.Worker()', 'a worker thread runs outside the simulation; do the work on the host itself or in another simulated host');
+      }
+      return Reflect.construct(RealWorker, args, new.target ?? RealWorker);
+    } as unknown as typeof RealWorker;
+    Object.setPrototypeOf(Worker, RealWorker);
+    (Worker as unknown as { prototype: unknown }).prototype = RealWorker.prototype;
+    patches.replace(workerThreads, 'Worker', Worker);
+  },
+};

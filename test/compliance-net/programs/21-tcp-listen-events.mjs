@@ -1,0 +1,44 @@
+// The server's own events: 'listening' before the listen callback, server.listening, the
+// order of 'connection' events for clients that connect one after another, listen() with an
+// options object, and errors from listen() arguments.
+import net from 'node:net';
+
+const log = (...args) => console.log(...args);
+
+const server = net.createServer();
+server.on('listening', () => log('listening event', server.listening));
+server.on('connection', (socket) => {
+  log('connection event', socket.remotePort === undefined ? 'no port' : 'has port', socket.readyState);
+  socket.end();
+});
+log('listening before', server.listening);
+server.listen({ port: 41210, host: '127.0.0.1', backlog: 16 }, async () => {
+  log('listen callback', server.address().port);
+  for (const name of ['first', 'second', 'third']) {
+    await new Promise((resolve) => {
+      let connected = false;
+      const c = net.connect(41210, '127.0.0.1', () => {
+        connected = true;
+      });
+      c.on('end', () => c.end());
+      c.on('close', () => {
+        log('client closed', name, 'had connected', connected);
+        resolve();
+      });
+    });
+  }
+  try {
+    server.listen(41211);
+  } catch (err) {
+    log('listen while listening throws', err.code, err.message);
+  }
+  server.close(() => log('closed'));
+});
+for (const bad of [{ port: -1 }, { port: 65536 }, { port: 'abc' }, {}]) {
+  try {
+    net.createServer().listen(bad);
+  } catch (err) {
+    log('listen', JSON.stringify(bad), err.name, err.code, err.message);
+  }
+}
+process.on('exit', (code) => log('exit', code));

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import childProcess from 'node:child_process';
+import net from 'node:net';
+import { Worker } from 'node:worker_threads';
+import { Sim } from 'dst-runtime';
+
+describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () => {
+  it('refuses child processes, worker threads, unix sockets and real fds inside hosts, naming the API', async () => {
+    const errors = [];
+    const sim = new Sim({ seed: 0xe5 });
+    sim.client('c', () => {
+      const attempt = (fn) => {
+        try {
+          fn();
+          errors.push('no error');
+        } catch (error) {
+          errors.push(`${error.code}: ${error.message.split(':')[0]}`);
+        }
+      };
+      attempt(() => childProcess.spawn('ls'));
+      attempt(() => childProcess.execSync('ls'));
+      attempt(() => new Worker('console.log(1)', { eval: true }));
+      attempt(() => net.createServer().listen('/tmp/dst-test.sock'));
+      attempt(() => net.connect({ path: '/tmp/dst-test.sock' }));
+    });
+    await sim.run();
+    assert.deepEqual(errors, [
+      'DST_UNSUPPORTED: child_process.spawn() is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: child_process.execSync() is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: new worker_threads.Worker() is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: Pipe.bind (a unix domain socket or named pipe) is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: Pipe.connect (a unix domain socket or named pipe) is not supported inside a dst-runtime simulation',
+    ]);
+  });
+
+  it('leaves them working for the test runner, during and after a run', async () => {
+    const sim = new Sim({ seed: 0xe5 });
+    let during;
+    sim.client('c', () => new Promise((r) => setTimeout(r, 10)));
+    const running = sim.run();
+    during = childProcess.execFileSync(process.execPath, ['-e', 'process.stdout.write("ok")']).toString();
+    await running;
+    assert.equal(during, 'ok');
+    assert.equal(childProcess.execFileSync(process.execPath, ['-e', 'process.stdout.write("after")']).toString(), 'after');
+    const worker = new Worker('require("worker_threads").parentPort.postMessage(7)', { eval: true });
+    assert.equal(await new Promise((r) => worker.once('message', r)), 7);
+    await worker.terminate();
+  });
+});
