@@ -49,6 +49,13 @@ export interface WorldOutcome {
 /** Fraction of a limit after which the runtime starts recording who schedules events. */
 const CULPRIT_WATCH_RATIO = 0.9;
 
+/**
+ * One AsyncLocalStorage for the whole process, shared by every World: on Node 20/22 each live
+ * ALS taxes every async resource created afterwards, so one per run made later runs slower.
+ * A store (a Host) from an earlier world is ignored by currentHost().
+ */
+const processAls = new originals.AsyncLocalStorage<Host>();
+
 function invoke(event: SimEvent): void {
   event.fn.call(event.thisArg);
 }
@@ -71,6 +78,8 @@ export class World {
 
   nowNs = 0;
   private seq = 0;
+  /** Ids of timers (what +timeout returns), counted per world so a seed always gives the same. */
+  nextHandleId = 1;
   /** Events run so far; the "event N" of failure messages. */
   eventsRun = 0;
   /** Ref'd handles and ref'd pending events: the run goes on while this is above zero. */
@@ -110,7 +119,7 @@ export class World {
     this.seedText = formatSeed(options.seed);
     this.mode = options.mode;
     this.epochMs = options.epochMs;
-    this.als = new originals.AsyncLocalStorage<Host>();
+    this.als = processAls;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
@@ -156,7 +165,8 @@ export class World {
 
   /** The host whose code is running now (undefined: the test runner, in library mode). */
   currentHost(): Host | undefined {
-    return this.als.getStore() ?? this.fallbackHost;
+    const host = this.als.getStore();
+    return host !== undefined && host.world === this ? host : this.fallbackHost;
   }
 
   /** A host for the simulation's own events (faults, scheduled lifecycle changes). */
@@ -287,7 +297,8 @@ export class World {
     scope?: AsyncResource,
     site?: string,
   ): SimEvent {
-    assert(delayNs >= 0 && Number.isInteger(delayNs), `delayNs must be a non-negative integer, got ${delayNs}`);
+    // Checked without building the message on the hot path.
+    if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
     const event = new SimEvent(this.nowNs + delayNs, ++this.seq, host, kind, fn, thisArg, ref, scope);
     if (host.state !== 'running') {
       event.cancelled = true;

@@ -6,6 +6,7 @@
 import { syncBuiltinESMExports } from 'node:module';
 import { setInterposer } from '../runtime/interposer.js';
 import type { World } from '../runtime/world.js';
+import { asyncContextShim } from './async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
 import { cryptoShim } from './crypto.js';
 import { dateShim } from './date.js';
@@ -28,7 +29,7 @@ import { timersShim } from './timers.js';
 import { timersPromisesShim } from './timers-promises.js';
 
 /** Installed first: modules loaded from here on (net, via the stdio streams) capture them. */
-const EARLY_SHIMS: readonly Shim[] = [timersShim, timersPromisesShim];
+const EARLY_SHIMS: readonly Shim[] = [asyncContextShim, timersShim, timersPromisesShim];
 
 export const SHIMS: readonly Shim[] = [
   dateShim,

@@ -8,7 +8,8 @@
  *
  * Calls from outside every host (the test runner in library mode) go to the real functions.
  */
-import { AsyncResource } from 'node:async_hooks';
+import type { AsyncResource } from 'node:async_hooks';
+import { captureContext } from './async-context.js';
 import timersModule from 'node:timers';
 import { promisify } from 'node:util';
 import { NS_PER_MS } from '../runtime/clock/units.js';
@@ -36,11 +37,8 @@ const kSite = Symbol('dst.site');
 /** Timers per world that were coerced to a primitive id (Node's knownTimersById). */
 const knownTimersById = new WeakMap<World, Map<string, Timeout>>();
 /** Timer ids (what +timeout returns) count per world, so a seed gives the same ids every run. */
-const nextTimerIds = new WeakMap<World, number>();
 function nextTimerId(world: World): number {
-  const id = nextTimerIds.get(world) ?? 1;
-  nextTimerIds.set(world, id + 1);
-  return id;
+  return world.nextHandleId++;
 }
 
 // Node 24 warns once per process for a negative or NaN delay (not on 20 and 22).
@@ -141,7 +139,7 @@ export class Timeout {
   [kId]: number;
   [kHost]: Host;
   [kEvent]: SimEvent | undefined;
-  [kScope]: AsyncResource;
+  [kScope]: AsyncResource | undefined;
   [kSite]: string | undefined;
 
   constructor(host: Host, callback: Function, after: unknown, args: unknown[] | undefined, isRepeat: boolean, isRefed: boolean) {
@@ -159,7 +157,7 @@ export class Timeout {
     this[kId] = nextTimerId(host.world);
     this[kHost] = host;
     this[kEvent] = undefined;
-    this[kScope] = new AsyncResource('Timeout', { requireManualDestroy: true });
+    this[kScope] = captureContext('Timeout');
     // Intervals keep their creation site so a runaway one can be named when a limit trips.
     this[kSite] = host.world.captureSites || isRepeat ? captureSite() : undefined;
     if (isRefed) host.world.refHandle(host);
@@ -261,7 +259,7 @@ export class Immediate {
   [kRefed]: boolean | null;
   [kHost]: Host;
   [kEvent]: SimEvent | undefined;
-  [kScope]: AsyncResource;
+  [kScope]: AsyncResource | undefined;
 
   constructor(host: Host, callback: Function, args: unknown[] | undefined) {
     this._idleNext = null;
@@ -271,7 +269,7 @@ export class Immediate {
     this._destroyed = false;
     this[kRefed] = false;
     this[kHost] = host;
-    this[kScope] = new AsyncResource('Immediate', { requireManualDestroy: true });
+    this[kScope] = captureContext('Immediate');
     this.ref();
     this[kEvent] = host.world.schedule(host, 0, 'immediate', fireImmediate, this, false, this[kScope]);
   }
@@ -320,25 +318,33 @@ export function createImmediate(host: Host, callback: Function, args: unknown[] 
   return new Immediate(host, callback, args);
 }
 
-function simSetTimeout(this: unknown, callback: unknown, after?: unknown, ...args: unknown[]): unknown {
+/** Extra arguments after `from`, or undefined (no array allocated in the common case). */
+function extraArgs(args: IArguments, from: number): unknown[] | undefined {
+  if (args.length <= from) return undefined;
+  const extra = new Array<unknown>(args.length - from);
+  for (let i = from; i < args.length; i++) extra[i - from] = args[i];
+  return extra;
+}
+
+function simSetTimeout(this: unknown, callback: unknown, after?: unknown): unknown {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(originals.setTimeout, this, arguments);
   validateFunction(callback, 'callback', simSetTimeout);
-  return createTimeout(host, callback, after, args.length ? args : undefined, false, true);
+  return createTimeout(host, callback, after, extraArgs(arguments, 2), false, true);
 }
 
-function simSetInterval(this: unknown, callback: unknown, repeat?: unknown, ...args: unknown[]): unknown {
+function simSetInterval(this: unknown, callback: unknown, repeat?: unknown): unknown {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(originals.setInterval, this, arguments);
   validateFunction(callback, 'callback', simSetInterval);
-  return createTimeout(host, callback, repeat, args.length ? args : undefined, true, true);
+  return createTimeout(host, callback, repeat, extraArgs(arguments, 2), true, true);
 }
 
-function simSetImmediate(this: unknown, callback: unknown, ...args: unknown[]): unknown {
+function simSetImmediate(this: unknown, callback: unknown): unknown {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(originals.setImmediate, this, arguments);
   validateFunction(callback, 'callback', simSetImmediate);
-  return new Immediate(host, callback, args.length ? args : undefined);
+  return new Immediate(host, callback, extraArgs(arguments, 1));
 }
 
 function simClearTimeout(timer: unknown): void {

@@ -1,5 +1,6 @@
 // Promise-style use: events.once(socket, 'connect'), for await over a socket's chunks, and
-// a server's connection handled by an async function; everything ends cleanly.
+// a server's connection handled by an async function. A for-await loop that runs to the end
+// destroys the socket, so a reply written after it is never sent.
 import net from 'node:net';
 import { once } from 'node:events';
 
@@ -9,8 +10,8 @@ const log = (...args) => console.log(...args);
 const server = net.createServer(async (socket) => {
   let text = '';
   for await (const chunk of socket) text += chunk;
-  log('server: iterated to the end', JSON.stringify(text), socket.readableEnded);
-  socket.end(`got ${text.length} chars`);
+  log('server: iterated to the end', JSON.stringify(text), socket.readableEnded, 'destroyed by the loop', socket.destroyed);
+  socket.end(`got ${text.length} chars`); // too late: nothing is sent
 });
 server.listen(PORT, '127.0.0.1');
 await once(server, 'listening');
