@@ -327,20 +327,6 @@ function captureTick(Agent: DispatcherClass): void {
 
 const hostAgents = new Map<Host, Dispatcher>();
 
-/**
- * Runs `fn` when the PatchSet is restored (uninstall). The PatchSet only knows properties, so
- * the hook is a property whose removal is observed through a Proxy.
- */
-function onRestore(patches: PatchSet, fn: () => void): void {
-  const hook = new Proxy({} as AnyRecord, {
-    deleteProperty(target, key) {
-      fn();
-      return Reflect.deleteProperty(target, key);
-    },
-  });
-  patches.replace(hook, 'installed', true);
-}
-
 export const fetchShim: Shim = {
   name: 'fetch',
   install(patches: PatchSet) {
@@ -371,7 +357,7 @@ export const fetchShim: Shim = {
       }
       return agent.dispatch(options, handler);
     }
-    onRestore(patches, () => {
+    patches.onRestore(() => {
       // The hosts' agents stay reachable until their timers are drained (undici's parser
       // timeouts hold only a WeakRef to what they expire).
       relay.drain();

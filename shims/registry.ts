@@ -55,6 +55,11 @@ export class PatchSet {
     });
   }
 
+  /** Runs `fn` when the patches are restored, in order with the patches (newest first). */
+  onRestore(fn: () => void): void {
+    this.restorers.push(fn);
+  }
+
   /** Undoes every patch, newest first. */
   restore(): void {
     while (this.restorers.length > 0) this.restorers.pop()!();

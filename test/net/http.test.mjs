@@ -48,7 +48,7 @@ function shape(error) {
   return { name: error.name, message: error.message, code: error.code, cause: shape(error.cause) };
 }
 
-/** Raw bytes over a TCP connection; resolves with what came back and when the socket closed. */
+/** Raw bytes over a TCP connection (strings are written, numbers are pauses in ms); resolves with what came back and when the socket closed. */
 function rawExchange(port, host, chunks) {
   return new Promise((resolve, reject) => {
     const started = Date.now();

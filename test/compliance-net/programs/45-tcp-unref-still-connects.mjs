@@ -1,6 +1,6 @@
 // An unref'd socket still completes its connect (the connect request keeps the loop alive,
-// whatever the handle's ref), receives what the server wrote meanwhile... and then lets the
-// process exit, since an unref'd reading socket does not keep it alive.
+// whatever the handle's ref), and then lets the process exit: an unref'd reading socket does
+// not keep it alive (the accepted socket on the server side is unref'd too).
 import net from 'node:net';
 
 const PORT = 41450;
@@ -8,6 +8,7 @@ const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => {
   socket.on('error', () => {});
+  socket.unref();
 });
 server.listen(PORT, '127.0.0.1', () => {
   server.unref();

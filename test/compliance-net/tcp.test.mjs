@@ -1,0 +1,108 @@
+/**
+ * TCP compliance: every NN-tcp-*.mjs program in ./programs (NN from 01 to 49) runs once on plain
+ * Node, over the real loopback, and under `--import dist/register.mjs`, over the simulated
+ * network, with the Node binary that runs mocha (process.execPath). Both runs must print the
+ * same stdout and end with the same exit code. Then each program runs under the simulator
+ * twice with one seed (same stdout, same fingerprint: the run is a function of the seed) and
+ * once with another seed (same stdout: what the programs print does not depend on timing).
+ *
+ * The programs print only what real Node guarantees: each was run plainly many times on Node
+ * 20, 22 and 24. Where two sockets act concurrently, the order between them depends on the
+ * kernel and libuv's loop phases, so such programs keep one log per side and print the server's
+ * log, then the client's. A difference here is a simulator bug, never noise.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
+const PROGRAMS_DIR = fileURLToPath(new URL('./programs/', import.meta.url));
+const REGISTER_MJS = path.join(PACKAGE_DIR, 'dist', 'register.mjs');
+const RUN_TIMEOUT_MS = 30_000;
+const SEED_MAIN = '0x7c9';
+const SEED_OTHER = '0xa11ce';
+
+const PROGRAMS = fs
+  .readdirSync(PROGRAMS_DIR)
+  .filter((name) => /^(0[1-9]|[1-4]\d)-tcp-.*\.mjs$/.test(name))
+  .sort();
+
+/** The environment of every child: no inherited preloads, no DST_* settings except ours. */
+function childEnv(extra) {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key === 'NODE_OPTIONS' || key === 'NODE_NO_WARNINGS' || key.startsWith('DST_')) delete env[key];
+  }
+  return { ...env, ...extra };
+}
+
+/** Runs one program plainly (seed undefined) or under the simulator with that seed. */
+function run(program, { seed, reportFile } = {}) {
+  const args = seed === undefined ? [program] : ['--import', REGISTER_MJS, program];
+  const extra = seed === undefined ? {} : { DST_QUIET: '1', DST_SEED: seed };
+  if (reportFile !== undefined) extra.DST_REPORT = reportFile;
+  const result = spawnSync(process.execPath, args, {
+    cwd: PROGRAMS_DIR,
+    env: childEnv(extra),
+    encoding: 'utf8',
+    timeout: RUN_TIMEOUT_MS,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const how = seed === undefined ? 'plainly' : `under the simulator (DST_SEED=${seed})`;
+  assert.equal(result.error, undefined, `${program} ${how}: failed to run: ${result.error?.message}`);
+  assert.equal(result.signal, null, `${program} ${how}: killed by ${result.signal} (a hang?)\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  return { stdout: result.stdout, status: result.status, stderr: result.stderr };
+}
+
+describe(`TCP compliance: plain Node ${process.version} over loopback vs the simulated network`, function () {
+  before(function () {
+    assert.ok(fs.existsSync(REGISTER_MJS), `Failed to find ${REGISTER_MJS}: run \`npm run build\` first`);
+    assert.ok(PROGRAMS.length >= 40, `expected at least 40 NN-tcp-* programs in ${PROGRAMS_DIR}, found ${PROGRAMS.length}`);
+  });
+
+  for (const program of PROGRAMS) {
+    it(`${program}: same stdout and exit code`, function () {
+      const plain = run(program);
+      const simulated = run(program, { seed: SEED_MAIN });
+      const context = `\n--- plain stderr ---\n${plain.stderr}\n--- simulated stderr ---\n${simulated.stderr}`;
+      assert.ok(plain.stdout.length > 0, `${program} printed nothing on plain Node${context}`);
+      assert.equal(simulated.stdout, plain.stdout, `stdout differs (DST_SEED=${SEED_MAIN})${context}`);
+      assert.equal(simulated.status, plain.status, `exit code differs (DST_SEED=${SEED_MAIN})${context}`);
+    });
+  }
+});
+
+describe('TCP compliance programs are deterministic under the simulator', function () {
+  let tmpDir;
+  before(function () {
+    tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-compliance-tcp-'));
+  });
+  after(function () {
+    fs.rmSync(tmpDir, { recursive: true, force: true });
+  });
+
+  for (const program of PROGRAMS) {
+    it(`${program}: seed ${SEED_MAIN} twice replays exactly; seed ${SEED_OTHER} prints the same`, function () {
+      const firstReport = path.join(tmpDir, `${program}.1.json`);
+      const secondReport = path.join(tmpDir, `${program}.2.json`);
+      const first = run(program, { seed: SEED_MAIN, reportFile: firstReport });
+      const again = run(program, { seed: SEED_MAIN, reportFile: secondReport });
+      const other = run(program, { seed: SEED_OTHER });
+
+      assert.equal(again.stdout, first.stdout, `stdout differs between two runs of seed ${SEED_MAIN}`);
+      assert.equal(again.status, first.status, `exit code differs between two runs of seed ${SEED_MAIN}`);
+      const a = JSON.parse(fs.readFileSync(firstReport, 'utf8'));
+      const b = JSON.parse(fs.readFileSync(secondReport, 'utf8'));
+      assert.equal(a.seed, SEED_MAIN);
+      assert.ok(a.events > 0, `no simulated events ran for ${program}: did it reach the simulated network?`);
+      assert.equal(b.fingerprint, a.fingerprint, `fingerprint differs between two runs of seed ${SEED_MAIN}`);
+      assert.equal(b.events, a.events, `event count differs between two runs of seed ${SEED_MAIN}`);
+
+      assert.equal(other.stdout, first.stdout, `stdout differs between seeds ${SEED_MAIN} and ${SEED_OTHER}`);
+      assert.equal(other.status, first.status, `exit code differs between seeds ${SEED_MAIN} and ${SEED_OTHER}`);
+    });
+  }
+});
