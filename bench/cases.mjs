@@ -4,11 +4,18 @@
  * captured here at load time, outside every simulation.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import dgram from 'node:dgram';
+import dns from 'node:dns';
+import net from 'node:net';
 import FakeTimers from '@sinonjs/fake-timers';
 import { Sim } from 'dst-runtime';
 import {
   BENCH_SEED,
+  gossipHostName,
+  runRpcConnection,
+  startGossipHost,
   startIntervalHost,
+  startRpcServer,
   startTimerChains,
   timerCallbacksTotal,
   timerWorkloadSpanMs,
@@ -20,7 +27,7 @@ const realMathRandom = Math.random;
 const realCpuUsage = process.cpuUsage;
 
 /**
- * DST_BENCH_NONDETERMINISM=1 adds one timer with a really random delay to the simulated timer
+ * DST_BENCH_NONDETERMINISM=1 adds one timer with a really random delay to every simulated
  * workload: a self-test that the bench notices fingerprints that differ between repetitions.
  */
 const injectNondeterminism = process.env.DST_BENCH_NONDETERMINISM === '1';
@@ -88,6 +95,12 @@ export function immediateAlsBaseline(sizes) {
   });
 }
 
+/** With DST_BENCH_NONDETERMINISM=1: one more client, whose one timer has a really random delay. */
+function addNondeterminism(sim) {
+  if (!injectNondeterminism) return;
+  sim.client('nondeterministic', () => new Promise((resolve) => setTimeout(resolve, 1 + Math.floor(realMathRandom() * 1000))));
+}
+
 /** The timer-heavy workload on the simulator: one client per host, seed fixed. */
 export async function simTimers(sizes) {
   const params = sizes.timers;
@@ -95,9 +108,7 @@ export async function simTimers(sizes) {
   for (let h = 0; h < params.hostsCount; h++) {
     sim.client(`host-${h}`, () => new Promise((resolve) => startTimerChains(globalThis, h, params, resolve)));
   }
-  if (injectNondeterminism) {
-    sim.client('nondeterministic', () => new Promise((resolve) => setTimeout(resolve, 1 + Math.floor(realMathRandom() * 1000))));
-  }
+  addNondeterminism(sim);
   const watch = stopwatch();
   const result = await sim.run();
   const time = watch.stop();
@@ -147,10 +158,59 @@ export async function fakeTimersInterval(sizes) {
   return { events: params.hostsCount * Math.floor(params.durationMs / params.intervalMs), ...time, virtualNs: params.durationMs * 1e6 };
 }
 
+/**
+ * TCP request/response: a server host answering each request line, a client host running
+ * `roundTrips` sequential round trips spread over `connections` concurrent connections.
+ */
+async function simTcpRoundTrips(params) {
+  const sim = new Sim({ seed: BENCH_SEED });
+  sim.host('server', () => startRpcServer(net, params));
+  let answered = 0;
+  sim.client('client', async () => {
+    const perConnection = Math.ceil(params.roundTrips / params.connections);
+    const connections = [];
+    for (let c = 0; c < params.connections; c++) connections.push(runRpcConnection(net, 'server', params, c, perConnection));
+    for (const count of await Promise.all(connections)) answered += count;
+  });
+  addNondeterminism(sim);
+  const watch = stopwatch();
+  const result = await sim.run();
+  const time = watch.stop();
+  const expected = params.connections * Math.ceil(params.roundTrips / params.connections);
+  check(result.stopReason === 'clients-done', `the simulated run stopped for "${result.stopReason}", expected "clients-done"`);
+  check(answered === expected, `the client got ${answered} answers, expected ${expected}`);
+  return { events: result.events, ...time, fingerprint: result.fingerprint, virtualNs: result.elapsedNs, roundTrips: answered };
+}
+
+export const simTcpSequential = (sizes) => simTcpRoundTrips(sizes.rpc);
+export const simTcpConcurrent = (sizes) => simTcpRoundTrips(sizes.rpcConcurrent);
+
+/** Five hosts gossiping over UDP every 100 ms, for `durationMs` of virtual time. */
+export async function simGossip(sizes) {
+  const params = sizes.gossip;
+  const sim = new Sim({ seed: BENCH_SEED, durationMs: params.durationMs });
+  const stats = { sent: 0, received: 0 };
+  for (let h = 0; h < params.hostsCount; h++) sim.host(gossipHostName(h), () => startGossipHost(dgram, dns, h, params, stats));
+  addNondeterminism(sim);
+  const watch = stopwatch();
+  const result = await sim.run();
+  const time = watch.stop();
+  const sends = params.hostsCount * Math.floor(params.durationMs / params.intervalMs);
+  check(result.stopReason === 'duration', `the simulated run stopped for "${result.stopReason}", expected "duration"`);
+  check(result.elapsedNs === params.durationMs * 1e6, `the run ended at ${result.elapsedNs} ns, expected ${params.durationMs * 1e6}`);
+  check(stats.sent === sends, `the hosts sent ${stats.sent} datagrams, expected ${sends}`);
+  // No loss on the default network: only the last few datagrams may still be in flight at the end.
+  check(stats.received >= sends - params.hostsCount, `the hosts received ${stats.received} of ${sends} datagrams`);
+  return { events: result.events, ...time, fingerprint: result.fingerprint, virtualNs: result.elapsedNs, datagrams: stats.received };
+}
+
 export const CASES = {
   'baseline-immediate-als': immediateAlsBaseline,
   'sim-timers': simTimers,
   'fake-timers-timers': fakeTimersTimers,
   'sim-interval': simInterval,
   'fake-timers-interval': fakeTimersInterval,
+  'sim-tcp-sequential': simTcpSequential,
+  'sim-tcp-concurrent': simTcpConcurrent,
+  'sim-gossip': simGossip,
 };

@@ -1,7 +1,11 @@
 /**
- * What the bench reports: each figure names its simulator subject, its baselines (measured in
- * the same run) and its goals. A goal's `ratio(simulator, baselines, clock)` is computed from
- * wall-clock figures (clock 'wall', the headline) and from CPU-time figures (clock 'cpu'). The subjects' `case` names are the functions in cases.mjs.
+ * What the bench reports: each figure names its simulator subject, its variants (other
+ * simulated runs of the same figure, `variant: true`), its baselines (measured in the same run,
+ * in the same rounds) and its goals. A goal's `ratio(simulator, baselines, clock, variants)` is
+ * computed from wall-clock figures (clock 'wall', the headline) and from CPU-time figures (clock
+ * 'cpu'). `comparisons` are ratios reported the same way but with no goal to meet. A subject's
+ * `metric` (default: the figure's) is the figure shown for it in the table. The subjects' `case`
+ * names are the functions in cases.mjs.
  */
 import { BENCH_SEED, SIZES, timerCallbacksTotal } from './workloads.mjs';
 
@@ -15,6 +19,20 @@ const REPS = {
 
 const times = (ratio) => `${ratio.toFixed(2)}×`;
 const percent = (ratio) => `${(ratio * 100).toFixed(0)}%`;
+/** For ratios that may be a few percent: one decimal below 10%. */
+const finePercent = (ratio) => `${(ratio * 100).toFixed(ratio < 0.1 ? 1 : 0)}%`;
+
+/** The raw driver's ceiling, measured again in every figure that compares with it (same rounds). */
+const driverCeiling = (r) => ({
+  label: 'ceiling: batched setImmediate + ALS.run',
+  case: 'baseline-immediate-als',
+  metric: 'eventsPerSecond',
+  warmups: r.warmups,
+  reps: r.fast,
+});
+
+/** A subject's events per second, per wall-clock or per CPU second. */
+const eventsRate = (subject, clock) => (clock === 'cpu' ? subject.eventsPerCpuSecond : subject.eventsPerSecond);
 
 export const FIGURES = {
   timerThroughput: {
@@ -35,12 +53,7 @@ export const FIGURES = {
         },
         subjects: {
           simulator: { label: 'dst-runtime Sim', case: 'sim-timers', warmups: r.warmups, reps: r.fast },
-          driverCeiling: {
-            label: 'ceiling: batched setImmediate + ALS.run',
-            case: 'baseline-immediate-als',
-            warmups: r.warmups,
-            reps: r.fast,
-          },
+          driverCeiling: driverCeiling(r),
           fakeTimers: { label: 'fake-timers clock.tickAsync', case: 'fake-timers-timers', warmups: r.warmups, reps: r.slow },
         },
       };
@@ -93,6 +106,103 @@ export const FIGURES = {
         target: 10_000,
         format: (ratio) => `${Math.round(ratio).toLocaleString('en-US')}×`,
         ratio: (sim, _base, clock) => (clock === 'cpu' ? sim.virtualSecondsPerCpuSecond : sim.virtualSecondsPerWallSecond),
+      },
+    ],
+  },
+  tcpRoundTrips: {
+    title: '3. TCP round trips/s',
+    metric: 'roundTripsPerSecond',
+    unit: 'request/response round trips per wall-clock second',
+    plan(size) {
+      const seq = SIZES[size].rpc;
+      const conc = SIZES[size].rpcConcurrent;
+      const r = REPS[size];
+      return {
+        workload: {
+          sequential: seq,
+          concurrent: conc,
+          description:
+            `host "server": net.createServer on port ${seq.port}, answers every request line with one line after a little work; ` +
+            `client host: ${seq.roundTrips} sequential round trips (write a line of about ${seq.payload.length + 14} bytes, await the answer line) ` +
+            `over ${seq.connections} connection; variant: the same over ${conc.connections} concurrent connections; ` +
+            'default network (latency 1-5 ms uniform)',
+          driverCeilingEvents: SIZES[size].immediateEvents,
+        },
+        subjects: {
+          simulator: {
+            label: `dst-runtime Sim, ${seq.connections} connection`,
+            case: 'sim-tcp-sequential',
+            warmups: r.warmups,
+            reps: r.fast,
+          },
+          concurrent: {
+            label: `dst-runtime Sim, ${conc.connections} connections`,
+            case: 'sim-tcp-concurrent',
+            variant: true,
+            warmups: r.warmups,
+            reps: r.fast,
+          },
+          driverCeiling: driverCeiling(r),
+        },
+      };
+    },
+    goals: [],
+    comparisons: [
+      {
+        id: 'sequential-events-vs-driver-ceiling',
+        description: 'simulator events/s (1 connection) / driver ceiling',
+        format: finePercent,
+        ratio: (sim, base, clock) => eventsRate(sim, clock) / eventsRate(base.driverCeiling, clock),
+      },
+      {
+        id: 'concurrent-events-vs-driver-ceiling',
+        description: 'simulator events/s (concurrent connections) / driver ceiling',
+        format: finePercent,
+        ratio: (_sim, base, clock, variants) => eventsRate(variants.concurrent, clock) / eventsRate(base.driverCeiling, clock),
+      },
+    ],
+  },
+  udpGossip: {
+    title: '4. UDP gossip, virtual s per wall s',
+    metric: 'virtualSecondsPerWallSecond',
+    unit: 'virtual seconds per wall-clock second',
+    plan(size) {
+      const g = SIZES[size].gossip;
+      const v = SIZES[size].interval;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...g,
+          description:
+            `${g.hostsCount} hosts, each a dgram socket on port ${g.port} sending a small datagram to a peer picked at random ` +
+            `every ${g.intervalMs} ms and parsing and merging every datagram it receives with a little work, durationMs ${g.durationMs}; ` +
+            'default network (latency 1-5 ms uniform)',
+          driverCeilingEvents: SIZES[size].immediateEvents,
+          interval: v,
+        },
+        subjects: {
+          simulator: { label: 'dst-runtime Sim, UDP gossip', case: 'sim-gossip', warmups: r.warmups, reps: r.fast },
+          driverCeiling: driverCeiling(r),
+          interval: { label: 'dst-runtime Sim, figure 2 workload (setInterval only)', case: 'sim-interval', warmups: r.warmups, reps: r.fast },
+        },
+      };
+    },
+    goals: [],
+    comparisons: [
+      {
+        id: 'gossip-events-vs-driver-ceiling',
+        description: 'simulator events/s (UDP gossip) / driver ceiling',
+        format: finePercent,
+        ratio: (sim, base, clock) => eventsRate(sim, clock) / eventsRate(base.driverCeiling, clock),
+      },
+      {
+        id: 'gossip-vs-interval-virtual-speed',
+        description: 'virtual speed, UDP gossip / figure 2 interval workload',
+        format: finePercent,
+        ratio: (sim, base, clock) =>
+          clock === 'cpu'
+            ? sim.virtualSecondsPerCpuSecond / base.interval.virtualSecondsPerCpuSecond
+            : sim.virtualSecondsPerWallSecond / base.interval.virtualSecondsPerWallSecond,
       },
     ],
   },

@@ -3,11 +3,13 @@
  *
  *   --quick        tiny workloads, for the smoke test (figures are meaningless, shapes are not)
  *   --out <file>   where to write the JSON (default bench/results/latest.json)
- *   --only <id>    measure one figure only (timerThroughput or virtualSpeed); repeatable
+ *   --only <id>    measure one figure only (timerThroughput, virtualSpeed, tcpRoundTrips or
+ *                  udpGossip); repeatable
  *
  * Every case runs in its own child process (same node binary as this one, so running this file
  * with another node measures that version): warm-ups first, then a few repetitions taken in
- * rounds across the subjects of a figure, of which the median counts. Simulated runs use a fixed seed, so their fingerprints must repeat exactly;
+ * rounds across the subjects of a figure, of which the median counts. Simulated runs use a fixed
+ * seed, so their fingerprints must repeat exactly;
  * if they do not, the bench fails loudly (exit code 1). A missed goal is reported, not fatal:
  * a benchmark is not a test. See docs/benchmarks.md for what each figure means.
  */
@@ -121,7 +123,7 @@ async function runSubjects(subjects, size) {
 }
 
 /** Reduces a worker's report to the figures of one subject. */
-function summarise(subject, report) {
+function summarise(subject, report, figure) {
   const runs = report.reps;
   const wallNsMedian = median(runs.map((r) => r.wallNs));
   const events = runs[0].events;
@@ -129,6 +131,7 @@ function summarise(subject, report) {
   const summary = {
     subject: subject.label,
     case: report.case,
+    metric: subject.metric ?? figure.metric,
     warmups: report.warmups.length,
     repetitions: runs.length,
     events,
@@ -145,6 +148,13 @@ function summarise(subject, report) {
     eventsPerCpuSecond: median(runs.map((r) => r.events / (r.cpuNs / 1e9))),
     virtualSecondsPerCpuSecond: runs[0].virtualNs === undefined ? undefined : median(runs.map((r) => r.virtualNs / r.cpuNs)),
   };
+  if (runs[0].roundTrips !== undefined) {
+    // Request/response workloads: the same per round trip (the count is fixed by the workload).
+    summary.roundTrips = runs[0].roundTrips;
+    summary.roundTripsPerSecond = summary.roundTrips / (wallNsMedian / 1e9);
+    summary.roundTripsPerCpuSecond = median(runs.map((r) => r.roundTrips / (r.cpuNs / 1e9)));
+    summary.eventsPerRoundTrip = events / summary.roundTrips;
+  }
   summary.starved = summary.cpuPerWall < STARVED_CPU_PER_WALL;
   if (fingerprints.length > 0) {
     summary.fingerprint = fingerprints[0];
@@ -196,9 +206,16 @@ function si(value) {
   return value.toFixed(1);
 }
 
-function formatValue(figure, summary) {
-  const value = summary[figure.metric];
-  return figure.metric === 'eventsPerSecond' ? `${si(value)}/s` : `${Math.round(value).toLocaleString('en-US')}×`;
+function formatValue(metric, summary) {
+  const value = summary[metric];
+  if (metric === 'eventsPerSecond') return `${si(value)} events/s`;
+  if (metric === 'roundTripsPerSecond') return `${si(value)} round trips/s`;
+  return `${Math.round(value).toLocaleString('en-US')}× real time`;
+}
+
+/** Every subject of a figure, in table order: the simulator, its variants, the baselines. */
+function subjectsOf(figure) {
+  return [figure.simulator, ...Object.values(figure.variants), ...Object.values(figure.baselines)];
 }
 
 function printReport(result) {
@@ -209,14 +226,14 @@ function printReport(result) {
   out.push(`  cpu ${env.cpuModel} x${env.cpuCount}, load ${env.loadAverage1m.toFixed(2)} at start`);
   out.push(`  seed ${result.seed}, @sinonjs/fake-timers ${env.fakeTimers}, revision ${env.revision ?? 'unknown'}`);
   out.push('');
-  const rows = [['figure', 'subject', 'median', 'wall ms', 'cpu/wall', 'runs']];
+  const rows = [['figure', 'subject', 'median', 'events/s', 'wall ms', 'cpu/wall', 'runs']];
   for (const figure of Object.values(result.figures)) {
-    const subjects = [figure.simulator, ...Object.values(figure.baselines)];
-    subjects.forEach((s, i) => {
+    subjectsOf(figure).forEach((s, i) => {
       rows.push([
         i === 0 ? figure.title : '',
         s.subject,
-        formatValue(figure, s),
+        formatValue(s.metric, s),
+        s.metric === 'eventsPerSecond' ? '' : `${si(s.eventsPerSecond)}/s`,
         s.wallMsMedian.toFixed(1),
         `${Math.round(s.cpuPerWall * 100)}%`,
         `${s.warmups} warm-up + ${s.repetitions}`,
@@ -230,18 +247,24 @@ function printReport(result) {
       out.push('');
       continue;
     }
-    out.push(row.map((cell, c) => (c >= 2 && c <= 4 ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd());
+    out.push(row.map((cell, c) => (c >= 2 && c <= 5 ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd());
   }
   out.push('goals');
   for (const figure of Object.values(result.figures)) {
     for (const goal of figure.goals) {
       out.push(
-        `  ${goal.met ? 'met   ' : 'MISSED'}  ${goal.description}: ${goal.ratioText} (goal ${goal.targetText}; ` +
+        `  ${goal.met ? 'met    ' : 'MISSED '}  ${goal.description}: ${goal.ratioText} (goal ${goal.targetText}; ` +
           `per CPU second instead of wall: ${goal.ratioByCpuText})`,
       );
     }
+    for (const comparison of figure.comparisons) {
+      out.push(
+        `  no goal  ${comparison.description}: ${comparison.ratioText} ` +
+          `(per CPU second instead of wall: ${comparison.ratioByCpuText})`,
+      );
+    }
   }
-  const starved = Object.values(result.figures).flatMap((f) => [f.simulator, ...Object.values(f.baselines)]).filter((s) => s.starved);
+  const starved = Object.values(result.figures).flatMap(subjectsOf).filter((s) => s.starved);
   if (starved.length > 0) {
     out.push('');
     out.push(
@@ -252,8 +275,9 @@ function printReport(result) {
   out.push('');
   out.push('fingerprints (fixed seed: every run of a case must match)');
   for (const figure of Object.values(result.figures)) {
-    const s = figure.simulator;
-    out.push(`  ${s.fingerprintConsistent ? 'same     ' : 'DIFFERENT'}  ${s.case}: ${[...new Set(s.fingerprints)].join(' ')} (${s.fingerprints.length} runs)`);
+    for (const s of subjectsOf(figure).filter((subject) => subject.fingerprints !== undefined)) {
+      out.push(`  ${s.fingerprintConsistent ? 'same     ' : 'DIFFERENT'}  ${s.case}: ${[...new Set(s.fingerprints)].join(' ')} (${s.fingerprints.length} runs)`);
+    }
   }
   console.log(out.join('\n'));
 }
@@ -264,7 +288,7 @@ const args = parseArgs(process.argv.slice(2));
 const size = args.quick ? 'quick' : 'full';
 const startedMs = Date.now();
 const result = {
-  schema: 1,
+  schema: 2,
   date: new Date().toISOString(),
   quick: args.quick,
   seed: BENCH_SEED_TEXT,
@@ -280,12 +304,18 @@ for (const [id, figure] of Object.entries(FIGURES)) {
   const plan = figure.plan(size);
   process.stderr.write(`bench: ${figure.title}\n`);
   const reports = await runSubjects(plan.subjects, size);
-  const summaries = {};
-  for (const [key, subject] of Object.entries(plan.subjects)) summaries[key] = summarise(subject, reports[key]);
-  const { simulator, ...baselines } = summaries;
+  let simulator;
+  const variants = {};
+  const baselines = {};
+  for (const [key, subject] of Object.entries(plan.subjects)) {
+    const summary = summarise(subject, reports[key], figure);
+    if (key === 'simulator') simulator = summary;
+    else if (subject.variant) variants[key] = summary;
+    else baselines[key] = summary;
+  }
   const goals = figure.goals.map((goal) => {
-    const ratio = goal.ratio(simulator, baselines, 'wall');
-    const ratioByCpu = goal.ratio(simulator, baselines, 'cpu');
+    const ratio = goal.ratio(simulator, baselines, 'wall', variants);
+    const ratioByCpu = goal.ratio(simulator, baselines, 'cpu', variants);
     return {
       id: goal.id,
       description: goal.description,
@@ -298,16 +328,35 @@ for (const [id, figure] of Object.entries(FIGURES)) {
       targetText: `≥ ${goal.format(goal.target)}`,
     };
   });
+  // Ratios with no goal to meet (the issue sets none): reported, never judged.
+  const comparisons = (figure.comparisons ?? []).map((comparison) => {
+    const ratio = comparison.ratio(simulator, baselines, 'wall', variants);
+    const ratioByCpu = comparison.ratio(simulator, baselines, 'cpu', variants);
+    return {
+      id: comparison.id,
+      description: comparison.description,
+      goal: 'no goal',
+      ratio,
+      ratioByCpu,
+      ratioText: comparison.format(ratio),
+      ratioByCpuText: comparison.format(ratioByCpu),
+    };
+  });
   result.figures[id] = {
     title: figure.title,
     metric: figure.metric,
     unit: figure.unit,
     workload: plan.workload,
     simulator,
+    variants,
     baselines,
     goals,
+    comparisons,
   };
-  if (!simulator.fingerprintConsistent) result.fingerprintsConsistent = false;
+  // Every fixed-seed simulated subject (variants and simulated baselines too) must repeat itself.
+  for (const summary of [simulator, ...Object.values(variants), ...Object.values(baselines)]) {
+    if (summary.fingerprintConsistent === false) result.fingerprintsConsistent = false;
+  }
   if (goals.some((g) => !g.met)) result.allGoalsMet = false;
 }
 result.wallSecondsTotal = (Date.now() - startedMs) / 1000;

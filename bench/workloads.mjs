@@ -13,11 +13,17 @@ export const SIZES = {
     timers: { hostsCount: 4, chainsPerHost: 250, stepsPerChain: 1000, delayMsMax: 10 },
     interval: { hostsCount: 5, intervalMs: 100, durationMs: 3_600_000 },
     immediateEvents: 1_000_000,
+    rpc: { port: 7000, roundTrips: 100_000, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
+    rpcConcurrent: { port: 7000, roundTrips: 100_000, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
+    gossip: { hostsCount: 5, intervalMs: 100, durationMs: 3_600_000, port: 9000 },
   },
   quick: {
     timers: { hostsCount: 2, chainsPerHost: 20, stepsPerChain: 50, delayMsMax: 10 },
     interval: { hostsCount: 5, intervalMs: 100, durationMs: 60_000 },
     immediateEvents: 20_000,
+    rpc: { port: 7000, roundTrips: 200, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
+    rpcConcurrent: { port: 7000, roundTrips: 200, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
+    gossip: { hostsCount: 5, intervalMs: 100, durationMs: 30_000, port: 9000 },
   },
 };
 
@@ -100,4 +106,112 @@ export function startIntervalHost(timers, params) {
     const message = { kind: 'heartbeat', ticks, payload: [ticks, ticks + 1, ticks + 2] };
     ring[(ticks + 4) & 7] = { step: ticks, value: message.payload.length * Math.random() };
   }, params.intervalMs);
+}
+
+// ---- figure 3: TCP request/response ------------------------------------------------------------
+
+/**
+ * The request/response server: every line a client sends is one request; the server does a
+ * little work and answers with one line. Handles any number of connections.
+ */
+export function startRpcServer(net, params) {
+  const server = net.createServer((socket) => {
+    const ring = new Array(8);
+    let handled = 0;
+    let buffered = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk) => {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        handled++;
+        const value = littleWork(ring, handled);
+        socket.write(`ok ${line.slice(4)} ${value > 0.5 ? 1 : 0}\n`);
+      }
+    });
+    socket.on('error', () => socket.destroy());
+  });
+  server.listen(params.port);
+  return server;
+}
+
+/**
+ * One client connection running `roundTrips` sequential requests: write a line, await its
+ * answer, then the next, as code awaiting an RPC does. Resolves with the number of answers
+ * after closing the connection.
+ */
+export async function runRpcConnection(net, host, params, connectionIndex, roundTrips) {
+  const socket = net.connect(params.port, host);
+  await new Promise((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  socket.setEncoding('latin1');
+  let buffered = '';
+  let answer;
+  socket.on('data', (chunk) => {
+    buffered += chunk;
+    const newline = buffered.indexOf('\n');
+    if (newline === -1) return;
+    const line = buffered.slice(0, newline);
+    buffered = buffered.slice(newline + 1);
+    const resolve = answer;
+    answer = undefined;
+    resolve(line);
+  });
+  let answered = 0;
+  for (let i = 0; i < roundTrips; i++) {
+    const id = `${connectionIndex}:${i}`;
+    const line = await new Promise((resolve) => {
+      answer = resolve;
+      socket.write(`req ${id} ${params.payload}\n`);
+    });
+    if (!line.startsWith(`ok ${id} `)) throw new Error(`Failed to run the TCP workload: request ${id} got the answer "${line}"`);
+    answered++;
+  }
+  socket.end();
+  return answered;
+}
+
+// ---- figure 4: UDP gossip ------------------------------------------------------------------------
+
+/**
+ * One gossiping host: a UDP socket on `params.port`; every `intervalMs` it sends a small datagram
+ * to a peer picked by its own xorshift stream (not Math.random, so the schedule does not depend
+ * on the Math shim); every datagram it receives is parsed and merged into a small table, with a
+ * little work. Peers' addresses are resolved once at boot, as a membership list would hold them.
+ * Counts what it sends and receives in `stats` ({ sent, received }, shared by every host).
+ */
+export async function startGossipHost(dgram, dns, hostIndex, params, stats) {
+  const peerNames = [];
+  for (let h = 0; h < params.hostsCount; h++) if (h !== hostIndex) peerNames.push(gossipHostName(h));
+  const peers = [];
+  for (const name of peerNames) peers.push((await dns.promises.lookup(name, { family: 4 })).address);
+  const socket = dgram.createSocket('udp4');
+  await new Promise((resolve) => socket.bind(params.port, resolve));
+  const nextUint32 = delayStream(hostIndex, 0x9055);
+  const ring = new Array(8);
+  const heard = new Map();
+  let round = 0;
+  let received = 0;
+  socket.on('message', (msg) => {
+    received++;
+    stats.received++;
+    const [from, theirRound] = msg.toString('latin1').split(' ');
+    const seen = heard.get(from);
+    if (seen === undefined || seen < Number(theirRound)) heard.set(from, Number(theirRound));
+    littleWork(ring, received);
+  });
+  setInterval(() => {
+    round++;
+    const peer = peers[nextUint32() % peers.length];
+    socket.send(`${hostIndex} ${round} ${heard.size}`, params.port, peer);
+    stats.sent++;
+  }, params.intervalMs);
+}
+
+export function gossipHostName(hostIndex) {
+  return `peer-${hostIndex}`;
 }

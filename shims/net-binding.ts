@@ -52,6 +52,7 @@ const realTcp = {
   listen: TCP.prototype.listen,
   open: TCP.prototype.open,
   close: Object.getPrototypeOf(Object.getPrototypeOf(TCP.prototype)).close as (cb?: () => void) => void,
+  hasRef: Object.getPrototypeOf(Object.getPrototypeOf(TCP.prototype)).hasRef as () => boolean,
 };
 
 const kSim = Symbol('dst.simulatedHandle');
@@ -72,29 +73,52 @@ class SimTcp implements TcpOwner, ListenerOwner {
   readonly scope: AsyncResource;
   bound: SocketAddress | undefined;
   ipv6Only = false;
+  /**
+   * libuv's delayed_error: bind() reports EADDRINUSE late, from listen(), connect() or
+   * getsockname() (uv__tcp_bind), which is why Node's errors say "listen EADDRINUSE".
+   */
+  delayedError = 0;
   endpoint: TcpEndpoint | undefined;
   listener: TcpListener | undefined;
   connectReq: NativeHandle | undefined;
   /** Write requests waiting for window space, in order. */
   readonly pendingWrites: NativeHandle[] = [];
-  refed = true;
-  holdsRef = false;
+  /** libuv's UV_HANDLE_READING: between readStart and readStop, EOF or a read error. */
+  reading = false;
+  /** The buffer of `net.Socket({ onread: { buffer } })` (useUserBuffer): reads fill it. */
+  userBuffer: Uint8Array | undefined;
+  refed: boolean;
   closed = false;
+  private holdsHandleRef = false;
+  private holdsReqRef = false;
 
-  constructor(handle: NativeHandle, host: Host, scope: AsyncResource) {
+  constructor(handle: NativeHandle, host: Host, scope: AsyncResource, refed: boolean) {
     this.handle = handle;
     this.host = host;
     this.network = networkOf(host);
     this.scope = scope;
+    this.refed = refed;
   }
 
-  /** While connected or listening the handle keeps its host alive (unless unref'd). */
-  active(on: boolean): void {
-    const want = on && this.refed && !this.closed;
-    if (want === this.holdsRef) return;
-    this.holdsRef = want;
-    if (want) this.host.world.refHandle(this.host);
-    else this.host.world.unrefHandle(this.host);
+  /**
+   * What keeps the host alive, as in libuv: a handle counts while it is active (reading or
+   * listening) unless it is unref'd; requests (a connect, writes waiting for the window) count
+   * whatever the handle's ref. An idle connected socket that is not reading counts for nothing.
+   */
+  updateRefs(): void {
+    const handleRef = this.refed && !this.closed && (this.reading || this.listener !== undefined);
+    const reqRef = !this.closed && (this.connectReq !== undefined || this.pendingWrites.length > 0);
+    const world = this.host.world;
+    if (handleRef !== this.holdsHandleRef) {
+      this.holdsHandleRef = handleRef;
+      if (handleRef) world.refHandle(this.host);
+      else world.unrefHandle(this.host);
+    }
+    if (reqRef !== this.holdsReqRef) {
+      this.holdsReqRef = reqRef;
+      if (reqRef) world.refHandle(this.host);
+      else world.unrefHandle(this.host);
+    }
   }
 
   // ---- TcpOwner: events from the endpoint -------------------------------------------------
@@ -102,37 +126,66 @@ class SimTcp implements TcpOwner, ListenerOwner {
   connected(status: number): void {
     const req = this.connectReq;
     this.connectReq = undefined;
+    this.updateRefs();
     if (req === undefined || this.closed) return;
-    if (status !== 0) this.active(false);
     req.oncomplete(status, this.handle, req, true, true);
   }
 
   data(chunk: Buffer): void {
     if (this.closed) return;
+    if (this.userBuffer !== undefined) {
+      // The C++ side reads into the user's buffer and passes only the length; the callback may
+      // return the buffer for the next read (onread.buffer as a function).
+      for (let offset = 0; offset < chunk.length && !this.closed && this.reading; ) {
+        const target = this.userBuffer;
+        const n = Math.min(target.byteLength, chunk.length - offset);
+        target.set(chunk.subarray(offset, offset + n), 0);
+        offset += n;
+        streamBaseState[kReadBytesOrError] = n;
+        const next = this.handle.onread(undefined);
+        if (next instanceof Uint8Array) this.userBuffer = next;
+      }
+      return;
+    }
     streamBaseState[kReadBytesOrError] = chunk.length;
     streamBaseState[kArrayBufferOffset] = chunk.byteOffset;
     this.handle.onread(chunk.buffer);
   }
 
   end(): void {
+    this.reading = false;
+    this.updateRefs();
     if (this.closed) return;
     streamBaseState[kReadBytesOrError] = UV.EOF;
     this.handle.onread(undefined);
   }
 
-  failed(code: number): void {
+  readError(code: number): void {
+    this.reading = false;
+    this.updateRefs();
     if (this.closed) return;
-    // Writes still waiting will never complete.
-    for (const req of this.pendingWrites.splice(0)) req.oncomplete(code, this.handle, undefined);
     streamBaseState[kReadBytesOrError] = code;
     this.handle.onread(undefined);
+  }
+
+  writeFailed(code: number): void {
+    const req = this.pendingWrites.shift();
+    if (req === undefined || this.closed) return;
+    this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - ((req.bytes as number) ?? 0));
+    this.updateRefs();
+    req.oncomplete(code, this.handle, undefined);
+  }
+
+  hasPendingWrites(): boolean {
+    return this.pendingWrites.length > 0;
   }
 
   writable(): void {
     const endpoint = this.endpoint;
     while (this.pendingWrites.length > 0 && endpoint !== undefined && !endpoint.windowFull && !this.closed) {
       const req = this.pendingWrites.shift()!;
-      this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - (req.bytes as number ?? 0));
+      this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - ((req.bytes as number) ?? 0));
+      this.updateRefs();
       req.oncomplete(0, this.handle, undefined);
     }
   }
@@ -149,7 +202,6 @@ class SimTcp implements TcpOwner, ListenerOwner {
     sim.bound = endpoint.local;
     sim.endpoint = endpoint;
     endpoint.owner = sim;
-    sim.active(true);
     this.handle.onconnection(0, client);
   }
 }
@@ -160,7 +212,10 @@ function simOf(handle: NativeHandle): SimTcp | undefined {
 
 /** Gives a native TCP handle the simulated methods, shadowing the prototype's. */
 function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimTcp {
-  const sim = new SimTcp(handle, host, scope ?? new AsyncResource('TCPWRAP', { requireManualDestroy: true }));
+  // An unref() made before the handle turned simulated (net.connect(...).unref() on a fresh
+  // socket) went to the native handle: carry it over.
+  const refed = realTcp.hasRef.call(handle) as boolean;
+  const sim = new SimTcp(handle, host, scope ?? new AsyncResource('TCPWRAP', { requireManualDestroy: true }), refed);
   const own = (name: string, value: unknown) =>
     Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
   Object.defineProperty(handle, kSim, { value: sim, configurable: true });
@@ -183,7 +238,9 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   own('setNoDelay', () => 0);
   own('setKeepAlive', () => 0);
   own('setBlocking', () => 0);
-  own('useUserBuffer', () => undefined);
+  own('useUserBuffer', (buffer: Uint8Array) => {
+    sim.userBuffer = buffer;
+  });
   own('writeQueueSize', 0);
   own('fd', -1);
   own('_externalStream', undefined);
@@ -206,9 +263,16 @@ function bindAny(handle: NativeHandle, host: Host, address: string, port: number
   const network = sim.network;
   const addr = unmapped(address);
   if (!network.isLocal(host, addr)) return UV.EADDRNOTAVAIL;
-  if (port !== 0 && network.tcp.portInUse(host, port)) return UV.EADDRINUSE;
-  sim.bound = { address: family === 6 ? address : addr, port, family };
-  sim.ipv6Only = (flags & UV_TCP_IPV6ONLY) !== 0;
+  const local: SocketAddress = { address: family === 6 ? address : addr, port, family };
+  const ipv6Only = (flags & UV_TCP_IPV6ONLY) !== 0;
+  // libuv swallows EADDRINUSE from bind(2) and reports it from the next listen or connect.
+  const conflict = network.tcp.bindConflict(host, local, ipv6Only);
+  if (conflict !== 0) {
+    sim.delayedError = conflict;
+    return 0;
+  }
+  sim.bound = local;
+  sim.ipv6Only = ipv6Only;
   return 0;
 }
 
@@ -229,6 +293,7 @@ function patchedListen(this: NativeHandle, backlog: number): number {
   const existing = simOf(this);
   if (host === undefined && existing === undefined) return realTcp.listen.call(this, backlog) as number;
   const sim = existing ?? simulate(this, host!);
+  if (sim.delayedError !== 0) return sim.delayedError;
   const network = sim.network;
   const bound = sim.bound ?? { address: '::', port: 0, family: 6 as Family };
   if (bound.port === 0) bound.port = network.tcp.ephemeralPort(sim.host);
@@ -237,7 +302,7 @@ function patchedListen(this: NativeHandle, backlog: number): number {
   const err = network.tcp.listen(listener);
   if (err !== 0) return err;
   sim.listener = listener;
-  sim.active(true);
+  sim.updateRefs();
   return 0;
 }
 
@@ -245,6 +310,14 @@ function connectAny(handle: NativeHandle, req: NativeHandle, address: string, po
   const host = (simOf(handle)?.host ?? currentHost())!;
   const sim = simFor(handle, host);
   const network = sim.network;
+  sim.connectReq = req;
+  sim.updateRefs();
+  if (sim.delayedError !== 0) {
+    // uv__tcp_connect: a delayed bind error completes the connect request with that error.
+    const err = sim.delayedError;
+    host.world.schedule(host, 0, 'io', () => sim.connected(err), undefined, false, sim.scope);
+    return 0;
+  }
   const remoteAddress = unmapped(address);
   let local = sim.bound;
   if (local === undefined || local.port === 0) {
@@ -258,8 +331,6 @@ function connectAny(handle: NativeHandle, req: NativeHandle, address: string, po
   const endpoint = new TcpEndpoint(network.tcp, host, local, { address: family === 6 ? address : remoteAddress, port, family });
   endpoint.owner = sim;
   sim.endpoint = endpoint;
-  sim.connectReq = req;
-  sim.active(true);
   network.tcp.connect(endpoint);
   return 0;
 }
@@ -286,12 +357,22 @@ function patchedOpen(this: NativeHandle, fd: number): number {
 
 function readStart(this: NativeHandle): number {
   const sim = simOf(this)!;
-  sim.endpoint?.startReading();
+  if (sim.closed) return UV.EINVAL;
+  const endpoint = sim.endpoint;
+  // A connection whose read side is over (EOF or an error was delivered) has nothing to read:
+  // libuv would get EOF again at once; Node never asks.
+  if (endpoint === undefined) return UV.ENOTCONN;
+  sim.reading = true;
+  sim.updateRefs();
+  endpoint.startReading();
   return 0;
 }
 
 function readStop(this: NativeHandle): number {
-  simOf(this)!.endpoint?.stopReading();
+  const sim = simOf(this)!;
+  sim.reading = false;
+  sim.updateRefs();
+  sim.endpoint?.stopReading();
   return 0;
 }
 
@@ -315,6 +396,7 @@ function write(handle: NativeHandle, req: NativeHandle | null, data: Buffer): nu
   pending.bytes = data.length;
   handle.writeQueueSize = (handle.writeQueueSize as number) + data.length;
   sim.pendingWrites.push(pending);
+  sim.updateRefs();
   return req === null ? pending : 0;
 }
 
@@ -338,7 +420,7 @@ function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[],
 function shutdown(this: NativeHandle, req: NativeHandle): number {
   const sim = simOf(this)!;
   sim.endpoint?.finish();
-  // Completion is asynchronous, as with libuv.
+  // Completion is asynchronous, as with libuv; the request keeps the loop alive meanwhile.
   sim.host.world.schedule(sim.host, 0, 'io', () => req.oncomplete(0), undefined, true, sim.scope);
   return 0;
 }
@@ -347,16 +429,22 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
   const sim = simOf(handle)!;
   if (sim.closed) return;
   sim.closed = true;
+  sim.reading = false;
   if (sim.endpoint !== undefined) {
     if (graceful) sim.endpoint.close(true);
     else sim.endpoint.reset();
   }
   if (sim.listener !== undefined) sim.network.tcp.unlisten(sim.listener);
-  sim.active(false);
-  sim.pendingWrites.length = 0;
-  if (typeof callback === 'function') {
-    // A closing handle keeps the loop alive until its close callback has run (libuv).
-    sim.host.world.schedule(sim.host, 0, 'io', callback, handle, true, sim.scope);
+  sim.updateRefs();
+  const cancelled = sim.pendingWrites.splice(0);
+  handle.writeQueueSize = 0;
+  if (typeof callback === 'function' || cancelled.length > 0) {
+    // libuv finishes a close in its closing phase: writes still queued complete with
+    // ECANCELED, then the close callback runs. A closing handle keeps the loop alive.
+    sim.host.world.schedule(sim.host, 0, 'io', () => {
+      for (const req of cancelled) req.oncomplete(UV.ECANCELED, handle, undefined);
+      if (typeof callback === 'function') callback.call(handle);
+    }, undefined, true, sim.scope);
   }
   // Free the native handle (it never touched the OS); its own callback does nothing.
   realTcp.close.call(handle, () => {});
@@ -374,13 +462,13 @@ function reset(this: NativeHandle, callback?: () => void): number {
 function ref(this: NativeHandle): void {
   const sim = simOf(this)!;
   sim.refed = true;
-  sim.active(sim.endpoint !== undefined || sim.listener !== undefined);
+  sim.updateRefs();
 }
 
 function unref(this: NativeHandle): void {
   const sim = simOf(this)!;
   sim.refed = false;
-  sim.active(false);
+  sim.updateRefs();
 }
 
 function hasRef(this: NativeHandle): boolean {
@@ -396,8 +484,10 @@ function fill(out: Record<string, unknown>, address: SocketAddress): number {
 
 function getsockname(this: NativeHandle, out: Record<string, unknown>): number {
   const sim = simOf(this)!;
+  // uv_tcp_getsockname reports the delayed bind error (Node's checkBindError relies on it).
+  if (sim.delayedError !== 0) return sim.delayedError;
   const local = sim.endpoint?.local ?? sim.bound;
-  if (local === undefined) return UV.EINVAL;
+  if (local === undefined) return UV.EBADF;
   return fill(out, local);
 }
 

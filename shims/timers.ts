@@ -78,7 +78,7 @@ function fireTimeout(this: Timeout): void {
   const world = host.world;
   // Node's own clearTimeout, captured by a module loaded before dst-runtime, duck-types our
   // Timeout (it has _onTimeout) and clears it behind our back: honour that.
-  if (timer._onTimeout === null || timer._idleTimeout === -1) {
+  if (!timer._onTimeout || timer._idleTimeout === -1) {
     if (!timer._destroyed) timer._destroyed = true;
     return;
   }
@@ -222,8 +222,23 @@ if (typeof Symbol.dispose === 'symbol') {
   });
 }
 
+/**
+ * Node 24 drops a finished handle's callback and arguments (cleanTimer / cleanImmediate:
+ * `undefined`); Node 20 and 22 only set the callback to null and keep the arguments.
+ */
+const CLEANS_HANDLES = NODE_MAJOR >= 23;
+
+function cleanTimer(timer: Timeout): void {
+  if (!CLEANS_HANDLES) return;
+  timer._onTimeout = undefined as unknown as null;
+  timer._timerArgs = undefined;
+}
+
 function unenroll(timer: Timeout): void {
-  if (timer._destroyed) return;
+  if (timer._destroyed) {
+    cleanTimer(timer);
+    return;
+  }
   timer._destroyed = true;
   const world = timer[kHost].world;
   if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
@@ -233,6 +248,7 @@ function unenroll(timer: Timeout): void {
     timer[kEvent] = undefined;
   }
   if (timer[kRefed]) world.unrefHandle(timer[kHost]);
+  cleanTimer(timer);
   timer._idleTimeout = -1;
 }
 
@@ -245,8 +261,21 @@ function fireImmediate(this: Immediate): void {
   immediate[kRefed] = null;
   const callback = immediate._onImmediate as Function;
   const argv = immediate._argv;
-  if (argv === undefined) callback.call(immediate);
-  else Reflect.apply(callback, immediate, argv);
+  try {
+    if (argv === undefined) callback.call(immediate);
+    else Reflect.apply(callback, immediate, argv);
+  } finally {
+    cleanImmediate(immediate);
+  }
+}
+
+function cleanImmediate(immediate: Immediate): void {
+  if (CLEANS_HANDLES) {
+    immediate._onImmediate = undefined as unknown as null;
+    immediate._argv = undefined;
+  } else {
+    immediate._onImmediate = null;
+  }
 }
 
 /** A simulated immediate, shaped like Node's Immediate. */
@@ -381,8 +410,7 @@ function simClearImmediate(immediate: unknown): void {
     const pending = immediate[kEvent];
     if (pending !== undefined) world.cancel(pending);
     immediate[kEvent] = undefined;
-    immediate._onImmediate = null;
-    immediate._argv = undefined;
+    cleanImmediate(immediate);
     return;
   }
   originals.clearImmediate(immediate as Parameters<typeof clearImmediate>[0]);

@@ -9,6 +9,19 @@
  * Flow control: a sender may have WINDOW_BYTES in flight or unread at the receiver; beyond that
  * its writes complete only when the receiving application reads (a window update), which is
  * how write() returning false and 'drain' arise.
+ *
+ * Errors follow Linux where a program can observe them (tcp_reset, tcp_recvmsg, tcp_sendmsg):
+ * - a reset or a retransmission timeout records one pending socket error (ECONNRESET, or EPIPE
+ *   when the peer's FIN had already arrived, or ETIMEDOUT), reported ONCE, to whichever comes
+ *   first: the next read (after the bytes that arrived before it) or the next write; later
+ *   writes fail with EPIPE and later reads see EOF;
+ * - when the peer's FIN arrived before the reset, a read still sees EOF first (SOCK_DONE is
+ *   checked before the socket error), so the error surfaces on the next write;
+ * - an application that is not reading hears nothing until it reads or writes;
+ * - closing a socket with unread received data sends a reset instead of a FIN;
+ * - a closed socket (orphan) answers data with a reset but accepts the peer's FIN quietly.
+ * Bind conflicts follow Linux with SO_REUSEADDR (libuv sets it): only a listening socket makes
+ * an address "in use"; a dual-stack '::' listener overlaps every IPv4 address.
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
@@ -17,9 +30,16 @@ import { UV } from './errno.js';
 import type { Network } from './network.js';
 
 export const WINDOW_BYTES = 256 * 1024;
+/** The most libuv hands to one read callback (it reads into 64 KiB buffers). */
+export const READ_CHUNK_BYTES = 64 * 1024;
 const RTO_INITIAL_NS = 200_000_000;
 const RTO_MAX_NS = 60_000_000_000;
 const SYN_RTO_INITIAL_NS = 1_000_000_000;
+/** Linux's ephemeral port range (net.ipv4.ip_local_port_range 32768-60999). */
+const EPHEMERAL_MIN = 32_768;
+const EPHEMERAL_COUNT = 61_000 - EPHEMERAL_MIN;
+/** Bytes of IP + TCP headers, for the packet sizes the network rules see. */
+const HEADER_BYTES = 40;
 
 /** What the shim's handle implements to hear from its endpoint. */
 export interface TcpOwner {
@@ -28,12 +48,16 @@ export interface TcpOwner {
   /** Client side: the handshake finished (0) or failed (a UV error code). */
   connected(status: number): void;
   data(chunk: Buffer): void;
-  /** The peer sent FIN and every byte before it was delivered. */
+  /** The peer sent FIN and every byte before it was delivered (the read side is done). */
   end(): void;
-  /** The connection broke: ECONNRESET, ETIMEDOUT. */
-  failed(code: number): void;
+  /** A read failed (ECONNRESET, ETIMEDOUT): the read side is done. */
+  readError(code: number): void;
+  /** The oldest write waiting for window space failed (the connection broke while it waited). */
+  writeFailed(code: number): void;
   /** Writes that waited for window space may complete. */
   writable(): void;
+  /** True while a write waits for window space (libuv still tries to send it). */
+  hasPendingWrites(): boolean;
 }
 
 export interface ListenerOwner {
@@ -51,6 +75,34 @@ type Segment =
   | { seq: number; kind: 'syn-ack' }
   | { seq: number; kind: 'data'; data: Buffer }
   | { seq: number; kind: 'fin' };
+
+/** What the receiver still holds for the application, in order. 'error': the socket error. */
+type Unread = Buffer | 'eof' | 'error';
+
+/** The addresses a socket bound to `address` covers, per family ('all' for a wildcard). */
+function coverage(address: string, family: Family, ipv6Only: boolean): { v4: string | undefined; v6: string | undefined } {
+  if (family === 4) return { v4: address === '0.0.0.0' ? 'all' : address, v6: undefined };
+  if (address === '::' || address === '') return { v4: ipv6Only ? undefined : 'all', v6: 'all' };
+  const v4 = unmapped(address);
+  if (v4 !== address) return { v4, v6: undefined };
+  return { v4: undefined, v6: address.toLowerCase() };
+}
+
+function overlaps(a: string | undefined, b: string | undefined): boolean {
+  return a !== undefined && b !== undefined && (a === 'all' || b === 'all' || a === b);
+}
+
+/** True when two sockets bound to these addresses (same port) cannot both listen. */
+export function addressesConflict(
+  a: { address: string; family: Family },
+  aIpv6Only: boolean,
+  b: { address: string; family: Family },
+  bIpv6Only: boolean,
+): boolean {
+  const x = coverage(a.address, a.family, aIpv6Only);
+  const y = coverage(b.address, b.family, bIpv6Only);
+  return overlaps(x.v4, y.v4) || overlaps(x.v6, y.v6);
+}
 
 export class TcpListener {
   constructor(
@@ -77,20 +129,22 @@ export class TcpEndpoint {
   peer: TcpEndpoint | undefined;
   owner: TcpOwner | undefined;
   state: 'syn-sent' | 'established' | 'closed' = 'syn-sent';
+  /** Why the endpoint is closed: the application closed it, or the connection broke. */
+  closedBy: 'app' | 'reset' | 'timeout' | undefined;
   /** The application wants data (readStart) — otherwise data waits in `unread`. */
   reading = false;
   private sendSeq = 0;
   private recvSeq = 0;
   private readonly outOfOrder = new Map<number, Segment>();
   /** Delivered by the network, not yet handed to the application, in order. */
-  private readonly unread: Array<Buffer | 'eof'> = [];
+  private readonly unread: Unread[] = [];
   private flushScheduled = false;
   finSent = false;
   finReceived = false;
+  /** The pending socket error (sk_err): reported once, to the next read or write. */
+  private socketError: number | undefined;
   /** Bytes this endpoint sent that the peer's application has not read yet. */
   unackedBytes = 0;
-  /** Bytes written by the application, waiting for window space. */
-  blockedBytes = 0;
   bytesRead = 0;
   bytesWritten = 0;
 
@@ -108,10 +162,14 @@ export class TcpEndpoint {
   // ---- sending ----------------------------------------------------------------------------
 
   /**
-   * Queues `data` for the peer. Returns true when the write completed at once (window space),
-   * false when it waits: the owner's writable() then says when to retry completion.
+   * Queues `data` for the peer: 0 when accepted (check windowFull to know whether the write
+   * completes now), or a UV error code when the connection cannot carry it.
    */
   write(data: Buffer): number {
+    if (this.state === 'closed') {
+      if (this.closedBy === 'app') return UV.EBADF;
+      return this.takeSocketError() ?? UV.EPIPE;
+    }
     if (this.state !== 'established' || this.finSent) return UV.EPIPE;
     this.bytesWritten += data.length;
     if (data.length > 0) this.transmit({ seq: this.sendSeq++, kind: 'data', data });
@@ -131,37 +189,37 @@ export class TcpEndpoint {
     this.transmit({ seq: this.sendSeq++, kind: 'fin' });
   }
 
-  /** Sends a reset and closes (socket.resetAndDestroy, or close with unread data). */
+  /** Sends a reset and closes (socket.resetAndDestroy). */
   reset(): void {
     if (this.state === 'established' && this.peer !== undefined) this.stack.sendReset(this.host, this.peer);
     this.close(false);
   }
 
   /**
-   * The application closed its handle. Like close(2): a FIN if everything was read, a reset if
-   * unread data remains; afterwards the kernel answers the peer's segments with resets.
+   * The application closed its handle. Like close(2): a FIN if everything received was read, a
+   * reset if unread data remains; afterwards the kernel answers the peer's data with resets.
    */
   close(graceful = true): void {
-    if (this.state === 'closed') {
-      this.owner = undefined;
-      return;
-    }
+    this.owner = undefined;
+    this.reading = false;
+    if (this.state === 'closed') return;
     if (graceful && this.state === 'established') {
-      if (this.unread.some((item) => item !== 'eof')) {
+      if (this.unread.some((item) => typeof item !== 'string')) {
         if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer);
       } else {
         this.finish();
       }
     }
     this.state = 'closed';
-    this.owner = undefined;
+    this.closedBy = 'app';
+    this.unread.length = 0;
     this.stack.forget(this);
   }
 
   private transmit(segment: Segment): void {
     const peer = this.peer;
     if (peer === undefined) return;
-    const bytes = segment.kind === 'data' ? segment.data.length + 40 : 40;
+    const bytes = segment.kind === 'data' ? segment.data.length + HEADER_BYTES : HEADER_BYTES;
     this.stack.reliableSend(this, peer, bytes, () => peer.arrive(segment, this));
   }
 
@@ -169,8 +227,9 @@ export class TcpEndpoint {
 
   arrive(segment: Segment, from: TcpEndpoint): void {
     if (this.state === 'closed' || this.host.state !== 'running') {
-      // The kernel has no socket for this segment any more: it answers with a reset.
-      this.stack.sendReset(this.host, from);
+      // No socket reads this connection any more. The kernel accepts the peer's FIN (the
+      // orderly end of a connection this side already closed) and resets anything else.
+      if (segment.kind !== 'fin' || this.closedBy !== 'app') this.stack.sendReset(this.host, from);
       return;
     }
     if (segment.seq < this.recvSeq || this.outOfOrder.has(segment.seq)) return; // a duplicate
@@ -205,22 +264,55 @@ export class TcpEndpoint {
   /** A reset arrived from the peer. */
   resetByPeer(): void {
     if (this.state === 'closed') return;
-    const wasConnecting = this.state === 'syn-sent';
-    this.state = 'closed';
-    this.unread.length = 0;
-    this.stack.forget(this);
-    this.notify((owner) => (wasConnecting ? owner.connected(UV.ECONNREFUSED) : owner.failed(UV.ECONNRESET)));
-    this.owner = undefined;
+    if (this.state === 'syn-sent') {
+      this.fail('reset');
+      this.notify((owner) => owner.connected(UV.ECONNREFUSED));
+      this.owner = undefined;
+      return;
+    }
+    // tcp_reset: in CLOSE_WAIT (the peer's FIN arrived) the error is EPIPE, else ECONNRESET.
+    this.broken('reset', this.finReceived ? UV.EPIPE : UV.ECONNRESET);
   }
 
   /** Retransmission gave up (a long partition, or a peer that vanished). */
   timedOut(): void {
     if (this.state === 'closed') return;
-    const wasConnecting = this.state === 'syn-sent';
+    if (this.state === 'syn-sent') {
+      this.fail('timeout');
+      this.notify((owner) => owner.connected(UV.ETIMEDOUT));
+      this.owner = undefined;
+      return;
+    }
+    this.broken('timeout', UV.ETIMEDOUT);
+  }
+
+  private fail(reason: 'reset' | 'timeout'): void {
     this.state = 'closed';
+    this.closedBy = reason;
     this.stack.forget(this);
-    this.notify((owner) => (wasConnecting ? owner.connected(UV.ETIMEDOUT) : owner.failed(UV.ETIMEDOUT)));
-    this.owner = undefined;
+  }
+
+  /**
+   * An established connection broke. The bytes that arrived before stay readable; the error is
+   * reported to whichever the application does first: read (after those bytes) or write. A
+   * write waiting for window space is a write in progress: libuv retries it on the error
+   * event, so it fails now (after the read side, as libuv handles POLLIN before POLLOUT).
+   */
+  private broken(reason: 'reset' | 'timeout', code: number): void {
+    this.fail(reason);
+    this.socketError = code;
+    if (!this.finReceived) this.unread.push('error');
+    this.flush();
+    if (this.socketError !== undefined && this.owner !== undefined && this.owner.hasPendingWrites()) {
+      const error = this.takeSocketError()!;
+      this.notify((owner) => owner.writeFailed(error));
+    }
+  }
+
+  private takeSocketError(): number | undefined {
+    const code = this.socketError;
+    this.socketError = undefined;
+    return code;
   }
 
   /** The application started (or resumed) reading. */
@@ -243,20 +335,60 @@ export class TcpEndpoint {
     }, undefined, false, this.owner?.scope);
   }
 
-  /** Hands buffered data to the application while it is reading. */
+  /**
+   * Hands buffered data to the application while it is reading, as libuv does: consecutive
+   * segments are read together, at most READ_CHUNK_BYTES per read callback. EOF and errors end
+   * reading (libuv stops the read side by itself after either).
+   */
   private flush(): void {
     let consumed = 0;
     while (this.reading && this.unread.length > 0 && this.owner !== undefined && this.host.state === 'running') {
-      const item = this.unread.shift()!;
+      const item = this.unread[0]!;
       if (item === 'eof') {
+        this.unread.shift();
+        this.reading = false;
         this.notify((owner) => owner.end());
+      } else if (item === 'error') {
+        this.unread.shift();
+        this.reading = false;
+        // The error may have been reported to a write already: then a read sees EOF.
+        const code = this.takeSocketError();
+        if (code === undefined) this.notify((owner) => owner.end());
+        else this.notify((owner) => owner.readError(code));
       } else {
-        consumed += item.length;
-        this.bytesRead += item.length;
-        this.notify((owner) => owner.data(item));
+        const chunk = this.takeChunk();
+        consumed += chunk.length;
+        this.bytesRead += chunk.length;
+        this.notify((owner) => owner.data(chunk));
       }
     }
-    if (consumed > 0 && this.peer !== undefined) this.stack.windowUpdate(this, this.peer, consumed);
+    if (consumed > 0 && this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, consumed);
+  }
+
+  /** Takes up to READ_CHUNK_BYTES of consecutive buffered data from the front of `unread`. */
+  private takeChunk(): Buffer {
+    const first = this.unread[0] as Buffer;
+    if (first.length >= READ_CHUNK_BYTES) {
+      if (first.length === READ_CHUNK_BYTES) return this.unread.shift() as Buffer;
+      this.unread[0] = first.subarray(READ_CHUNK_BYTES);
+      return first.subarray(0, READ_CHUNK_BYTES);
+    }
+    const parts: Buffer[] = [];
+    let size = 0;
+    while (this.unread.length > 0 && typeof this.unread[0] !== 'string' && size < READ_CHUNK_BYTES) {
+      const next = this.unread[0] as Buffer;
+      const room = READ_CHUNK_BYTES - size;
+      if (next.length <= room) {
+        parts.push(next);
+        size += next.length;
+        this.unread.shift();
+      } else {
+        parts.push(next.subarray(0, room));
+        this.unread[0] = next.subarray(room);
+        size += room;
+      }
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
   }
 
   notify(fn: (owner: TcpOwner) => void): void {
@@ -270,12 +402,12 @@ export class TcpEndpoint {
   windowOpened(bytes: number): void {
     const wasFull = this.windowFull;
     this.unackedBytes = Math.max(0, this.unackedBytes - bytes);
-    if (wasFull && !this.windowFull) this.notify((owner) => owner.writable());
+    if (wasFull && !this.windowFull && this.state !== 'closed') this.notify((owner) => owner.writable());
   }
 
-  /** True while data waits for the application: closing now sends a reset, not a FIN. */
+  /** True while received data waits for the application. */
   get hasUnread(): boolean {
-    return this.unread.length > 0;
+    return this.unread.some((item) => typeof item !== 'string');
   }
 }
 
@@ -290,13 +422,16 @@ export class TcpStack {
     this.network = network;
   }
 
-  /** An ephemeral port for a host: sequential from a seeded start, like Linux's range. */
+  /**
+   * An ephemeral port for a host: sequential from a seeded start, in Linux's range, skipping
+   * ports a listener or a connection of that host uses. 0 when the range is exhausted.
+   */
   ephemeralPort(host: Host): number {
     let port = this.nextEphemeral.get(host);
-    if (port === undefined) port = 32768 + host.stream('ports').int(0, 28232);
-    for (let tries = 0; tries < 28232; tries++) {
-      const candidate = 32768 + ((port - 32768 + tries) % 28232);
-      if (!this.portInUse(host, candidate)) {
+    if (port === undefined) port = EPHEMERAL_MIN + host.stream('ports').int(0, EPHEMERAL_COUNT - 1);
+    for (let tries = 0; tries < EPHEMERAL_COUNT; tries++) {
+      const candidate = EPHEMERAL_MIN + ((port - EPHEMERAL_MIN + tries) % EPHEMERAL_COUNT);
+      if (!this.portUsed(host, candidate)) {
         this.nextEphemeral.set(host, candidate + 1);
         return candidate;
       }
@@ -304,18 +439,26 @@ export class TcpStack {
     return 0;
   }
 
-  portInUse(host: Host, port: number): boolean {
-    return this.listeners.some((l) => l.host === host && !l.closed && l.local.port === port);
+  private portUsed(host: Host, port: number): boolean {
+    if (this.listeners.some((l) => l.host === host && !l.closed && l.local.port === port)) return true;
+    for (const endpoint of this.endpoints) if (endpoint.host === host && endpoint.local.port === port) return true;
+    return false;
   }
 
-  /** Binds a listener; returns a UV error code or 0. */
-  listen(listener: TcpListener): number {
+  /** The error bind() reports for this address (0 when free): a listener covering it. */
+  bindConflict(host: Host, local: SocketAddress, ipv6Only: boolean): number {
+    if (local.port === 0) return 0;
     for (const other of this.listeners) {
-      if (other.host !== listener.host || other.closed || other.local.port !== listener.local.port) continue;
-      const a = other.local.address;
-      const b = listener.local.address;
-      if (a === b || isWildcard(a) || isWildcard(b)) return UV.EADDRINUSE;
+      if (other.host !== host || other.closed || other.local.port !== local.port) continue;
+      if (addressesConflict(other.local, other.ipv6Only, local, ipv6Only)) return UV.EADDRINUSE;
     }
+    return 0;
+  }
+
+  /** Starts listening; returns a UV error code or 0. */
+  listen(listener: TcpListener): number {
+    const err = this.bindConflict(listener.host, listener.local, listener.ipv6Only);
+    if (err !== 0) return err;
     this.listeners.push(listener);
     return 0;
   }
@@ -337,7 +480,7 @@ export class TcpStack {
     const startNs = this.network.world.nowNs;
     const attempt = (rtoNs: number) => {
       if (endpoint.state !== 'syn-sent') return;
-      const sent = to !== undefined && this.network.send(from, to, 'tcp', 60, () => this.synArrived(endpoint, to));
+      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to));
       if (sent) return;
       // Lost (or nobody owns the address): retransmit the SYN with backoff, then give up.
       if (this.network.world.nowNs - startNs + rtoNs > this.network.tcpTimeoutNs) {
@@ -376,7 +519,7 @@ export class TcpStack {
     client.peer = server;
     this.endpoints.add(server);
     // SYN-ACK is segment 0 of the server's direction: it precedes any data the server sends.
-    this.reliableSend(server, client, 60, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server));
+    this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server));
     (server as unknown as { sendSeq: number }).sendSeq = 1;
     const owner = listener.owner;
     if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.connection(server));
@@ -391,7 +534,9 @@ export class TcpStack {
     const world = this.network.world;
     const startNs = world.nowNs;
     const attempt = (rtoNs: number) => {
-      if (from.state === 'closed' && !from.finSent) return;
+      // A connection that broke stops retransmitting; one the application closed goes on
+      // delivering what it sent (the kernel keeps an orphaned socket until its data is out).
+      if (from.state === 'closed' && from.closedBy !== 'app') return;
       if (this.network.send(from.host, to.host, 'tcp', bytes, deliver)) return;
       if (world.nowNs - startNs + rtoNs > this.network.tcpTimeoutNs) {
         from.timedOut();
@@ -404,7 +549,7 @@ export class TcpStack {
 
   /** A reset from `fromHost` to `to` (unreliable: a lost reset is simply lost). */
   sendReset(fromHost: Host, to: TcpEndpoint): void {
-    this.network.send(fromHost, to.host, 'tcp', 40, () => to.resetByPeer());
+    this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => to.resetByPeer());
   }
 
   /** The receiver's application read `bytes` from `reader`: tell the sender its window opened. */
@@ -414,7 +559,7 @@ export class TcpStack {
       sender.unackedBytes = Math.max(0, sender.unackedBytes - bytes);
       return;
     }
-    this.reliableSend(reader, sender, 40, () => sender.windowOpened(bytes));
+    this.reliableSend(reader, sender, HEADER_BYTES, () => sender.windowOpened(bytes));
   }
 
   forget(endpoint: TcpEndpoint): void {
@@ -425,13 +570,7 @@ export class TcpStack {
   hostDown(host: Host): void {
     for (const listener of [...this.listeners]) if (listener.host === host) this.unlisten(listener);
     for (const endpoint of [...this.endpoints]) {
-      if (endpoint.host !== host) continue;
-      if (endpoint.state === 'established' && endpoint.peer !== undefined) {
-        if (endpoint.hasUnread) endpoint.reset();
-        else endpoint.close(true);
-      } else {
-        endpoint.close(false);
-      }
+      if (endpoint.host === host) endpoint.close(true);
     }
   }
 }

@@ -43,11 +43,24 @@ function runBench(args, env = {}) {
 
 function assertSubject(subject, metric, where) {
   assert.equal(typeof subject, 'object', `${where} is missing`);
+  assert.equal(subject.metric, metric, `${where}.metric`);
   assert.ok(Number.isFinite(subject[metric]) && subject[metric] > 0, `${where}.${metric} = ${subject[metric]}`);
+  // Every subject also reports events/s, so any two can be compared with the driver ceiling.
+  assert.ok(Number.isFinite(subject.eventsPerSecond) && subject.eventsPerSecond > 0, `${where}.eventsPerSecond`);
   assert.ok(subject.repetitions >= 1, `${where} has no repetitions`);
   assert.ok(subject.warmups >= 1, `${where} had no warm-up`);
   assert.equal(subject.wallMsSamples.length, subject.repetitions);
   assert.ok(subject.events > 0, `${where} ran no events`);
+}
+
+/** A fixed-seed simulated subject: the warm-up and every repetition ran the very same execution. */
+function assertFingerprintsRepeat(subject, where) {
+  const fingerprints = subject.fingerprints;
+  assert.ok(Array.isArray(fingerprints), `${where} reported no fingerprints`);
+  assert.equal(fingerprints.length, subject.warmups + subject.repetitions);
+  assert.match(fingerprints[0], /^[0-9a-f]{16}$/);
+  assert.deepEqual(new Set(fingerprints), new Set([fingerprints[0]]), `${where} fingerprints differ: ${fingerprints}`);
+  assert.equal(subject.fingerprintConsistent, true);
 }
 
 describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
@@ -66,17 +79,34 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
     assert.equal(json.environment.node, process.version);
     assert.equal(typeof json.environment.cpuModel, 'string');
 
+    // For each figure: the simulator's metric, its variants and baselines with their own
+    // metrics, the number of goals and of goal-less comparisons.
+    const events = 'eventsPerSecond';
+    const virtualSpeed = 'virtualSecondsPerWallSecond';
+    const roundTrips = 'roundTripsPerSecond';
     const expected = {
-      timerThroughput: { metric: 'eventsPerSecond', baselines: ['driverCeiling', 'fakeTimers'], goals: 2 },
-      virtualSpeed: { metric: 'virtualSecondsPerWallSecond', baselines: ['fakeTimers'], goals: 1 },
+      timerThroughput: { metric: events, variants: {}, baselines: { driverCeiling: events, fakeTimers: events }, goals: 2, comparisons: 0 },
+      virtualSpeed: { metric: virtualSpeed, variants: {}, baselines: { fakeTimers: virtualSpeed }, goals: 1, comparisons: 0 },
+      tcpRoundTrips: { metric: roundTrips, variants: { concurrent: roundTrips }, baselines: { driverCeiling: events }, goals: 0, comparisons: 2 },
+      udpGossip: { metric: virtualSpeed, variants: {}, baselines: { driverCeiling: events, interval: virtualSpeed }, goals: 0, comparisons: 2 },
     };
     assert.deepEqual(Object.keys(json.figures).sort(), Object.keys(expected).sort());
     for (const [id, want] of Object.entries(expected)) {
       const figure = json.figures[id];
       assert.equal(figure.metric, want.metric);
       assertSubject(figure.simulator, want.metric, `${id}.simulator`);
-      assert.deepEqual(Object.keys(figure.baselines).sort(), [...want.baselines].sort());
-      for (const name of want.baselines) assertSubject(figure.baselines[name], want.metric, `${id}.baselines.${name}`);
+      assertFingerprintsRepeat(figure.simulator, `${id}.simulator`);
+      assert.deepEqual(Object.keys(figure.variants).sort(), Object.keys(want.variants).sort());
+      for (const [name, metric] of Object.entries(want.variants)) {
+        assertSubject(figure.variants[name], metric, `${id}.variants.${name}`);
+        assertFingerprintsRepeat(figure.variants[name], `${id}.variants.${name}`);
+      }
+      assert.deepEqual(Object.keys(figure.baselines).sort(), Object.keys(want.baselines).sort());
+      for (const [name, metric] of Object.entries(want.baselines)) {
+        const baseline = figure.baselines[name];
+        assertSubject(baseline, metric, `${id}.baselines.${name}`);
+        if (baseline.fingerprints !== undefined) assertFingerprintsRepeat(baseline, `${id}.baselines.${name}`);
+      }
       assert.equal(figure.goals.length, want.goals);
       for (const goal of figure.goals) {
         assert.ok(Number.isFinite(goal.ratio) && goal.ratio > 0, `${id} goal ${goal.id} ratio = ${goal.ratio}`);
@@ -84,15 +114,37 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
         assert.ok(goal.target > 0);
         assert.equal(goal.met, goal.ratio >= goal.target);
       }
-      // Fixed seed: the warm-up and every repetition ran the very same execution.
-      const fingerprints = figure.simulator.fingerprints;
-      assert.equal(fingerprints.length, figure.simulator.warmups + figure.simulator.repetitions);
-      assert.match(fingerprints[0], /^[0-9a-f]{16}$/);
-      assert.deepEqual(new Set(fingerprints), new Set([fingerprints[0]]), `${id} fingerprints differ: ${fingerprints}`);
-      assert.equal(figure.simulator.fingerprintConsistent, true);
+      assert.equal(figure.comparisons.length, want.comparisons);
+      for (const comparison of figure.comparisons) {
+        assert.ok(Number.isFinite(comparison.ratio) && comparison.ratio > 0, `${id} comparison ${comparison.id} ratio = ${comparison.ratio}`);
+        assert.ok(Number.isFinite(comparison.ratioByCpu) && comparison.ratioByCpu > 0, `${id} comparison ${comparison.id} ratioByCpu`);
+        assert.equal(comparison.goal, 'no goal');
+        assert.equal(comparison.target, undefined, `${id} comparison ${comparison.id} has a target`);
+      }
     }
+
+    // Every figure that compares with the driver ceiling measures that very baseline.
+    for (const id of ['tcpRoundTrips', 'udpGossip']) {
+      assert.equal(json.figures[id].baselines.driverCeiling.case, json.figures.timerThroughput.baselines.driverCeiling.case);
+    }
+    // The TCP figure counts its round trips: every request was answered, in both variants.
+    const tcp = json.figures.tcpRoundTrips;
+    assert.equal(tcp.simulator.roundTrips, tcp.workload.sequential.roundTrips);
+    assert.equal(tcp.variants.concurrent.roundTrips, tcp.workload.concurrent.roundTrips);
+    assert.ok(tcp.workload.concurrent.connections > 1);
+    assert.notEqual(tcp.simulator.fingerprint, tcp.variants.concurrent.fingerprint);
+    // The gossip figure's interval baseline is figure 2's case, run in another process: same fingerprint.
+    const gossip = json.figures.udpGossip;
+    assert.equal(gossip.baselines.interval.case, json.figures.virtualSpeed.simulator.case);
+    assert.equal(gossip.baselines.interval.fingerprint, json.figures.virtualSpeed.simulator.fingerprint);
+
     assert.equal(json.fingerprintsConsistent, true);
     assert.match(stdout, /fingerprints/);
+    assert.match(stdout, /no goal {2}simulator events\/s \(1 connection\) \/ driver ceiling: /);
+    assert.match(stdout, /no goal {2}simulator events\/s \(UDP gossip\) \/ driver ceiling: /);
+    for (const caseName of ['sim-tcp-sequential', 'sim-tcp-concurrent', 'sim-gossip']) {
+      assert.match(stdout, new RegExp(`same {7}${caseName}: [0-9a-f]{16} \\(\\d+ runs\\)`));
+    }
   });
 
   it('fails loudly when a fixed-seed run does not repeat its fingerprint', async () => {
@@ -108,5 +160,20 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
     assert.equal(json.fingerprintsConsistent, false);
     assert.equal(json.figures.timerThroughput.simulator.fingerprintConsistent, false);
     assert.deepEqual(Object.keys(json.figures), ['timerThroughput']);
+  });
+
+  it('checks the fingerprints of every simulated subject, variants included', async () => {
+    // Arrange: the same switch puts one really random timer into both TCP runs.
+    const env = { DST_BENCH_NONDETERMINISM: '1' };
+
+    // Act
+    const { code, stderr, json } = await runBench(['--quick', '--only', 'tcpRoundTrips'], env);
+
+    // Assert
+    assert.equal(code, 1);
+    assert.match(stderr, /FAILED: a simulated run with a fixed seed produced different fingerprints/);
+    assert.equal(json.fingerprintsConsistent, false);
+    assert.equal(json.figures.tcpRoundTrips.simulator.fingerprintConsistent, false);
+    assert.equal(json.figures.tcpRoundTrips.variants.concurrent.fingerprintConsistent, false);
   });
 });
