@@ -16,71 +16,23 @@
  * that real Node runs nondeterministically must be changed, not skipped.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listPrograms, readReport, REGISTER_MJS, runProgram } from '../support/programs.mjs';
 
-const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 const PROGRAMS_DIR = fileURLToPath(new URL('./programs/', import.meta.url));
-const REGISTER_MJS = path.join(PACKAGE_DIR, 'dist', 'register.mjs');
 /** How the simulator is loaded: the package's own export, resolved from inside the package. */
 const REGISTER_SPECIFIER = 'dst-runtime/register';
-const RUN_TIMEOUT_MS = 30_000;
 const SEED_MAIN = '0x5eed';
 const SEED_OTHER = '0x9f3c1a22';
 
-const PROGRAMS = fs
-  .readdirSync(PROGRAMS_DIR)
-  .filter((name) => /^\d+-.*\.(mjs|cjs)$/.test(name))
-  .sort();
+const PROGRAMS = listPrograms(PROGRAMS_DIR, /^\d+-.*\.(mjs|cjs)$/);
 
-/** The environment of every child: no inherited preloads, no DST_* settings except ours. */
-function childEnv(extra) {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (key === 'NODE_OPTIONS' || key === 'NODE_NO_WARNINGS' || key.startsWith('DST_')) delete env[key];
-  }
-  return { ...env, ...extra };
-}
-
-/**
- * Runs one program. `seed` undefined: plain Node. Otherwise under the simulator with that seed,
- * loaded with `--import` (default) or `--require`; `reportFile` receives the run's JSON report.
- */
-function run(program, { seed, reportFile, preload = 'import' } = {}) {
-  const args = seed === undefined ? [program] : [preload === 'require' ? '--require' : '--import', REGISTER_SPECIFIER, program];
-  const extra = seed === undefined ? {} : { DST_QUIET: '1', DST_SEED: seed };
-  if (reportFile !== undefined) extra.DST_REPORT = reportFile;
-  const result = spawnSync(process.execPath, args, {
-    cwd: PROGRAMS_DIR,
-    env: childEnv(extra),
-    encoding: 'utf8',
-    timeout: RUN_TIMEOUT_MS,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const how = seed === undefined ? 'plainly' : `under the simulator (DST_SEED=${seed})`;
-  assert.equal(result.error, undefined, `${program} ${how}: failed to run: ${result.error?.message}`);
-  assert.equal(result.signal, null, `${program} ${how}: killed by ${result.signal}\nstderr:\n${result.stderr}`);
-  return {
-    stdout: result.stdout,
-    status: result.status,
-    stderr: result.stderr,
-    warnings: warningLines(result.stderr),
-  };
-}
-
-/** The warning lines of stderr, with the `(node:PID)` prefix made comparable. */
-function warningLines(stderr) {
-  return stderr
-    .split('\n')
-    .filter((line) => line.includes('Warning:'))
-    .map((line) => line.replace(/\(node:\d+\)/g, '(node:PID)'));
-}
-
-function readReport(file) {
-  return JSON.parse(fs.readFileSync(file, 'utf8'));
+/** Runs one program: plainly (no seed) or under the simulator, loaded by its package name. */
+function run(program, options = {}) {
+  return runProgram(PROGRAMS_DIR, program, { register: REGISTER_SPECIFIER, ...options });
 }
 
 describe(`compliance: plain Node ${process.version} vs --import ${REGISTER_SPECIFIER}`, function () {

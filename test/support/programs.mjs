@@ -1,0 +1,67 @@
+/**
+ * Running a compliance program as a child process, plainly or under the simulator: shared by
+ * the compliance harnesses (test/compliance, test/compliance-net).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
+export const REGISTER_MJS = path.join(PACKAGE_DIR, 'dist', 'register.mjs');
+export const REGISTER_CJS = path.join(PACKAGE_DIR, 'dist', 'register.cjs');
+const RUN_TIMEOUT_MS = 30_000;
+
+/** The environment of every child: no inherited preloads, no DST_* settings except ours. */
+export function childEnv(extra) {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key === 'NODE_OPTIONS' || key === 'NODE_NO_WARNINGS' || key.startsWith('DST_')) delete env[key];
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * Runs `program` (a file name in `dir`) with the Node that runs mocha. `seed` undefined: plain
+ * Node. Otherwise under the simulator with that seed, preloaded with `--import register`
+ * (default) or `--require register` (`preload: 'require'`), where `register` defaults to the
+ * built dist/register.mjs (.cjs for --require); `reportFile` receives the run's JSON report.
+ */
+export function runProgram(dir, program, { seed, reportFile, preload = 'import', register, env = {} } = {}) {
+  let args = [program];
+  if (seed !== undefined) {
+    const flag = preload === 'require' ? '--require' : '--import';
+    args = [flag, register ?? (preload === 'require' ? REGISTER_CJS : REGISTER_MJS), program];
+  }
+  const extra = seed === undefined ? { ...env } : { ...env, DST_QUIET: '1', DST_SEED: seed };
+  if (reportFile !== undefined) extra.DST_REPORT = reportFile;
+  const result = spawnSync(process.execPath, args, {
+    cwd: dir,
+    env: childEnv(extra),
+    encoding: 'utf8',
+    timeout: RUN_TIMEOUT_MS,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const how = seed === undefined ? 'plainly' : `under the simulator (DST_SEED=${seed})`;
+  assert.equal(result.error, undefined, `${program} ${how}: failed to run: ${result.error?.message}`);
+  assert.equal(result.signal, null, `${program} ${how}: killed by ${result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  return { stdout: result.stdout, status: result.status, stderr: result.stderr, warnings: warningLines(result.stderr) };
+}
+
+/** The warning lines of stderr, with the `(node:PID)` prefix made comparable. */
+export function warningLines(stderr) {
+  return stderr
+    .split('\n')
+    .filter((line) => line.includes('Warning:'))
+    .map((line) => line.replace(/\(node:\d+\)/g, '(node:PID)'));
+}
+
+export function readReport(file) {
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+
+/** The programs of `dir` whose names match `pattern`, sorted. */
+export function listPrograms(dir, pattern) {
+  return fs.readdirSync(dir).filter((name) => pattern.test(name)).sort();
+}
