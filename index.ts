@@ -15,3 +15,15 @@ export { UsageError, UnsupportedError } from './runtime/errors.js';
 export { ExitCode } from './runtime/exit-codes.js';
 export { parseSeed, formatSeed, type SeedInput } from './runtime/random/seed.js';
 export { formatTimeNs, NS_PER_MS, NS_PER_S } from './runtime/clock/units.js';
+export { always, sometimes, reachable, unreachable, coverage, SafetyViolation, type CoverageEntry } from './runtime/scenario/assertions.js';
+export {
+  defineScenario,
+  runScenario,
+  type Scenario,
+  type ScenarioDefinition,
+  type ScenarioContext,
+  type ScenarioResult,
+  type ScenarioFailure,
+  type FaultProfile,
+  type Invariant,
+} from './runtime/scenario/scenario.js';

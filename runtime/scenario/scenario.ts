@@ -1,0 +1,257 @@
+import { SimulationError } from '../failure.js';
+import { UsageError } from '../errors.js';
+import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
+import { Sim } from '../sim.js';
+import { activeWorld, type World } from '../world.js';
+import { always, coverageOf, type CoverageEntry } from './assertions.js';
+
+/**
+ * What invariants and hosts share in one run. `state` is the scenario's own blackboard: hosts
+ * publish what an invariant must see (values held, increments acknowledged) and invariants
+ * read it. A fresh context is made for every run.
+ */
+export interface ScenarioContext {
+  sim: Sim;
+  state: Record<string, any>;
+  /** 'faults' while faults are injected, then 'heal' once they stopped. */
+  phase: 'faults' | 'heal';
+  /** Hosts the fault driver may crash, pause and partition. */
+  targets: string[];
+}
+
+/** An invariant answers true (holds), false or a string (violated; the string says why). */
+export type Invariant = (ctx: ScenarioContext) => boolean | string;
+
+/** Rates per virtual second; each is drawn on every tick of the fault clock. */
+export interface FaultProfile {
+  crashPerSecond?: number;
+  /** crash + restart at once. */
+  bouncePerSecond?: number;
+  /** Graceful SIGTERM; the host is restarted after its downtime. */
+  stopPerSecond?: number;
+  pausePerSecond?: number;
+  /** Two-way partitions between two targets. */
+  partitionPerSecond?: number;
+  /** One-way partitions between two targets. */
+  partitionOnewayPerSecond?: number;
+  holdPerSecond?: number;
+  /** How long a crashed/stopped host stays down, a paused one frozen, a partition or hold lasts. */
+  downMsMin?: number;
+  downMsMax?: number;
+  /** At most this many targets down (crashed or stopped) at once. Default 1. */
+  downCountMax?: number;
+  /** Crashes and stops are injected only while this answers true (e.g. every replica has caught up). */
+  crashWhen?: (ctx: ScenarioContext) => boolean;
+  /** Tick of the fault clock, in ms. Default 10. */
+  tickMs?: number;
+}
+
+export interface ScenarioDefinition {
+  name: string;
+  /** Adds the hosts and clients of the topology. */
+  hosts: (sim: Sim, ctx: ScenarioContext) => void;
+  /** Hosts the faults apply to. Default: every host added by `hosts`. */
+  targets?: string[];
+  faults?: FaultProfile;
+  /** The virtual-time budget, heal phase included. */
+  durationMs: number;
+  /** The heal phase at the end: no faults, every host repaired, resumed and restarted. Default 20% of durationMs. */
+  healMs?: number;
+  /** How often safety invariants are checked, in virtual ms. Default 10 (and after every fault). */
+  safetyEveryMs?: number;
+  invariants?: { safety?: Invariant[]; liveness?: Invariant[] };
+}
+
+export type Scenario = Required<Pick<ScenarioDefinition, 'name' | 'hosts' | 'durationMs'>> & ScenarioDefinition & { readonly kind: 'dst-scenario' };
+
+export interface ScenarioFailure {
+  kind: 'safety' | 'liveness' | 'crash' | 'limit';
+  message: string;
+  host: string | undefined;
+  timeNs: number;
+  event: number;
+  replay: string;
+}
+
+export interface ScenarioResult {
+  seed: string;
+  /**
+   * Equal fingerprints mean equal executions. A failed run has no run fingerprint, so its
+   * fingerprint names where it failed ("fail:<kind>:<timeNs>:<event>"), which a faithful
+   * replay reproduces exactly.
+   */
+  fingerprint: string;
+  ok: boolean;
+  elapsedNs: number;
+  events: number;
+  failure?: ScenarioFailure;
+  coverage: CoverageEntry[];
+}
+
+const CHAOS = 'chaos';
+
+/** Validates a scenario once, with messages that say what to change. */
+export function defineScenario(definition: ScenarioDefinition): Scenario {
+  const where = `Failed to define scenario "${String(definition?.name)}"`;
+  if (typeof definition?.name !== 'string' || definition.name === '') throw new UsageError(`${where}: name must be a non-empty string`);
+  if (typeof definition.hosts !== 'function') throw new UsageError(`${where}: hosts must be a function (sim, ctx) => void`);
+  if (!(Number.isFinite(definition.durationMs) && definition.durationMs > 0)) throw new UsageError(`${where}: durationMs must be a positive number`);
+  const healMs = definition.healMs ?? Math.floor(definition.durationMs / 5);
+  if (!(healMs >= 0 && healMs < definition.durationMs)) throw new UsageError(`${where}: healMs must be in [0, durationMs)`);
+  for (const [key, value] of Object.entries(definition.faults ?? {})) {
+    if (key.endsWith('PerSecond') && !(typeof value === 'number' && value >= 0)) throw new UsageError(`${where}: faults.${key} must be a number >= 0`);
+  }
+  return { ...definition, healMs, kind: 'dst-scenario' };
+}
+
+function check(invariants: Invariant[], ctx: ScenarioContext): string | undefined {
+  for (const invariant of invariants) {
+    const verdict = invariant(ctx);
+    if (verdict === true) continue;
+    return typeof verdict === 'string' ? verdict : `invariant ${invariant.name || '(anonymous)'} returned ${String(verdict)}`;
+  }
+  return undefined;
+}
+
+/** The fault driver: a host of its own, so its Math.random is a seeded stream of the run. */
+function chaos(scenario: Scenario, ctx: ScenarioContext, onWorld: (world: World) => void): () => Promise<void> {
+  const faults = scenario.faults ?? {};
+  const tickMs = faults.tickMs ?? 10;
+  const safetyEveryMs = scenario.safetyEveryMs ?? 10;
+  const downMsMin = faults.downMsMin ?? 50;
+  const downMsMax = faults.downMsMax ?? 500;
+  const downCountMax = faults.downCountMax ?? 1;
+  const healAtMs = scenario.durationMs - (scenario.healMs ?? 0);
+  const sim = ctx.sim;
+  const safety = scenario.invariants?.safety ?? [];
+  const liveness = scenario.invariants?.liveness ?? [];
+  return async () => {
+    const world = activeWorld();
+    if (world !== undefined) onWorld(world);
+    const pick = <T>(list: T[]): T => list[Math.floor(Math.random() * list.length)]!;
+    const downMs = () => downMsMin + Math.floor(Math.random() * (downMsMax - downMsMin + 1));
+    const chance = (perSecond: number | undefined) => perSecond !== undefined && perSecond > 0 && Math.random() < (perSecond * tickMs) / 1000;
+    // A fault may meet a host in another state than drawn (restarted meanwhile): skip it then.
+    const attempt = (fn: () => void) => {
+      try {
+        fn();
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+      }
+    };
+    const later = (ms: number, fn: () => void) => setTimeout(() => { if (ctx.phase === 'faults') attempt(fn); }, ms);
+    const running = () => ctx.targets.filter((t) => sim.status(t).state === 'running');
+    const down = new Set<string>();
+    const checkSafety = () => {
+      const violated = check(safety, ctx);
+      always(violated === undefined, `safety invariant violated: ${violated}`);
+    };
+    const takeDown = (how: 'crash' | 'stop') => {
+      if (down.size >= downCountMax || (faults.crashWhen !== undefined && !faults.crashWhen(ctx))) return;
+      const up = running().filter((t) => !down.has(t));
+      if (up.length === 0) return;
+      const target = pick(up);
+      down.add(target);
+      if (how === 'crash') sim.crash(target);
+      else sim.stop(target);
+      later(downMs(), () => {
+        down.delete(target);
+        if (sim.status(target).state !== 'running') sim.restart(target);
+      });
+    };
+    const linkFault = (apply: (a: string, b: string) => void, undo: (a: string, b: string) => void) => {
+      if (ctx.targets.length < 2) return;
+      const a = pick(ctx.targets);
+      const b = pick(ctx.targets.filter((t) => t !== a));
+      apply(a, b);
+      later(downMs(), () => undo(a, b));
+    };
+
+    const interval = setInterval(() => attempt(() => {
+      if (ctx.phase !== 'faults') return;
+      if (chance(faults.crashPerSecond)) takeDown('crash');
+      if (chance(faults.stopPerSecond)) takeDown('stop');
+      if (chance(faults.bouncePerSecond)) {
+        const up = running().filter((t) => !down.has(t));
+        if (up.length > 0 && (faults.crashWhen === undefined || faults.crashWhen(ctx))) sim.bounce(pick(up));
+      }
+      if (chance(faults.pausePerSecond)) {
+        const target = pick(ctx.targets);
+        const status = sim.status(target);
+        if (status.state === 'running' && !status.paused) {
+          sim.pause(target);
+          later(downMs(), () => sim.resume(target));
+        }
+      }
+      if (chance(faults.partitionPerSecond)) linkFault((a, b) => sim.partition(a, b), (a, b) => sim.repair(a, b));
+      if (chance(faults.partitionOnewayPerSecond)) linkFault((a, b) => sim.partition(a, b, { oneway: true }), (a, b) => sim.repair(a, b, { oneway: true }));
+      if (chance(faults.holdPerSecond)) linkFault((a, b) => sim.hold(a, b), (a, b) => sim.release(a, b));
+    }), tickMs);
+    const safetyTimer = safety.length > 0 ? setInterval(checkSafety, safetyEveryMs) : undefined;
+
+    await new Promise((resolve) => setTimeout(resolve, healAtMs));
+    // Heal phase: faults stop; every link is repaired and released, every host resumed and restarted.
+    ctx.phase = 'heal';
+    clearInterval(interval);
+    for (const a of ctx.targets) {
+      for (const b of ctx.targets) {
+        if (a === b) continue;
+        attempt(() => sim.repair(a, b, { oneway: true }));
+        attempt(() => sim.release(a, b, { oneway: true }));
+      }
+      const status = sim.status(a);
+      if (status.paused) attempt(() => sim.resume(a));
+      if (status.state !== 'running') attempt(() => sim.restart(a));
+    }
+    down.clear();
+    // Liveness is judged 1 ms before the budget ends, so the check still runs inside the simulation.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, scenario.durationMs - healAtMs - 1)));
+    if (safetyTimer !== undefined) clearInterval(safetyTimer);
+    checkSafety();
+    const failed = check(liveness, ctx);
+    if (failed !== undefined) {
+      const error = new Error(`liveness check failed after ${scenario.healMs} ms of healing: ${failed}`);
+      error.name = 'LivenessFailure';
+      world?.hostFailed(world.currentHost(), error, 'liveness');
+      throw error;
+    }
+  };
+}
+
+/** Runs one seed of a scenario. Never rejects for a failure of the system under test: it is in `failure`. */
+export async function runScenario(scenario: Scenario, seed: SeedInput, options: { replay?: string } = {}): Promise<ScenarioResult> {
+  if (scenario?.kind !== 'dst-scenario') throw new UsageError('Failed to run scenario: pass the value defineScenario() returned');
+  const seedText = formatSeed(parseSeed(seed, 'seed'));
+  const sim = new Sim({ seed: seedText, durationMs: scenario.durationMs });
+  const ctx: ScenarioContext = { sim, state: {}, phase: 'faults', targets: [] };
+  const names: string[] = [];
+  const host = sim.host.bind(sim);
+  const client = sim.client.bind(sim);
+  // Record the names the topology adds, to default the fault targets to them.
+  const recording = Object.create(sim) as Sim;
+  recording.host = (name, main, opts) => (names.push(name), host(name, main, opts), recording);
+  recording.client = (name, main, opts) => (names.push(name), client(name, main, opts), recording);
+  scenario.hosts(recording, ctx);
+  ctx.targets = scenario.targets ?? names;
+  let world: World | undefined;
+  sim.host(CHAOS, chaos(scenario, ctx, (w) => (world = w)));
+  const replay = options.replay ?? `runScenario(${scenario.name}, ${seedText})`;
+  try {
+    const result = await sim.run();
+    return { seed: seedText, fingerprint: result.fingerprint, ok: true, elapsedNs: result.elapsedNs, events: result.events, coverage: coverageOf(world) };
+  } catch (error) {
+    if (!(error instanceof SimulationError)) throw error;
+    const report = error.report;
+    const kind = report.kind === 'safety' || report.kind === 'liveness' || report.kind === 'limit' ? report.kind : 'crash';
+    const cause = report.error instanceof Error ? `${report.error.name}: ${report.error.message}` : report.summary;
+    return {
+      seed: seedText,
+      fingerprint: `fail:${kind}:${report.timeNs}:${report.event}`,
+      ok: false,
+      elapsedNs: report.timeNs,
+      events: report.event,
+      failure: { kind, message: cause, host: report.host, timeNs: report.timeNs, event: report.event, replay },
+      coverage: coverageOf(world),
+    };
+  }
+}
