@@ -14,13 +14,23 @@
  * The write protocol differs between versions: Node 20/22 pass a WriteWrap `req` and read
  * streamBaseState[kLastWriteWasAsync]; Node 24 passes null and expects either a number (done)
  * or a WriteWrap object (pending) back. Both are handled (`req === null` tells them apart).
+ *
+ * libuv behaviours the handle reproduces because programs can observe them:
+ * - liveness: a handle keeps its host alive while active (reading or listening) and ref'd;
+ *   requests (a connect, writes waiting for the window, a shutdown, a close) count even when
+ *   the handle is unref'd; an idle connected socket that does not read counts for nothing;
+ * - bind() reports EADDRINUSE late, from listen(), connect() or getsockname();
+ * - reads stop by themselves after EOF or a read error; at most 64 KiB (or the onread
+ *   buffer's size) per read callback;
+ * - writes still queued when the handle closes complete with ECANCELED before the close
+ *   callback (libuv's closing phase).
  */
 import { AsyncResource } from 'node:async_hooks';
 import { UnsupportedError } from '../runtime/errors.js';
 import { type Family, familyOf, isLoopback, unmapped } from '../runtime/network/addresses.js';
 import { UV } from '../runtime/network/errno.js';
 import type { Network } from '../runtime/network/network.js';
-import { type ListenerOwner, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../runtime/network/tcp.js';
+import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../runtime/network/tcp.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
@@ -53,9 +63,12 @@ const realTcp = {
   open: TCP.prototype.open,
   close: Object.getPrototypeOf(Object.getPrototypeOf(TCP.prototype)).close as (cb?: () => void) => void,
   hasRef: Object.getPrototypeOf(Object.getPrototypeOf(TCP.prototype)).hasRef as () => boolean,
+  useUserBuffer: TCP.prototype.useUserBuffer as (buffer: Uint8Array) => void,
 };
 
 const kSim = Symbol('dst.simulatedHandle');
+/** The onread buffer Node gave a handle before it turned simulated (initSocketHandle). */
+const kUserBuffer = Symbol('dst.userBuffer');
 
 /** The network of the active world; created on first use. */
 let networkOf: (host: Host) => Network = () => {
@@ -134,17 +147,12 @@ class SimTcp implements TcpOwner, ListenerOwner {
   data(chunk: Buffer): void {
     if (this.closed) return;
     if (this.userBuffer !== undefined) {
-      // The C++ side reads into the user's buffer and passes only the length; the callback may
-      // return the buffer for the next read (onread.buffer as a function).
-      for (let offset = 0; offset < chunk.length && !this.closed && this.reading; ) {
-        const target = this.userBuffer;
-        const n = Math.min(target.byteLength, chunk.length - offset);
-        target.set(chunk.subarray(offset, offset + n), 0);
-        offset += n;
-        streamBaseState[kReadBytesOrError] = n;
-        const next = this.handle.onread(undefined);
-        if (next instanceof Uint8Array) this.userBuffer = next;
-      }
+      // The C++ side reads into the user's buffer and passes only the length (readSizeMax keeps
+      // chunks within it); the callback may return the buffer for the next read.
+      this.userBuffer.set(chunk, 0);
+      streamBaseState[kReadBytesOrError] = chunk.length;
+      const next = this.handle.onread(undefined);
+      if (next instanceof Uint8Array) this.userBuffer = next;
       return;
     }
     streamBaseState[kReadBytesOrError] = chunk.length;
@@ -174,6 +182,10 @@ class SimTcp implements TcpOwner, ListenerOwner {
     this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - ((req.bytes as number) ?? 0));
     this.updateRefs();
     req.oncomplete(code, this.handle, undefined);
+  }
+
+  readSizeMax(): number {
+    return this.userBuffer === undefined ? READ_CHUNK_BYTES : Math.max(1, this.userBuffer.byteLength);
   }
 
   hasPendingWrites(): boolean {
@@ -216,6 +228,7 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   // socket) went to the native handle: carry it over.
   const refed = realTcp.hasRef.call(handle) as boolean;
   const sim = new SimTcp(handle, host, scope ?? new AsyncResource('TCPWRAP', { requireManualDestroy: true }), refed);
+  sim.userBuffer = handle[kUserBuffer] as Uint8Array | undefined;
   const own = (name: string, value: unknown) =>
     Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
   Object.defineProperty(handle, kSim, { value: sim, configurable: true });
@@ -343,6 +356,13 @@ function patchedConnect(this: NativeHandle, req: NativeHandle, address: string, 
 function patchedConnect6(this: NativeHandle, req: NativeHandle, address: string, port: number): number {
   if (currentHost() === undefined && simOf(this) === undefined) return realTcp.connect6.call(this, req, address, port) as number;
   return connectAny(this, req, address, port, 6);
+}
+
+function patchedUseUserBuffer(this: NativeHandle, buffer: Uint8Array): void {
+  // net.Socket({ onread }) hands its buffer over when the handle is created, before connect
+  // makes it simulated: remember it for the simulated reads.
+  if (simOf(this) === undefined) Object.defineProperty(this, kUserBuffer, { value: buffer, configurable: true, writable: true });
+  realTcp.useUserBuffer.call(this, buffer);
 }
 
 function patchedOpen(this: NativeHandle, fd: number): number {
@@ -519,6 +539,7 @@ export const netShim: Shim = {
     patches.replace(proto, 'connect', patchedConnect);
     patches.replace(proto, 'connect6', patchedConnect6);
     patches.replace(proto, 'open', patchedOpen);
+    patches.replace(proto, 'useUserBuffer', patchedUseUserBuffer);
     const Pipe = pipeWrap.Pipe;
     for (const name of ['bind', 'connect', 'listen', 'open'] as const) {
       patches.replace(Pipe.prototype, name, unsupportedPipe(Pipe.prototype[name], `Pipe.${name}`));

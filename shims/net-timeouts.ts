@@ -6,7 +6,7 @@
  * activity hook (_unrefTimer -> timer.refresh()) and clearTimeout keep working on it.
  */
 import net from 'node:net';
-import { currentHost } from './context.js';
+import { currentHost, NODE_MAJOR } from './context.js';
 import { outOfRange, validateFunction, validateNumber } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -44,7 +44,10 @@ function setTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, c
       this.removeListener('timeout', callback);
     }
   } else {
-    const onTimeout = (this as unknown as { _onTimeout: () => void })._onTimeout.bind(this);
+    // Node 20 binds _onTimeout when the timeout is set; 22 and 24 look it up when it fires
+    // (onStreamTimeout), so a socket that replaces _onTimeout later gets the new one.
+    const socket = this as unknown as { _onTimeout: () => void };
+    const onTimeout = NODE_MAJOR >= 22 ? () => socket._onTimeout() : socket._onTimeout.bind(socket);
     this[kTimeout] = createTimeout(host, onTimeout, duration, undefined, false, false);
     if (callback !== undefined) {
       validateFunction(callback, 'callback');

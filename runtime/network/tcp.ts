@@ -56,6 +56,8 @@ export interface TcpOwner {
   writeFailed(code: number): void;
   /** Writes that waited for window space may complete. */
   writable(): void;
+  /** The most bytes one data() call may carry (libuv's read buffer, or the user's). */
+  readSizeMax(): number;
   /** True while a write waits for window space (libuv still tries to send it). */
   hasPendingWrites(): boolean;
 }
@@ -139,12 +141,15 @@ export class TcpEndpoint {
   /** Delivered by the network, not yet handed to the application, in order. */
   private readonly unread: Unread[] = [];
   private flushScheduled = false;
+  /** EOF or the read error was delivered: a new readStart gets EOF again, as from libuv. */
+  private readEnded = false;
   finSent = false;
   finReceived = false;
   /** The pending socket error (sk_err): reported once, to the next read or write. */
   private socketError: number | undefined;
-  /** Bytes this endpoint sent that the peer's application has not read yet. */
-  unackedBytes = 0;
+  /** Data bytes this endpoint sent, and how many of them the peer's application has read. */
+  private sentBytes = 0;
+  private readByPeerBytes = 0;
   bytesRead = 0;
   bytesWritten = 0;
 
@@ -173,8 +178,13 @@ export class TcpEndpoint {
     if (this.state !== 'established' || this.finSent) return UV.EPIPE;
     this.bytesWritten += data.length;
     if (data.length > 0) this.transmit({ seq: this.sendSeq++, kind: 'data', data });
-    this.unackedBytes += data.length;
+    this.sentBytes += data.length;
     return 0;
+  }
+
+  /** Bytes sent that the peer's application has not read yet (in flight or in its buffer). */
+  get unackedBytes(): number {
+    return this.sentBytes - this.readByPeerBytes;
   }
 
   /** True when the window is full: further write completions must wait for writable(). */
@@ -227,9 +237,11 @@ export class TcpEndpoint {
 
   arrive(segment: Segment, from: TcpEndpoint): void {
     if (this.state === 'closed' || this.host.state !== 'running') {
-      // No socket reads this connection any more. The kernel accepts the peer's FIN (the
-      // orderly end of a connection this side already closed) and resets anything else.
-      if (segment.kind !== 'fin' || this.closedBy !== 'app') this.stack.sendReset(this.host, from);
+      // No socket reads this connection any more. After a close by the application the kernel
+      // still acknowledges the peer's FIN (the orderly end) and old duplicates, and resets new
+      // data; a connection that broke resets everything.
+      const orderly = this.closedBy === 'app' && (segment.kind === 'fin' || segment.seq < this.recvSeq);
+      if (!orderly) this.stack.sendReset(this.host, from);
       return;
     }
     if (segment.seq < this.recvSeq || this.outOfOrder.has(segment.seq)) return; // a duplicate
@@ -318,7 +330,7 @@ export class TcpEndpoint {
   /** The application started (or resumed) reading. */
   startReading(): void {
     this.reading = true;
-    if (this.unread.length > 0) this.scheduleFlush();
+    if (this.unread.length > 0 || this.readEnded) this.scheduleFlush();
   }
 
   stopReading(): void {
@@ -347,37 +359,44 @@ export class TcpEndpoint {
       if (item === 'eof') {
         this.unread.shift();
         this.reading = false;
+        this.readEnded = true;
         this.notify((owner) => owner.end());
       } else if (item === 'error') {
         this.unread.shift();
         this.reading = false;
+        this.readEnded = true;
         // The error may have been reported to a write already: then a read sees EOF.
         const code = this.takeSocketError();
         if (code === undefined) this.notify((owner) => owner.end());
         else this.notify((owner) => owner.readError(code));
       } else {
-        const chunk = this.takeChunk();
+        const chunk = this.takeChunk(this.owner.readSizeMax());
         consumed += chunk.length;
         this.bytesRead += chunk.length;
         this.notify((owner) => owner.data(chunk));
       }
     }
-    if (consumed > 0 && this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, consumed);
+    if (this.reading && this.readEnded && this.unread.length === 0 && this.owner !== undefined) {
+      // Reading again after the end: the socket answers EOF at once.
+      this.reading = false;
+      this.notify((owner) => owner.end());
+    }
+    if (consumed > 0 && this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
   }
 
-  /** Takes up to READ_CHUNK_BYTES of consecutive buffered data from the front of `unread`. */
-  private takeChunk(): Buffer {
+  /** Takes up to `sizeMax` bytes of consecutive buffered data from the front of `unread`. */
+  private takeChunk(sizeMax: number): Buffer {
     const first = this.unread[0] as Buffer;
-    if (first.length >= READ_CHUNK_BYTES) {
-      if (first.length === READ_CHUNK_BYTES) return this.unread.shift() as Buffer;
-      this.unread[0] = first.subarray(READ_CHUNK_BYTES);
-      return first.subarray(0, READ_CHUNK_BYTES);
+    if (first.length >= sizeMax) {
+      if (first.length === sizeMax) return this.unread.shift() as Buffer;
+      this.unread[0] = first.subarray(sizeMax);
+      return first.subarray(0, sizeMax);
     }
     const parts: Buffer[] = [];
     let size = 0;
-    while (this.unread.length > 0 && typeof this.unread[0] !== 'string' && size < READ_CHUNK_BYTES) {
+    while (this.unread.length > 0 && typeof this.unread[0] !== 'string' && size < sizeMax) {
       const next = this.unread[0] as Buffer;
-      const room = READ_CHUNK_BYTES - size;
+      const room = sizeMax - size;
       if (next.length <= room) {
         parts.push(next);
         size += next.length;
@@ -398,10 +417,14 @@ export class TcpEndpoint {
     else fn(owner);
   }
 
-  /** The peer's application read `bytes`: our window reopens. */
-  windowOpened(bytes: number): void {
+  /**
+   * The peer's application has read `readTotalBytes` of our data in all: our window reopens.
+   * Updates carry the running total, so a duplicated or late update changes nothing.
+   */
+  windowOpened(readTotalBytes: number): void {
+    if (readTotalBytes <= this.readByPeerBytes) return;
     const wasFull = this.windowFull;
-    this.unackedBytes = Math.max(0, this.unackedBytes - bytes);
+    this.readByPeerBytes = readTotalBytes;
     if (wasFull && !this.windowFull && this.state !== 'closed') this.notify((owner) => owner.writable());
   }
 
@@ -494,7 +517,8 @@ export class TcpStack {
 
   /** A SYN reached host `to`: accept it if something listens, else answer with a reset. */
   private synArrived(client: TcpEndpoint, to: Host): void {
-    if (client.state !== 'syn-sent') return;
+    // A duplicated SYN (or one that arrives after the connection broke) opens nothing new.
+    if (client.state !== 'syn-sent' || client.peer !== undefined) return;
     const family = client.remote.family;
     const listener =
       to.state === 'running'
@@ -552,14 +576,17 @@ export class TcpStack {
     this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => to.resetByPeer());
   }
 
-  /** The receiver's application read `bytes` from `reader`: tell the sender its window opened. */
-  windowUpdate(reader: TcpEndpoint, sender: TcpEndpoint, bytes: number): void {
+  /**
+   * The receiver's application has read `readTotalBytes` from `reader` in all: tell the sender
+   * its window opened.
+   */
+  windowUpdate(reader: TcpEndpoint, sender: TcpEndpoint, readTotalBytes: number): void {
     if (!sender.windowFull && sender.unackedBytes <= WINDOW_BYTES / 2) {
       // Nobody waits: account at once, no packet needed.
-      sender.unackedBytes = Math.max(0, sender.unackedBytes - bytes);
+      sender.windowOpened(readTotalBytes);
       return;
     }
-    this.reliableSend(reader, sender, HEADER_BYTES, () => sender.windowOpened(bytes));
+    this.reliableSend(reader, sender, HEADER_BYTES, () => sender.windowOpened(readTotalBytes));
   }
 
   forget(endpoint: TcpEndpoint): void {

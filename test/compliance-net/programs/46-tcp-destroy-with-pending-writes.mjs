@@ -8,8 +8,10 @@ const PORT = 41460;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer({ pauseOnConnect: true }, (socket) => {
+  // Stop listening at once: the accepted socket, which never reads, does not keep the
+  // process alive, so it exits once the client is gone.
   socket.on('error', () => {});
-  socket.on('close', () => server.close());
+  server.close();
 });
 server.listen(PORT, '127.0.0.1', () => {
   const client = net.connect(PORT, '127.0.0.1', () => {
