@@ -32,6 +32,11 @@ export interface HostOptions {
   /** Offset of this host's wall clock (Date) from the simulation's, in ms. */
   skewMs?: number;
   /**
+   * Drift of this host's clocks in parts per million: 100 means its Date, performance.now,
+   * hrtime and timers run 0.01% fast against virtual time (a 1 s timer fires after 0.9999 s).
+   */
+  driftPpm?: number;
+  /**
    * What an uncaught exception or unhandled rejection in this host means: 'fail' the run
    * (default), leave the host crashed ('keep-down'), or 'restart' it at once (a supervisor).
    */
@@ -103,6 +108,9 @@ export class Sim {
       main = getModuleHosts().main(spec);
     } else {
       throw new UsageError(`Failed to add ${role} "${name}": main must be a function or { main: 'module.js' }, got ${typeof spec}`);
+    }
+    if (options.driftPpm !== undefined && !(typeof options.driftPpm === 'number' && Number.isFinite(options.driftPpm) && Math.abs(options.driftPpm) < 1e6)) {
+      throw new UsageError(`Failed to add ${role} "${name}": driftPpm must be a number between -1e6 and 1e6 (parts per million), got ${String(options.driftPpm)}`);
     }
     if (options.onCrash !== undefined && !['fail', 'keep-down', 'restart'].includes(options.onCrash)) {
       throw new UsageError(`Failed to add ${role} "${name}": onCrash must be 'fail', 'keep-down' or 'restart', got ${String(options.onCrash)}`);
@@ -222,7 +230,7 @@ export class Sim {
     process.prependListener('unhandledRejection', onRejection);
     try {
       for (const p of this.pending) {
-        const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail');
+        const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
         world.boot(host, p.main);
       }
       const outcome = await world.start();

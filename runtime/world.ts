@@ -141,7 +141,7 @@ export class World {
 
   // ---- hosts -------------------------------------------------------------------------------
 
-  addHost(name: string, role: HostRole, skewMs = 0, onCrash: CrashPolicy = 'fail'): Host {
+  addHost(name: string, role: HostRole, skewMs = 0, onCrash: CrashPolicy = 'fail', driftPpm = 0): Host {
     if (typeof name !== 'string' || name.length === 0) {
       throw new UsageError(`Failed to add host: the name must be a non-empty string, got ${String(name)}`);
     }
@@ -151,7 +151,10 @@ export class World {
     if (!Number.isSafeInteger(skewMs)) {
       throw new UsageError(`Failed to add host "${name}": skewMs must be an integer number of ms, got ${String(skewMs)}`);
     }
-    const host = new Host(this, name, this.hosts.length, role, skewMs);
+    if (!(Number.isFinite(driftPpm) && Math.abs(driftPpm) < 1e6)) {
+      throw new UsageError(`Failed to add host "${name}": driftPpm must be a number between -1e6 and 1e6 (parts per million), got ${String(driftPpm)}`);
+    }
+    const host = new Host(this, name, this.hosts.length, role, skewMs, 1, driftPpm);
     this.hosts.push(host);
     this.hostsByName.set(name, host);
     this.crashPolicies.set(name, onCrash);
@@ -244,7 +247,8 @@ export class World {
     if (old.state === 'running') {
       throw new UsageError(`Failed to restart host "${name}": it is running (crash or stop it first)`);
     }
-    const host = new Host(this, name, old.index, old.role, old.clock.skewMs, old.incarnation + 1);
+    const driftPpm = (old.clock.rate - 1) * 1e6;
+    const host = new Host(this, name, old.index, old.role, old.clock.skewMs, old.incarnation + 1, driftPpm);
     this.hosts[old.index] = host;
     this.hostsByName.set(name, host);
     const main = this.mains.get(name);

@@ -106,7 +106,7 @@ function arm(timer: Timeout): void {
   if (pending !== undefined) world.cancel(pending);
   // Node truncates the delay to whole ms when it queues a timer (insert(): MathTrunc), so
   // setTimeout(a, 1.9) fires before setTimeout(b, 2) and together with setTimeout(c, 1).
-  const delayNs = Math.trunc(timer._idleTimeout) * NS_PER_MS;
+  const delayNs = host.clock.virtualDelayNs(Math.trunc(timer._idleTimeout) * NS_PER_MS);
   timer._idleStart = Math.floor(world.nowNs / NS_PER_MS);
   timer[kEvent] = world.schedule(
     host,

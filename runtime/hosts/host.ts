@@ -32,7 +32,7 @@ export class Host {
   private mathStream: RandomStream | undefined;
   private cryptoStream: RandomStream | undefined;
 
-  constructor(world: World, name: string, index: number, role: HostRole, skewMs: number, incarnation = 1) {
+  constructor(world: World, name: string, index: number, role: HostRole, skewMs: number, incarnation = 1, driftPpm = 0) {
     this.world = world;
     this.name = name;
     this.index = index;
@@ -41,7 +41,7 @@ export class Host {
     const origin = world.stream(`host:${name}:boot${incarnation}:clock`);
     // Like a machine's uptime when the process starts: somewhere in its first ~11 days.
     const hrtimeOriginNs = origin.int(1, 1_000_000) * 1_000_000_000 + origin.int(0, 1_000_000_000);
-    this.clock = new HostClock(world.nowNs, world.epochMs, skewMs, hrtimeOriginNs);
+    this.clock = new HostClock(world.nowNs, world.epochMs, skewMs, hrtimeOriginNs, driftPpm);
   }
 
   /** Math.random's stream for this incarnation. */

@@ -145,6 +145,33 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     ]);
   });
 
+  it('clock drift: a host whose clocks run 10% fast sees its timers fire early in virtual time', async () => {
+    const seen = {};
+    const order = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('fast', async () => {
+      const d0 = Date.now();
+      await sleep(1_000); // 1 s by the host's own clock: about 0.909 virtual seconds
+      order.push('fast');
+      seen.fast = { perf: performance.now(), date: Date.now() - d0, uptime: process.uptime() };
+    }, { driftPpm: 100_000 });
+    sim.client('reference', async () => {
+      await sleep(950);
+      order.push('reference at 950');
+      await sleep(50);
+      seen.reference = { perf: performance.now() };
+    });
+    const result = await sim.run();
+    assert.deepEqual(order, ['fast', 'reference at 950']);
+    assert.deepEqual(seen.reference, { perf: 1_000 });
+    assert.equal(seen.fast.date, 1_000);
+    // Within a few ns: the timer fires at the first virtual ns its local delay has passed.
+    assert.ok(seen.fast.perf >= 1_000 && seen.fast.perf - 1_000 < 1e-5, `performance.now() on the fast host: ${seen.fast.perf}`);
+    assert.ok(seen.fast.uptime >= 1 && seen.fast.uptime - 1 < 1e-8);
+    assert.equal(result.elapsedNs, 1_000_000_000, 'the reference client ends the run at 1 virtual second');
+    assert.throws(() => new Sim({ seed: 1 }).host('x', () => {}, { driftPpm: 'fast' }), /driftPpm must be a number/);
+  });
+
   it('os.hostname() and os.networkInterfaces() describe the simulated host', async () => {
     const seen = [];
     const sim = new Sim({ seed: 0x11 });
