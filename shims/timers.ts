@@ -90,10 +90,14 @@ function fireTimeout(this: Timeout): void {
     if (timer._repeat !== null && timer._idleTimeout !== -1) {
       timer._idleTimeout = timer._repeat;
       arm(timer);
-    } else if (timer[kEvent] === undefined && !timer._destroyed) {
-      timer._destroyed = true;
-      if (timer[kRefed]) world.unrefHandle(host);
-      if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
+    } else if (timer[kEvent] === undefined) {
+      if (timer._destroyed) {
+        cleanTimer(timer); // cleared inside its own callback (Node 24 cleans it now)
+      } else {
+        timer._destroyed = true;
+        if (timer[kRefed]) world.unrefHandle(host);
+        if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
+      }
     }
   }
 }
@@ -243,12 +247,14 @@ function unenroll(timer: Timeout): void {
   const world = timer[kHost].world;
   if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
   const pending = timer[kEvent];
+  // Like Node 24's unenroll: only a timer still queued (not one cleared inside its own
+  // callback) is cleaned at once; the other is cleaned when its callback returns.
   if (pending !== undefined) {
     world.cancel(pending);
     timer[kEvent] = undefined;
+    cleanTimer(timer);
   }
   if (timer[kRefed]) world.unrefHandle(timer[kHost]);
-  cleanTimer(timer);
   timer._idleTimeout = -1;
 }
 

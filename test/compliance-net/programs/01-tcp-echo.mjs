@@ -1,9 +1,13 @@
 // Echo over 127.0.0.1: the order of connection, connect, ready, data, end, finish and close
 // on both sides, and the byte counters after close.
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41010;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 const server = net.createServer((socket) => {
   log('server: connection', socket.remoteAddress, socket.remoteFamily, socket.localPort === PORT);
@@ -43,4 +47,7 @@ server.listen(PORT, '127.0.0.1', () => {
     log('client: close', hadError, client.bytesRead, client.bytesWritten, client.destroyed, client.readyState);
   });
 });
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

@@ -1,9 +1,13 @@
 // socket.resetAndDestroy(): the peer sees ECONNRESET (a read error), the resetting side closes
 // without error. Also resetAndDestroy() while still connecting waits for the connection.
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41060;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 function describe(err) {
   return { message: err.message, code: err.code, errno: err.errno, syscall: err.syscall, stack: err.stack.split('\n')[0] };
@@ -58,4 +62,7 @@ const bare = new net.Socket();
 bare.on('error', (err) => log('bare: error', err.code, err.message));
 bare.on('close', (hadError) => log('bare: close', hadError));
 bare.resetAndDestroy();
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

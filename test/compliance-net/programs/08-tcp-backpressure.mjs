@@ -2,11 +2,15 @@
 // some point (how soon depends on kernel buffers, so only the fact is printed), 'drain'
 // arrives only after the server resumes, and every byte arrives in order.
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41080;
 const TOTAL = 4 * 1024 * 1024;
 const CHUNK = 64 * 1024;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 const server = net.createServer((socket) => {
   socket.pause();
@@ -58,4 +62,7 @@ server.listen(PORT, '127.0.0.1', () => {
   client.on('close', (hadError) => log('client: close', hadError, client.bytesWritten === TOTAL));
   client.resume();
 });
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

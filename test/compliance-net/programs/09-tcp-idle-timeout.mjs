@@ -12,12 +12,13 @@ const server = net.createServer((socket) => {
   const start = Date.now();
   let writes = 0;
   log('server: timeout before', socket.timeout);
-  const ret = socket.setTimeout(100, () => log('server: timeout callback'));
+  const ret = socket.setTimeout(400, () => log('server: timeout callback'));
   log('server: setTimeout returns this', ret === socket, socket.timeout);
   socket.on('timeout', () => {
     const elapsed = Date.now() - start;
-    // The client wrote 3 times, 60 ms apart: activity postpones the timeout past 180 ms.
-    log('server: timeout event', 'after client activity', writes, 'elapsed >= 250', elapsed >= 250, 'destroyed', socket.destroyed);
+    // The client wrote 3 times, 50 ms apart (well within the 400 ms, even on a loaded machine):
+    // each read postponed the timeout, so it fires 400 ms after the last one.
+    log('server: timeout event', 'after client activity', writes, 'elapsed >= 500', elapsed >= 500, 'destroyed', socket.destroyed);
     socket.destroy();
   });
   socket.on('data', () => {
@@ -35,7 +36,7 @@ server.listen(PORT, '127.0.0.1', () => {
   const timer = setInterval(() => {
     client.write('x');
     if (++sent === 3) clearInterval(timer);
-  }, 60);
+  }, 50);
   client.on('end', () => log('client: end'));
   client.on('close', (hadError) => log('client: close', hadError));
 });

@@ -20,7 +20,7 @@ const connect = () => new Promise((resolve, reject) => {
 });
 const a = await connect();
 const b = await connect();
-await new Promise((resolve) => setTimeout(resolve, 20));
+await new Promise((resolve) => setTimeout(resolve, 100));
 await new Promise((resolve) => server.getConnections((err, count) => {
   log('getConnections before close', err, count);
   resolve();
@@ -42,7 +42,7 @@ try {
 
 a.end();
 await new Promise((resolve) => a.on('close', resolve));
-await new Promise((resolve) => setTimeout(resolve, 20));
+await new Promise((resolve) => setTimeout(resolve, 100));
 log('after first client closed: server closed?', closed);
 await new Promise((resolve) => server.getConnections((err, count) => {
   log('getConnections after one closed', err, count);
@@ -50,7 +50,7 @@ await new Promise((resolve) => server.getConnections((err, count) => {
 }));
 b.end();
 await new Promise((resolve) => b.on('close', resolve));
-await new Promise((resolve) => setTimeout(resolve, 20));
+await new Promise((resolve) => setTimeout(resolve, 100));
 log('after second client closed: server closed?', closed);
 server.close((err) => log('second close callback', err?.code, err?.message));
 process.on('exit', (code) => log('exit', code));

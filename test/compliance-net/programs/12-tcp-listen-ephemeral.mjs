@@ -1,10 +1,14 @@
 // listen(0) picks an ephemeral port; the addresses seen from both ends agree with each other.
 import net from 'node:net';
+import { format } from 'node:util';
 
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 const server = net.createServer();
-log('address before listen', server.address());
+log('server: address before listen', server.address());
 server.listen(0, '127.0.0.1', () => {
   const { address, family, port } = server.address();
   log('server address', address, family, 'port > 0', port > 0, Number.isInteger(port));
@@ -24,4 +28,7 @@ server.listen(0, '127.0.0.1', () => {
     server.close(() => log('server closed; address after close', server.address()));
   });
 });
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

@@ -15,9 +15,11 @@ async function check(label, listenArgs, connectHost, port) {
   }));
   const client = net.connect(port, connectHost);
   await new Promise((resolve) => client.on('connect', resolve));
+  // The server's accept and the client's connect are concurrent: print the client's view
+  // after the server's.
+  await seen;
   log(label, 'client: remote', client.remoteAddress, client.remoteFamily, 'local', client.localAddress, client.localFamily);
   log(label, 'client.address()', client.address().address, client.address().family);
-  await seen;
   client.end();
   await new Promise((resolve) => client.on('close', resolve));
   await new Promise((resolve) => server.close(resolve));

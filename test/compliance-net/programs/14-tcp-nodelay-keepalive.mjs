@@ -1,9 +1,13 @@
 // setNoDelay / setKeepAlive return the socket, before and after connecting, with and without
 // arguments; the noDelay / keepAlive options of net.connect and net.createServer are accepted.
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41140;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 const server = net.createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: 1000 }, (socket) => {
   log('server: setNoDelay', socket.setNoDelay() === socket, socket.setNoDelay(false) === socket);
@@ -26,4 +30,7 @@ client.on('end', () => {
 client.on('close', () => {
   log('after close: setNoDelay', client.setNoDelay(true) === client, 'setKeepAlive', client.setKeepAlive(true) === client);
 });
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

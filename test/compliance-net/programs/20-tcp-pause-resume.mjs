@@ -19,7 +19,7 @@ const server = net.createServer((socket) => {
         log('server: while paused, buffered', socket.readableLength > 0, 'got', JSON.stringify(got));
         socket.resume();
         log('server: resumed', socket.isPaused(), socket.readableFlowing);
-      }, 100);
+      }, 200);
     }
   });
   socket.on('end', () => {

@@ -1,9 +1,13 @@
 // net.createConnection with an options object: host/port/family/localAddress, the connect
 // listener, and validation errors for bad options (thrown synchronously).
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41230;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 const server = net.createServer((socket) => {
   log('server: peer', socket.remoteAddress, socket.remoteFamily);
@@ -42,4 +46,7 @@ for (const bad of [{ port: -1 }, { port: 70000 }, { port: PORT, localAddress: 'n
   }
 }
 server.close(() => log('server closed'));
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

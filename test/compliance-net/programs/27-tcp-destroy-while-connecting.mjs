@@ -37,12 +37,13 @@ await new Promise((resolve) => {
   const client = net.connect(PORT, '127.0.0.1');
   client.end('x');
   client.on('connect', () => log('c: connect'));
-  client.on('finish', () => log('c: finish'));
   client.on('end', () => log('c: end (unexpected)'));
-  setTimeout(() => {
+  // end() before the connection exists: _final waits for 'connect', then 'finish' follows.
+  client.on('finish', () => {
+    log('c: finish');
     client.destroy();
     log('c: destroyed');
-  }, 20);
+  });
   client.on('close', (hadError) => {
     log('c: close', hadError);
     resolve();

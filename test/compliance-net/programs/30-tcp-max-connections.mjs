@@ -1,9 +1,13 @@
 // server.maxConnections: a connection beyond the limit is accepted by the kernel and closed
 // at once by Node ('drop' event on the server, with its addresses); the client sees it end.
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41300;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 const server = net.createServer((socket) => {
   log('server: connection');
@@ -38,4 +42,7 @@ await new Promise((resolve) => {
 });
 first.end();
 first.on('close', () => server.close(() => log('server closed')));
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

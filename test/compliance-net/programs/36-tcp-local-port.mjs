@@ -9,7 +9,8 @@ const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => {
   log('server: remotePort is the chosen local port', socket.remotePort === LOCAL);
-  socket.on('end', () => socket.end());
+  // The server closes first, so TIME_WAIT stays on its side and a rerun can reuse the port.
+  socket.on('data', () => socket.end());
 });
 await new Promise((resolve) => server.listen(PORT, '127.0.0.1', resolve));
 
@@ -28,7 +29,8 @@ await new Promise((resolve) => {
     blocked.close(resolve);
   });
 });
-client.end();
+client.write('bye');
+client.on('end', () => client.end());
 await new Promise((resolve) => client.on('close', resolve));
 server.close(() => log('server closed'));
 process.on('exit', (code) => log('exit', code));

@@ -1,9 +1,13 @@
 // Writes in every encoding reach the peer as the right bytes: utf8, latin1, ascii, ucs2,
 // base64, hex, a Buffer, a Uint8Array, and corked mixed writes (one writev).
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41410;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 const server = net.createServer((socket) => {
   const chunks = [];
@@ -34,4 +38,7 @@ server.listen(PORT, '127.0.0.1', () => {
   });
   client.on('close', () => log('client: close', client.bytesWritten));
 });
-process.on('exit', (code) => log('exit', code));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code);
+});

@@ -3,9 +3,13 @@
 // that was never started reading (pauseOnConnect) does not, so the process exits although
 // that connection is still open and an unref'd timer is pending.
 import net from 'node:net';
+import { format } from 'node:util';
 
 const PORT = 41440;
-const log = (...args) => console.log(...args);
+// Each side keeps its own log (the two sides run concurrently: which one reaches a step first
+// depends on the kernel and libuv); the server's log is printed first, then the client's.
+const logs = { server: [], client: [] };
+const log = (line, ...args) => logs[line.startsWith('server') ? 'server' : 'client'].push(format(line, ...args));
 
 const server = net.createServer({ pauseOnConnect: true }, (socket) => {
   log('server: connection (not reading)', socket.isPaused());
@@ -18,4 +22,7 @@ server.listen(PORT, '127.0.0.1', () => {
     client.unref();
   });
 });
-process.on('exit', (code) => log('exit', code, 'server listening', server.listening));
+process.on('exit', (code) => {
+  for (const line of [...logs.server, ...logs.client]) console.log(line);
+  console.log('exit', code, 'server listening', server.listening);
+});
