@@ -12,49 +12,21 @@
  * log, then the client's. A difference here is a simulator bug, never noise.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { listPrograms, readReport, REGISTER_MJS, runProgram } from '../support/programs.mjs';
 
-const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
 const PROGRAMS_DIR = fileURLToPath(new URL('./programs/', import.meta.url));
-const REGISTER_MJS = path.join(PACKAGE_DIR, 'dist', 'register.mjs');
-const RUN_TIMEOUT_MS = 30_000;
 const SEED_MAIN = '0x7c9';
 const SEED_OTHER = '0xa11ce';
 
-const PROGRAMS = fs
-  .readdirSync(PROGRAMS_DIR)
-  .filter((name) => /^(0[1-9]|[1-4]\d)-tcp-.*\.mjs$/.test(name))
-  .sort();
-
-/** The environment of every child: no inherited preloads, no DST_* settings except ours. */
-function childEnv(extra) {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (key === 'NODE_OPTIONS' || key === 'NODE_NO_WARNINGS' || key.startsWith('DST_')) delete env[key];
-  }
-  return { ...env, ...extra };
-}
+const PROGRAMS = listPrograms(PROGRAMS_DIR, /^(0[1-9]|[1-4]\d)-tcp-.*\.mjs$/);
 
 /** Runs one program plainly (seed undefined) or under the simulator with that seed. */
-function run(program, { seed, reportFile } = {}) {
-  const args = seed === undefined ? [program] : ['--import', REGISTER_MJS, program];
-  const extra = seed === undefined ? {} : { DST_QUIET: '1', DST_SEED: seed };
-  if (reportFile !== undefined) extra.DST_REPORT = reportFile;
-  const result = spawnSync(process.execPath, args, {
-    cwd: PROGRAMS_DIR,
-    env: childEnv(extra),
-    encoding: 'utf8',
-    timeout: RUN_TIMEOUT_MS,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const how = seed === undefined ? 'plainly' : `under the simulator (DST_SEED=${seed})`;
-  assert.equal(result.error, undefined, `${program} ${how}: failed to run: ${result.error?.message}`);
-  assert.equal(result.signal, null, `${program} ${how}: killed by ${result.signal} (a hang?)\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
-  return { stdout: result.stdout, status: result.status, stderr: result.stderr };
+function run(program, options = {}) {
+  return runProgram(PROGRAMS_DIR, program, options);
 }
 
 describe(`TCP compliance: plain Node ${process.version} over loopback vs the simulated network`, function () {
@@ -94,8 +66,8 @@ describe('TCP compliance programs are deterministic under the simulator', functi
 
       assert.equal(again.stdout, first.stdout, `stdout differs between two runs of seed ${SEED_MAIN}`);
       assert.equal(again.status, first.status, `exit code differs between two runs of seed ${SEED_MAIN}`);
-      const a = JSON.parse(fs.readFileSync(firstReport, 'utf8'));
-      const b = JSON.parse(fs.readFileSync(secondReport, 'utf8'));
+      const a = readReport(firstReport);
+      const b = readReport(secondReport);
       assert.equal(a.seed, SEED_MAIN);
       assert.equal(b.fingerprint, a.fingerprint, `fingerprint differs between two runs of seed ${SEED_MAIN}`);
       assert.equal(b.events, a.events, `event count differs between two runs of seed ${SEED_MAIN}`);
