@@ -9,12 +9,15 @@ import { dts } from 'rollup-plugin-dts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
-/** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level. */
+/** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES. */
 const entries = Object.keys(pkg.exports)
   .filter((key) => key !== './package.json')
   .map((key) => (key === '.' ? 'index' : key.slice(2)));
 
-const input = Object.fromEntries(entries.map((name) => [name, `${name}.ts`]));
+/** Entries whose source lives with their implementation instead of at the top level. */
+const SOURCES = { check: 'runtime/check/index.ts' };
+
+const input = Object.fromEntries(entries.map((name) => [name, SOURCES[name] ?? `${name}.ts`]));
 const external = (id) => id.startsWith('node:') || Object.keys(pkg.dependencies ?? {}).some((d) => id === d || id.startsWith(`${d}/`));
 
 /** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports. */
