@@ -10,7 +10,8 @@ export interface FormatOptions {
 export function formatCheckResult(result: CheckResult, options: FormatOptions = {}): string {
   const prefixShownMax = options.prefixShownMax ?? 8;
   const { stats } = result;
-  const tally = `${stats.operations} ${result.checker === 'linearizability' ? 'operations' : 'transactions'} on ${stats.keys} keys`;
+  const noun = result.checker === 'linearizability' ? 'operation' : 'transaction';
+  const tally = `${plural(stats.operations, noun)} on ${plural(stats.keys, 'key')}`;
   if (result.valid === true) return `${result.checker}: valid (${tally})`;
   if (result.valid === 'unknown') return `${result.checker}: unknown (${tally}): ${result.reason}`;
   const lines = [`${result.checker}: INVALID (${tally})`, `  ${result.message}`];
@@ -73,4 +74,8 @@ function formatSerializability(anomaly: SerializabilityAnomaly, index: number): 
   anomaly.txns.forEach((txn, i) => lines.push(`  ${formatTxn(txn)}  ${formatEdge(anomaly.edges[i]!)}`));
   lines.push(`  T${anomaly.txns[0]!.id}`);
   return lines;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -80,7 +80,7 @@ export function checkLinearizable(history: readonly unknown[], options: Lineariz
     const first = anomalies[0]!;
     const blocked = first.unplaced[0];
     const message =
-      `not linearizable: ${anomalies.length} of ${byKey.size} keys have no valid order; key ${JSON.stringify(first.key)}: ` +
+      `not linearizable: ${anomalies.length} of ${byKey.size} key${byKey.size === 1 ? '' : 's'} without a valid order; key ${JSON.stringify(first.key)}: ` +
       `after ${first.prefix.length} operations (state ${first.stateAfterPrefix}), ` +
       (blocked === undefined ? 'no operation could be placed' : `${blocked.op.description} by process ${blocked.op.process} could not be placed`) +
       (undecided.length > 0 ? `; undecided: ${undecided.join(', ')}` : '');
@@ -352,7 +352,7 @@ function explain<State>(
     const why = result.ok
       ? `accepted in state ${model.describeState(state)}, but no order of the remaining operations works after it`
       : result.why;
-    unplaced.push({ op: op.summary, why: i === blocking ? `${why} (it completed at ${formatNs(op.returnNs)}, so it must precede every op invoked later)` : why });
+    unplaced.push({ op: op.summary, why: i === blocking ? `${why} (it completed at ${formatNs(op.returnNs)}, so it must take effect before any op invoked later)` : why });
   }
   return {
     type: 'nonlinearizable',
