@@ -226,8 +226,8 @@ export function checkSerializable(history: readonly TxnRecord[], options: Serial
       }
       stamped.sort((a, b) => a.ts - b.ts);
       // Versions with equal timestamps are not ordered among themselves: join every version
-      // of one timestamp to every version of the next.
-      let previous: string[] = [];
+      // of one timestamp to every version of the next. The initial version comes first.
+      let previous: string[] = [INITIAL];
       for (let i = 0; i < stamped.length; ) {
         const group: string[] = [];
         const ts = stamped[i]!.ts;
