@@ -70,10 +70,13 @@ export default [
       loaderHooks(),
     ],
   },
-  {
-    input,
+  // Declarations are bundled per entry, without shared chunks: each dist/<entry>.d.ts is whole,
+  // so one entry's declarations (and docs/api.md, generated from dist/index.d.ts) do not move
+  // into a chunk when another entry starts sharing a module such as runtime/errors.ts.
+  ...entries.map((name) => ({
+    input: { [name]: input[name] },
     external,
-    output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'chunks/[name]-[hash].d.ts' },
+    output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts' },
     plugins: [dts({ tsconfig: './tsconfig.json', compilerOptions: { declaration: true } })],
-  },
+  })),
 ];

@@ -356,7 +356,11 @@ function findCycles(graph: DependencyGraph, summaries: TxnSummary[], report: (a:
       continue;
     }
     const path = shortestPath(component[0]!, component[0]!, within, all);
-    if (path !== null) report(cycleAnomaly('G2', path, ['ww', 'wr', 'rw']));
+    if (path === null) continue;
+    // The G-single search gives up after SINGLE_RW_TRIES_MAX rw edges; the shortest cycle
+    // found instead may still have just one.
+    const rwCount = path.filter((from, i) => graph.label(from, path[(i + 1) % path.length]!, ['ww', 'wr', 'rw']).type === 'rw').length;
+    report(cycleAnomaly(rwCount === 1 ? 'G-single' : 'G2', path, ['ww', 'wr', 'rw']));
   }
 }
 
