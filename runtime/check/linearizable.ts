@@ -105,6 +105,12 @@ function validateOptions(options: LinearizabilityOptions<any, any, any>): void {
       throw new UsageError(`Failed to check linearizability: unknown option "${name}"${hint}; known options: ${OPTION_NAMES.join(', ')}`);
     }
   }
+  if (options.model !== undefined) {
+    const missing = ['init', 'step', 'hash', 'describeState', 'describeOperation'].filter(
+      (name) => typeof (options.model as unknown as Record<string, unknown>)[name] !== 'function',
+    );
+    if (missing.length > 0) throw new UsageError(`Failed to check linearizability: the model lacks ${missing.join(', ')}; see the Model interface`);
+  }
   const { stepsMax } = options;
   if (stepsMax !== undefined && !(Number.isInteger(stepsMax) && stepsMax > 0)) {
     throw new UsageError(`Failed to check linearizability: stepsMax must be a positive integer (got ${stepsMax})`);

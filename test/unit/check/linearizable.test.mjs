@@ -203,6 +203,7 @@ describe('checkLinearizable: keys, limits and input', () => {
     assert.throws(() => checkLinearizable([{ ...w('c1', 1, 0, 10), f: 'append' }]), /use 'read', 'write' or 'cas'/);
     assert.throws(() => checkLinearizable([r('c1', undefined, 0, 10)]), /use null for an absent key/);
     assert.throws(() => checkLinearizable('x'), UsageError);
+    assert.throws(() => checkLinearizable([], { model: { init: () => 0 } }), /the model lacks step, hash, describeState, describeOperation/);
   });
 });
 
