@@ -9,12 +9,15 @@ import { dts } from 'rollup-plugin-dts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
-/** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level. */
+/** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES. */
 const entries = Object.keys(pkg.exports)
   .filter((key) => key !== './package.json')
   .map((key) => (key === '.' ? 'index' : key.slice(2)));
 
-const input = Object.fromEntries(entries.map((name) => [name, `${name}.ts`]));
+/** Entries whose source lives with their implementation instead of at the top level. */
+const SOURCES = { check: 'runtime/check/index.ts' };
+
+const input = Object.fromEntries(entries.map((name) => [name, SOURCES[name] ?? `${name}.ts`]));
 const external = (id) => id.startsWith('node:') || Object.keys(pkg.dependencies ?? {}).some((d) => id === d || id.startsWith(`${d}/`));
 
 /** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports. */
@@ -67,10 +70,13 @@ export default [
       loaderHooks(),
     ],
   },
-  {
-    input,
+  // Declarations are bundled per entry, without shared chunks: each dist/<entry>.d.ts is whole,
+  // so one entry's declarations (and docs/api.md, generated from dist/index.d.ts) do not move
+  // into a chunk when another entry starts sharing a module such as runtime/errors.ts.
+  ...entries.map((name) => ({
+    input: { [name]: input[name] },
     external,
-    output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts', chunkFileNames: 'chunks/[name]-[hash].d.ts' },
+    output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts' },
     plugins: [dts({ tsconfig: './tsconfig.json', compilerOptions: { declaration: true } })],
-  },
+  })),
 ];
