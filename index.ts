@@ -19,6 +19,9 @@ export { always, sometimes, reachable, unreachable, coverage, SafetyViolation, t
 export {
   defineScenario,
   runScenario,
+  swarmFaults,
+  formatFaultMix,
+  type RunScenarioOptions,
   type Scenario,
   type ScenarioDefinition,
   type ScenarioContext,
