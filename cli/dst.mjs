@@ -495,6 +495,13 @@ async function check(file, flags) {
       console.log(`  first divergent event: trace record ${divergence.index}, event ${n}${differ}`);
       console.log(`  run 1  ${describeRecord(divergence.a)}`);
       console.log(`  run 2  ${describeRecord(divergence.b)}`);
+      const moved = (record, other, where) => {
+        if (record === undefined || record.seq === undefined) return;
+        if (other === undefined) console.log(`  ${where} did not run event ${record.n} of the other run within the next 10,000 events`);
+        else if (other.n !== record.n || other.tNs !== record.tNs) console.log(`  ${where} ran that ${record.kind} (seq ${record.seq}) as event ${other.n} at ${(other.tNs / 1e9).toFixed(9)} s instead`);
+      };
+      moved(divergence.a, divergence.counterpartA, 'run 2');
+      moved(divergence.b, divergence.counterpartB, 'run 1');
     }
     console.log(`  outcome  run 1 ${first.fingerprint} (${outcome(first)})   run 2 ${second.fingerprint} (${outcome(second)})`);
     console.log(flags.trace === undefined ? `  traces   add --trace <file> to keep both traces` : `  traces   ${traces.join(' ')}`);

@@ -27,7 +27,7 @@ export function mergeReports(reports, names = reports.map((_, i) => `report ${i 
     for (const [key, label] of SAME) {
       const a = JSON.stringify(base[key] ?? null);
       const b = JSON.stringify(report[key] ?? null);
-      if (a !== b) throw new Error(`Failed to merge reports: ${names[i]} has ${label} ${b} but ${names[0]} has ${a}; merge only shards of one exploration`);
+      if (a !== b) throw new Error(`Failed to merge reports: ${names[i]} has ${label} ${b} but ${names[0]} has ${label} ${a}; merge only shards of one exploration`);
     }
   });
   const ran = [...new Set(reports.flatMap((r) => r.ran))].sort(bySeed);

@@ -7,10 +7,27 @@ function lines(file) {
   return createInterface({ input: createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator]();
 }
 
+const LOOKAHEAD = 10_000;
+
+async function readAhead(iterator, count) {
+  const records = [];
+  for (let i = 0; i < count; i++) {
+    const next = await iterator.next();
+    if (next.done) break;
+    records.push(JSON.parse(next.value));
+  }
+  return records;
+}
+
+function sameEvent(x, y) {
+  return x.seq !== undefined && x.seq === y.seq && x.host === y.host && x.boot === y.boot && x.kind === y.kind && x.site === y.site;
+}
+
 /**
  * The first divergent record of two traces: { index, a, b, fields } (a or b undefined when one
- * trace ended first; fields lists the keys whose values differ), or undefined when they are
- * equal, with `compared` the number of records read.
+ * trace ended first; fields lists the keys whose values differ; counterpartA is the record of
+ * a's event in trace B if it ran within the next 10,000 records, counterpartB likewise), or
+ * undefined when they are equal, with `compared` the number of records read.
  */
 export async function firstDivergence(fileA, fileB) {
   const ia = lines(fileA);
@@ -26,7 +43,12 @@ export async function firstDivergence(fileA, fileB) {
       const b = rb.done ? undefined : JSON.parse(rb.value);
       const keys = [...new Set([...Object.keys(a ?? {}), ...Object.keys(b ?? {})])];
       const fields = a === undefined || b === undefined ? [] : keys.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
-      return { divergence: { index, a, b, fields }, compared: index };
+      // Where each side's event ran in the other run, if it did soon after: the same host
+      // incarnation, kind, scheduling order (seq) and site.
+      const [aLater, bLater] = await Promise.all([readAhead(ia, LOOKAHEAD), readAhead(ib, LOOKAHEAD)]);
+      const counterpartA = a === undefined ? undefined : [b, ...bLater].find((r) => r !== undefined && sameEvent(r, a));
+      const counterpartB = b === undefined ? undefined : [a, ...aLater].find((r) => r !== undefined && sameEvent(r, b));
+      return { divergence: { index, a, b, fields, counterpartA, counterpartB }, compared: index };
     }
   } finally {
     await ia.return?.();
