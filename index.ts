@@ -30,3 +30,12 @@ export {
   type FaultProfile,
   type Invariant,
 } from './runtime/scenario/scenario.js';
+export {
+  forEachSeed,
+  scenarioSeeds,
+  seedList,
+  ScenarioSeedFailure,
+  type SeedListOptions,
+  type ForEachSeedOptions,
+  type DefineTest,
+} from './runtime/testing/seeds.js';
