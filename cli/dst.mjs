@@ -10,7 +10,7 @@
 //   0 ok · 1 a host crashed · 64 usage error · 70 a run limit tripped · 71 safety violation
 //   72 liveness failure · 73 nondeterminism · 74 strict mode: real async work escaped
 import { execFile, fork, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -449,6 +449,7 @@ async function explore(file, flags) {
     format: REPORT_FORMAT,
     scenario: name,
     file,
+    cwd: process.cwd(),
     target: target.kind,
     first: formatSeed(first),
     seeds: count,
@@ -528,7 +529,9 @@ async function replay(reportFile, flags) {
   const row = report.failing[index];
   // The exploration's settings (a planted bug switch, DST_TIME_LIMIT) apply to the replay.
   for (const [key, value] of Object.entries(report.settings ?? {})) process.env[key] = value;
-  const target = { kind: report.target ?? (await resolveTarget(report.file)).kind, file: report.file };
+  // The file as explore was given it: relative to this directory, else to the one explore ran in.
+  const file = existsSync(report.file) || typeof report.cwd !== 'string' ? report.file : path.resolve(report.cwd, report.file);
+  const target = { kind: report.target ?? (await resolveTarget(file)).kind, file };
   const result = await runSeedInChild(target, row.seed, { trace: flags.trace, swarm: report.swarm === true });
   const same = result.fingerprint === row.fingerprint && !result.ok && result.failure.kind === row.kind;
   console.log(`replay       ${report.file} seed ${row.seed} (failing seed ${index + 1} of ${report.failing.length} in ${reportFile})`);

@@ -132,6 +132,13 @@ describe('dst replay, --trace, --time-limit', () => {
     assert.match(stdout, new RegExp(`seed ${report.failing[0].seed}`));
     assert.match(stdout, /reproduced\s+same failure, same fingerprint/);
     assert.ok(existsSync(trace));
+    // From another directory: the file is found relative to where explore ran.
+    const elsewhere = await new Promise((resolve) => {
+      execFile(process.execPath, [path.join(ROOT, 'cli/dst.mjs'), 'replay', buggy], { cwd: tmp, env: { ...process.env, DST_COUNTER_BUG: '' } }, (error, stdout) =>
+        resolve({ code: error ? error.code : 0, stdout }),
+      );
+    });
+    assert.equal(elsewhere.code, ExitCode.safety, elsewhere.stdout);
   });
 
   it('replay says NOT REPRODUCED (exit 73) when the seed runs differently than recorded', async () => {
