@@ -130,12 +130,20 @@ describe('scenario fault profile additions', () => {
       defineScenario({
         name: 'skew',
         hosts(sim, ctx) {
-          ctx.state.offsets = new Set();
-          sim.host('a', () => setInterval(() => ctx.state.offsets.add(Math.round(Date.now() - performance.now() - performance.timeOrigin)), 10));
+          // Date.now() read every 10 ms of virtual time: without jumps consecutive reads differ by 10.
+          ctx.state.steps = new Set();
+          sim.host('a', () => {
+            let last = Date.now();
+            setInterval(() => {
+              ctx.state.steps.add(Date.now() - last);
+              last = Date.now();
+            }, 10);
+          });
         },
+        targets: ['a'],
         durationMs: 1_000,
         faults: { skewJumpPerSecond: 20, skewJumpMsMax: 2_000 },
-        invariants: { liveness: [(ctx) => ctx.state.offsets.size > 1 || `one clock offset only: ${[...ctx.state.offsets]}`] },
+        invariants: { liveness: [(ctx) => ctx.state.steps.size > 1 || `the clock never jumped: steps ${[...ctx.state.steps]}`] },
       });
     if (!hasSetClock) {
       assert.throws(define, (e) => e instanceof UsageError && /skewJumpPerSecond needs Sim\.setClock\(name, \{ skewMs \}\)/.test(e.message));
@@ -143,6 +151,33 @@ describe('scenario fault profile additions', () => {
     }
     const result = await runScenario(define(), 0x15);
     assert.equal(result.ok, true, JSON.stringify(result.failure));
+  });
+
+  it('skew jumps call sim.setClock(target, { skewMs }) with whole ms in [-max, max] (a stub when Sim has none; seed 0x16)', async () => {
+    const calls = [];
+    const original = Object.getOwnPropertyDescriptor(Sim.prototype, 'setClock');
+    Sim.prototype.setClock = function (name, clock) {
+      calls.push([name, clock]);
+    };
+    try {
+      const scenario = defineScenario({
+        name: 'skew-calls',
+        hosts: (sim) => ['a', 'b'].forEach((n) => sim.host(n, () => setInterval(() => {}, 100))),
+        durationMs: 1_000,
+        faults: { skewJumpPerSecond: 20, skewJumpMsMax: 300 },
+      });
+      const result = await runScenario(scenario, 0x16);
+      assert.equal(result.ok, true);
+    } finally {
+      if (original === undefined) delete Sim.prototype.setClock;
+      else Object.defineProperty(Sim.prototype, 'setClock', original);
+    }
+    assert.ok(calls.length > 4 && calls.length < 40, `${calls.length} jumps`);
+    for (const [name, clock] of calls) {
+      assert.ok(name === 'a' || name === 'b');
+      assert.deepEqual(Object.keys(clock), ['skewMs']);
+      assert.ok(Number.isInteger(clock.skewMs) && Math.abs(clock.skewMs) <= 300);
+    }
   });
 
   it('defineScenario validates the new fields', () => {
