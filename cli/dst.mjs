@@ -9,7 +9,7 @@
 // Exit codes (ExitCode in runtime/exit-codes.ts):
 //   0 ok · 1 a host crashed · 64 usage error · 70 a run limit tripped · 71 safety violation
 //   72 liveness failure · 73 nondeterminism · 74 strict mode: real async work escaped
-import { execFile, fork, spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -115,6 +115,7 @@ function tempDir() {
  */
 async function resolveTarget(file) {
   if (file === undefined) throw new Usage('missing <file> (a scenario module or a program)');
+  if (!existsSync(file)) throw new Usage(`Failed to load ${file}: no such file`);
   const dir = tempDir();
   const out = path.join(dir, 'probe');
   try {
@@ -122,7 +123,9 @@ async function resolveTarget(file) {
       const env = { ...process.env, DST_SEED: '1', DST_QUIET: '1', DST_EVENT_LIMIT: '1', DST_PROBE_OUT: out };
       delete env.DST_TRACE;
       delete env.DST_REPORT;
-      execFile(process.execPath, ['--import', REGISTER, PROBE, path.resolve(file)], { env }, () => resolve());
+      const child = spawn(process.execPath, ['--import', REGISTER, PROBE, path.resolve(file)], { env, stdio: 'ignore' });
+      child.on('error', () => resolve());
+      child.on('close', () => resolve());
     });
     let verdict;
     try {
