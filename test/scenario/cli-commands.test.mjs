@@ -32,7 +32,7 @@ describe('dst check', () => {
     assert.match(stdout, /NONDETERMINISTIC\s+seed 0x1/);
     const event = /first divergent event: trace record \d+, event (\d+) \(differs in ([^)]*)\)/.exec(stdout);
     assert.ok(event, stdout);
-    assert.match(event[2], /tNs/);
+    assert.match(event[2], /tNs|host|kind/); // the timer moved: another event runs in its place
     // Both sides: event number, virtual time, host, kind and where it was scheduled; the
     // timer whose delay came from the real world is one of them, and the other run ran it later
     // or earlier.
