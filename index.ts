@@ -19,6 +19,9 @@ export { always, sometimes, reachable, unreachable, coverage, SafetyViolation, t
 export {
   defineScenario,
   runScenario,
+  swarmFaults,
+  formatFaultMix,
+  type RunScenarioOptions,
   type Scenario,
   type ScenarioDefinition,
   type ScenarioContext,
@@ -27,3 +30,12 @@ export {
   type FaultProfile,
   type Invariant,
 } from './runtime/scenario/scenario.js';
+export {
+  forEachSeed,
+  scenarioSeeds,
+  seedList,
+  ScenarioSeedFailure,
+  type SeedListOptions,
+  type ForEachSeedOptions,
+  type DefineTest,
+} from './runtime/testing/seeds.js';

@@ -1,6 +1,8 @@
 import { SimulationError } from '../failure.js';
 import { UsageError } from '../errors.js';
+import { DEFAULT_LATENCY } from '../network/network.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
+import { RandomStream } from '../random/stream.js';
 import { Sim } from '../sim.js';
 import { activeWorld, type World } from '../world.js';
 import { always, coverageOf, type CoverageEntry } from './assertions.js';
@@ -17,6 +19,8 @@ export interface ScenarioContext {
   phase: 'faults' | 'heal';
   /** Hosts the fault driver may crash, pause and partition. */
   targets: string[];
+  /** Clients the client-crash faults apply to. */
+  clients: string[];
 }
 
 /** An invariant answers true (holds), false or a string (violated; the string says why). */
@@ -35,6 +39,25 @@ export interface FaultProfile {
   /** One-way partitions between two targets. */
   partitionOnewayPerSecond?: number;
   holdPerSecond?: number;
+  /**
+   * Latency spikes: the link between two targets gets a latency drawn from `latencySpikeMs`
+   * (uniform) for a downtime, then the network's default latency (1-5 ms) again.
+   */
+  latencySpikePerSecond?: number;
+  /** [min, max] latency of a spike, in ms. Default [100, 1000]. */
+  latencySpikeMs?: [number, number];
+  /**
+   * Clock jumps: a target's clock skew is set to a value drawn uniformly (whole ms) in
+   * [-skewJumpMsMax, skewJumpMsMax] with `sim.setClock(name, { skewMs })`; it stays until the next jump.
+   */
+  skewJumpPerSecond?: number;
+  /** Default 5000. */
+  skewJumpMsMax?: number;
+  /**
+   * Crashes a client (see ScenarioDefinition.clients) and restarts it after its downtime; each
+   * client at most once per run. With client crashes the run lasts its whole budget.
+   */
+  clientCrashPerSecond?: number;
   /** How long a crashed/stopped host stays down, a paused one frozen, a partition or hold lasts. */
   downMsMin?: number;
   downMsMax?: number;
@@ -52,6 +75,11 @@ export interface ScenarioDefinition {
   hosts: (sim: Sim, ctx: ScenarioContext) => void;
   /** Hosts the faults apply to. Default: every host added by `hosts`. */
   targets?: string[];
+  /**
+   * Clients the client-crash faults apply to (crashed, then restarted after a downtime).
+   * Default: every `sim.client` added by `hosts`.
+   */
+  clients?: string[];
   faults?: FaultProfile;
   /** The virtual-time budget, heal phase included. */
   durationMs: number;
@@ -86,6 +114,47 @@ export interface ScenarioResult {
   events: number;
   failure?: ScenarioFailure;
   coverage: CoverageEntry[];
+  /** Swarm mode: the fault rates this seed drew (every `*PerSecond` rate of the profile). */
+  swarm?: Record<string, number>;
+}
+
+/** Options of runScenario. */
+export interface RunScenarioOptions {
+  /** The replay command printed with a failure. */
+  replay?: string;
+  /** Swarm mode: the seed draws its own fault mix from the profile (see swarmFaults). */
+  swarm?: boolean;
+  /** Write every event of the run as a JSON line to this file (as DST_TRACE does). */
+  trace?: string;
+}
+
+/**
+ * Swarm testing: a seed's own fault mix, a pure function of (profile, seed). Each `*PerSecond`
+ * rate r > 0 of the profile is, independently, off (0) with probability 1/2, else uniform in
+ * (0, 2r]; each rate draws from its own stream derived from the seed and the rate's name, so
+ * adding a rate to the profile does not change the draws of the others. Rates are rounded to
+ * 1e-6 per second so the mix prints exactly.
+ */
+export function swarmFaults(faults: FaultProfile, seed: SeedInput): Record<string, number> {
+  const root = parseSeed(seed, 'seed');
+  const mix: Record<string, number> = {};
+  for (const key of Object.keys(faults).filter((k) => k.endsWith('PerSecond')).sort()) {
+    const rate = (faults as Record<string, number>)[key]!;
+    if (!(rate > 0)) {
+      mix[key] = 0;
+      continue;
+    }
+    const stream = new RandomStream(root, `swarm/${key}`);
+    const on = stream.double() >= 0.5;
+    const scaled = on ? Math.max(1e-6, Math.round((1 - stream.double()) * 2 * rate * 1e6) / 1e6) : 0;
+    mix[key] = scaled;
+  }
+  return mix;
+}
+
+/** A fault mix for printing: "crashPerSecond=1.2 pausePerSecond=0 ...". */
+export function formatFaultMix(mix: Record<string, number>): string {
+  return Object.entries(mix).map(([k, v]) => `${k}=${v}`).join(' ');
 }
 
 const CHAOS = 'chaos';
@@ -98,8 +167,22 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   if (!(Number.isFinite(definition.durationMs) && definition.durationMs > 0)) throw new UsageError(`${where}: durationMs must be a positive number`);
   const healMs = definition.healMs ?? Math.floor(definition.durationMs / 5);
   if (!(healMs >= 0 && healMs < definition.durationMs)) throw new UsageError(`${where}: healMs must be in [0, durationMs)`);
-  for (const [key, value] of Object.entries(definition.faults ?? {})) {
+  const faults = definition.faults ?? {};
+  for (const [key, value] of Object.entries(faults)) {
     if (key.endsWith('PerSecond') && !(typeof value === 'number' && value >= 0)) throw new UsageError(`${where}: faults.${key} must be a number >= 0`);
+  }
+  const spike = faults.latencySpikeMs;
+  if (spike !== undefined && !(Array.isArray(spike) && spike.length === 2 && spike.every((v) => Number.isFinite(v) && v >= 0) && spike[0] <= spike[1])) {
+    throw new UsageError(`${where}: faults.latencySpikeMs must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(spike)}`);
+  }
+  if (faults.skewJumpMsMax !== undefined && !(Number.isSafeInteger(faults.skewJumpMsMax) && faults.skewJumpMsMax > 0)) {
+    throw new UsageError(`${where}: faults.skewJumpMsMax must be a positive integer number of ms, got ${String(faults.skewJumpMsMax)}`);
+  }
+  if ((faults.skewJumpPerSecond ?? 0) > 0 && typeof (Sim.prototype as unknown as Record<string, unknown>).setClock !== 'function') {
+    throw new UsageError(`${where}: faults.skewJumpPerSecond needs Sim.setClock(name, { skewMs }), which this build of dst-runtime does not have; remove the rate or upgrade dst-runtime`);
+  }
+  if (definition.clients !== undefined && !(Array.isArray(definition.clients) && definition.clients.every((c) => typeof c === 'string'))) {
+    throw new UsageError(`${where}: clients must be an array of host names`);
   }
   return { ...definition, healMs, kind: 'dst-scenario' };
 }
@@ -114,8 +197,7 @@ function check(invariants: Invariant[], ctx: ScenarioContext): string | undefine
 }
 
 /** The fault driver: a host of its own, so its Math.random is a seeded stream of the run. */
-function chaos(scenario: Scenario, ctx: ScenarioContext, onWorld: (world: World) => void): () => Promise<void> {
-  const faults = scenario.faults ?? {};
+function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, onWorld: (world: World) => void): () => Promise<void> {
   const tickMs = faults.tickMs ?? 10;
   const safetyEveryMs = scenario.safetyEveryMs ?? 10;
   const downMsMin = faults.downMsMin ?? 50;
@@ -166,6 +248,45 @@ function chaos(scenario: Scenario, ctx: ScenarioContext, onWorld: (world: World)
       apply(a, b);
       later(downMs(), () => undo(a, b));
     };
+    // Latency spikes: one at a time per link; undone at their end or at the heal phase.
+    const [spikeMin, spikeMax] = faults.latencySpikeMs ?? [100, 1000];
+    const spiked = new Set<string>();
+    const unspike = (a: string, b: string) => {
+      if (spiked.delete(`${a}|${b}`)) sim.setLink(a, b, { latency: { ...DEFAULT_LATENCY } });
+    };
+    const spike = () => {
+      if (ctx.targets.length < 2) return;
+      const a = pick(ctx.targets);
+      const b = pick(ctx.targets.filter((t) => t !== a));
+      const key = a < b ? `${a}|${b}` : `${b}|${a}`;
+      if (spiked.has(key)) return;
+      const ms = spikeMin + Math.random() * (spikeMax - spikeMin);
+      spiked.add(key);
+      const [x, y] = key.split('|') as [string, string];
+      sim.setLink(x, y, { latency: { minMs: ms, maxMs: ms } });
+      later(downMs(), () => unspike(x, y));
+    };
+    const skewJumpMsMax = faults.skewJumpMsMax ?? 5000;
+    const skewJump = () => {
+      const target = pick(ctx.targets);
+      const skewMs = Math.floor(Math.random() * (2 * skewJumpMsMax + 1)) - skewJumpMsMax;
+      (sim as unknown as { setClock: (name: string, clock: { skewMs: number }) => void }).setClock(target, { skewMs });
+    };
+    const clientCrash = () => {
+      // Each client crashes at most once per run: the simulator counts a client as settled when
+      // any incarnation of it crashes or settles, so crashing a restarted incarnation would end
+      // the run early (clients-done) instead of at its budget.
+      const up = ctx.clients.filter((c) => {
+        const status = sim.status(c);
+        return status.state === 'running' && status.incarnation === 1;
+      });
+      if (up.length === 0) return;
+      const target = pick(up);
+      sim.crash(target);
+      later(downMs(), () => {
+        if (sim.status(target).state !== 'running') sim.restart(target);
+      });
+    };
 
     const interval = setInterval(() => attempt(() => {
       if (ctx.phase !== 'faults') return;
@@ -186,6 +307,9 @@ function chaos(scenario: Scenario, ctx: ScenarioContext, onWorld: (world: World)
       if (chance(faults.partitionPerSecond)) linkFault((a, b) => sim.partition(a, b), (a, b) => sim.repair(a, b));
       if (chance(faults.partitionOnewayPerSecond)) linkFault((a, b) => sim.partition(a, b, { oneway: true }), (a, b) => sim.repair(a, b, { oneway: true }));
       if (chance(faults.holdPerSecond)) linkFault((a, b) => sim.hold(a, b), (a, b) => sim.release(a, b));
+      if (chance(faults.latencySpikePerSecond)) spike();
+      if (chance(faults.skewJumpPerSecond) && ctx.targets.length > 0) skewJump();
+      if (chance(faults.clientCrashPerSecond)) clientCrash();
     }), tickMs);
     const safetyTimer = safety.length > 0 ? setInterval(checkSafety, safetyEveryMs) : undefined;
 
@@ -203,6 +327,8 @@ function chaos(scenario: Scenario, ctx: ScenarioContext, onWorld: (world: World)
       if (status.paused) attempt(() => sim.resume(a));
       if (status.state !== 'running') attempt(() => sim.restart(a));
     }
+    for (const key of [...spiked]) attempt(() => unspike(...(key.split('|') as [string, string])));
+    for (const c of ctx.clients) if (sim.status(c).state === 'crashed') attempt(() => sim.restart(c));
     down.clear();
     // Liveness is judged 1 ms before the budget ends, so the check still runs inside the simulation.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, scenario.durationMs - healAtMs - 1)));
@@ -218,27 +344,53 @@ function chaos(scenario: Scenario, ctx: ScenarioContext, onWorld: (world: World)
   };
 }
 
+/**
+ * A client main for client crashes: the first incarnation's main counts as usual; a restarted
+ * incarnation runs its main but never settles, so it neither ends the run nor counts twice (the
+ * run counts each client once, and a crash already counted the crashed incarnation as settled).
+ * Its failures still fail the run. Module clients ({ main: 'file.js' }) are passed unchanged.
+ */
+function rebootable<T>(main: T): T {
+  if (typeof main !== 'function') return main;
+  let boots = 0;
+  return function (this: unknown, ...args: unknown[]) {
+    const result = (main as (...a: unknown[]) => unknown).apply(this, args);
+    if (++boots === 1) return result;
+    return Promise.resolve(result).then(() => new Promise(() => {}));
+  } as T;
+}
+
 /** Runs one seed of a scenario. Never rejects for a failure of the system under test: it is in `failure`. */
-export async function runScenario(scenario: Scenario, seed: SeedInput, options: { replay?: string } = {}): Promise<ScenarioResult> {
+export async function runScenario(scenario: Scenario, seed: SeedInput, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
   if (scenario?.kind !== 'dst-scenario') throw new UsageError('Failed to run scenario: pass the value defineScenario() returned');
   const seedText = formatSeed(parseSeed(seed, 'seed'));
-  const sim = new Sim({ seed: seedText, durationMs: scenario.durationMs });
-  const ctx: ScenarioContext = { sim, state: {}, phase: 'faults', targets: [] };
+  const swarm = options.swarm === true ? swarmFaults(scenario.faults ?? {}, seedText) : undefined;
+  const faults: FaultProfile = { ...scenario.faults, ...swarm };
+  const sim = new Sim({ seed: seedText, durationMs: scenario.durationMs, ...(options.trace === undefined ? {} : { trace: options.trace }) });
+  const ctx: ScenarioContext = { sim, state: {}, phase: 'faults', targets: [], clients: [] };
   const names: string[] = [];
+  const clientNames: string[] = [];
   const host = sim.host.bind(sim);
   const client = sim.client.bind(sim);
   // Record the names the topology adds, to default the fault targets to them.
   const recording = Object.create(sim) as Sim;
   recording.host = (name, main, opts) => (names.push(name), host(name, main, opts), recording);
-  recording.client = (name, main, opts) => (names.push(name), client(name, main, opts), recording);
+  const clientCrashes = (scenario.faults?.clientCrashPerSecond ?? 0) > 0;
+  recording.client = (name, main, opts) => (names.push(name), clientNames.push(name), client(name, clientCrashes ? rebootable(main) : main, opts), recording);
   scenario.hosts(recording, ctx);
   ctx.targets = scenario.targets ?? names;
+  ctx.clients = scenario.clients ?? clientNames;
   let world: World | undefined;
-  sim.host(CHAOS, chaos(scenario, ctx, (w) => (world = w)));
+  // A crashed client counts as settled, and the run ends once every client has: with client
+  // crashes the fault driver is a client itself, so the run lasts its whole budget.
+  const driver = chaos(scenario, faults, ctx, (w) => (world = w));
+  if ((scenario.faults?.clientCrashPerSecond ?? 0) > 0) sim.client(CHAOS, driver);
+  else sim.host(CHAOS, driver);
   const replay = options.replay ?? `runScenario(${scenario.name}, ${seedText})`;
+  const extra = swarm === undefined ? {} : { swarm };
   try {
     const result = await sim.run();
-    return { seed: seedText, fingerprint: result.fingerprint, ok: true, elapsedNs: result.elapsedNs, events: result.events, coverage: coverageOf(world) };
+    return { seed: seedText, fingerprint: result.fingerprint, ok: true, elapsedNs: result.elapsedNs, events: result.events, coverage: coverageOf(world), ...extra };
   } catch (error) {
     if (!(error instanceof SimulationError)) throw error;
     const report = error.report;
@@ -252,6 +404,7 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
       events: report.event,
       failure: { kind, message: cause, host: report.host, timeNs: report.timeNs, event: report.event, replay },
       coverage: coverageOf(world),
+      ...extra,
     };
   }
 }
