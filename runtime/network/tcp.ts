@@ -28,6 +28,7 @@ import type { Host } from '../hosts/host.js';
 import { type Family, isWildcard, unmapped } from './addresses.js';
 import { UV } from './errno.js';
 import type { Network } from './network.js';
+import type { SimEvent } from '../scheduler/event.js';
 
 export const WINDOW_BYTES = 256 * 1024;
 /** The most libuv hands to one read callback (it reads into 64 KiB buffers). */
@@ -135,6 +136,8 @@ export class TcpEndpoint {
   closedBy: 'app' | 'reset' | 'timeout' | undefined;
   /** The application wants data (readStart) — otherwise data waits in `unread`. */
   reading = false;
+  /** Client side: the event that fails the connect at tcpTimeoutMs (cancelled once settled). */
+  connectDeadline: SimEvent | undefined;
   private sendSeq = 0;
   private recvSeq = 0;
   private readonly outOfOrder = new Map<number, Segment>();
@@ -210,6 +213,7 @@ export class TcpEndpoint {
    * reset if unread data remains; afterwards the kernel answers the peer's data with resets.
    */
   close(graceful = true): void {
+    this.cancelConnectDeadline();
     this.owner = undefined;
     this.reading = false;
     if (this.state === 'closed') return;
@@ -258,6 +262,7 @@ export class TcpEndpoint {
   private accept(segment: Segment): void {
     switch (segment.kind) {
       case 'syn-ack':
+        this.cancelConnectDeadline();
         this.state = 'established';
         this.notify((owner) => owner.connected(0));
         return;
@@ -298,7 +303,14 @@ export class TcpEndpoint {
     this.broken('timeout', UV.ETIMEDOUT);
   }
 
+  private cancelConnectDeadline(): void {
+    if (this.connectDeadline === undefined) return;
+    this.stack.network.world.cancel(this.connectDeadline);
+    this.connectDeadline = undefined;
+  }
+
   private fail(reason: 'reset' | 'timeout'): void {
+    this.cancelConnectDeadline();
     this.state = 'closed';
     this.closedBy = reason;
     this.stack.forget(this);
@@ -499,18 +511,22 @@ export class TcpStack {
   connect(endpoint: TcpEndpoint): void {
     this.endpoints.add(endpoint);
     const from = endpoint.host;
+    const world = this.network.world;
     const to = this.network.hostAt(endpoint.remote.address, from);
-    const startNs = this.network.world.nowNs;
+    const startNs = world.nowNs;
+    // The connect fails at exactly tcpTimeoutMs unless the handshake completes first, whatever
+    // was lost: the SYN (retransmitted below) or the SYN-ACK (retransmitted by the server).
+    endpoint.connectDeadline = world.schedule(from, this.network.tcpTimeoutNs, 'net', () => {
+      endpoint.connectDeadline = undefined;
+      if (endpoint.state === 'syn-sent') endpoint.timedOut();
+    }, undefined, false);
     const attempt = (rtoNs: number) => {
       if (endpoint.state !== 'syn-sent') return;
       const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to));
       if (sent) return;
-      // Lost (or nobody owns the address): retransmit the SYN with backoff, then give up.
-      if (this.network.world.nowNs - startNs + rtoNs > this.network.tcpTimeoutNs) {
-        this.network.world.schedule(from, Math.max(0, startNs + this.network.tcpTimeoutNs - this.network.world.nowNs), 'net', () => endpoint.timedOut(), undefined, false);
-        return;
-      }
-      this.network.world.schedule(from, rtoNs, 'net', () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, false);
+      // Lost (or nobody owns the address): retransmit the SYN with backoff until the deadline.
+      if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) return;
+      world.schedule(from, rtoNs, 'net', () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, false);
     };
     attempt(SYN_RTO_INITIAL_NS);
   }
@@ -562,8 +578,13 @@ export class TcpStack {
       // delivering what it sent (the kernel keeps an orphaned socket until its data is out).
       if (from.state === 'closed' && from.closedBy !== 'app') return;
       if (this.network.send(from.host, to.host, 'tcp', bytes, deliver)) return;
-      if (world.nowNs - startNs + rtoNs > this.network.tcpTimeoutNs) {
-        from.timedOut();
+      if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) {
+        // No retransmission before the deadline: the connection fails AT the deadline (the
+        // kernel's timer), not at this last lost attempt.
+        world.scheduleArrival(from.host, startNs + this.network.tcpTimeoutNs - world.nowNs, () => {
+          if (from.state === 'closed' && from.closedBy !== 'app') return;
+          from.timedOut();
+        }, undefined);
         return;
       }
       world.scheduleArrival(from.host, rtoNs, () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined);
