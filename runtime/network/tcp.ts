@@ -131,7 +131,13 @@ export class TcpEndpoint {
   remote: SocketAddress;
   peer: TcpEndpoint | undefined;
   owner: TcpOwner | undefined;
-  state: 'syn-sent' | 'established' | 'closed' = 'syn-sent';
+  /**
+   * syn-received: the server side of a handshake between two hosts, between the SYN and the
+   * client's ACK (Linux's SYN queue): not yet accepted, invisible to the application.
+   */
+  state: 'syn-sent' | 'syn-received' | 'established' | 'closed' = 'syn-sent';
+  /** syn-received: the listener that accepts this connection when the handshake completes. */
+  pendingListener: TcpListener | undefined;
   /** Why the endpoint is closed: the application closed it, or the connection broke. */
   closedBy: 'app' | 'reset' | 'timeout' | undefined;
   /** The application wants data (readStart) — otherwise data waits in `unread`. */
@@ -217,6 +223,12 @@ export class TcpEndpoint {
     this.owner = undefined;
     this.reading = false;
     if (this.state === 'closed') return;
+    if (this.state === 'syn-received') {
+      // Never accepted (its host went down): the kernel drops it; the peer's next segment
+      // gets a reset.
+      this.fail('reset');
+      return;
+    }
     if (graceful && this.state === 'established') {
       if (this.unread.some((item) => typeof item !== 'string')) {
         if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer);
@@ -248,6 +260,11 @@ export class TcpEndpoint {
       if (!orderly) this.stack.sendReset(this.host, from);
       return;
     }
+    // The client's first segment carries the ACK that completes the handshake.
+    if (this.state === 'syn-received') {
+      this.handshakeCompleted();
+      if ((this.state as string) !== 'established') return;
+    }
     if (segment.seq < this.recvSeq || this.outOfOrder.has(segment.seq)) return; // a duplicate
     this.outOfOrder.set(segment.seq, segment);
     while (this.outOfOrder.has(this.recvSeq)) {
@@ -261,11 +278,17 @@ export class TcpEndpoint {
 
   private accept(segment: Segment): void {
     switch (segment.kind) {
-      case 'syn-ack':
+      case 'syn-ack': {
         this.cancelConnectDeadline();
         this.state = 'established';
+        const peer = this.peer;
+        if (peer !== undefined && peer.state === 'syn-received') {
+          // The third packet of the handshake: the server accepts when it arrives.
+          this.stack.reliableSend(this, peer, HEADER_BYTES, () => peer.ackArrived(this));
+        }
         this.notify((owner) => owner.connected(0));
         return;
+      }
       case 'data':
         this.unread.push(segment.data);
         this.flush();
@@ -281,6 +304,10 @@ export class TcpEndpoint {
   /** A reset arrived from the peer. */
   resetByPeer(): void {
     if (this.state === 'closed') return;
+    if (this.state === 'syn-received') {
+      this.fail('reset'); // dropped from the SYN queue; the application never knew
+      return;
+    }
     if (this.state === 'syn-sent') {
       this.fail('reset');
       this.notify((owner) => owner.connected(UV.ECONNREFUSED));
@@ -294,6 +321,10 @@ export class TcpEndpoint {
   /** Retransmission gave up (a long partition, or a peer that vanished). */
   timedOut(): void {
     if (this.state === 'closed') return;
+    if (this.state === 'syn-received') {
+      this.fail('timeout'); // the SYN-ACK never got through: dropped, the application never knew
+      return;
+    }
     if (this.state === 'syn-sent') {
       this.fail('timeout');
       this.notify((owner) => owner.connected(UV.ETIMEDOUT));
@@ -301,6 +332,33 @@ export class TcpEndpoint {
       return;
     }
     this.broken('timeout', UV.ETIMEDOUT);
+  }
+
+  /**
+   * Server side: the handshake's last ACK from `client` arrived. A connection dropped from the
+   * SYN queue meanwhile (its host went down, the SYN-ACK timed out) has no socket any more:
+   * the kernel answers with a reset.
+   */
+  ackArrived(client: TcpEndpoint): void {
+    if (this.state === 'syn-received') this.handshakeCompleted();
+    else if (this.state === 'closed' && this.closedBy !== 'app') this.stack.sendReset(this.host, client);
+  }
+
+  /**
+   * Server side: the client's ACK (or its first segment) arrived: the listener accepts the
+   * connection now, or resets it if it stopped listening meanwhile.
+   */
+  handshakeCompleted(): void {
+    if (this.state !== 'syn-received') return;
+    const listener = this.pendingListener!;
+    this.pendingListener = undefined;
+    if (listener.closed || this.host.state !== 'running') {
+      if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer);
+      this.fail('reset');
+      return;
+    }
+    this.state = 'established';
+    this.stack.accept(listener, this);
   }
 
   private cancelConnectDeadline(): void {
@@ -554,13 +612,24 @@ export class TcpStack {
           { address: `::ffff:${client.local.address}`, port: client.local.port, family: 6 },
         )
       : new TcpEndpoint(this, to, { ...client.remote }, { ...client.local });
-    server.state = 'established';
     server.peer = client;
     client.peer = server;
     this.endpoints.add(server);
+    // Between two hosts the server accepts when the client's ACK arrives, one trip after the
+    // client's 'connect' (a connection whose SYN-ACKs are lost is never accepted). On one host
+    // the kernel runs the whole handshake inside connect(2), and Node reports the server's
+    // 'connection' before the client's 'connect' (measured on loopback, 20, 22, 24): accept now.
+    const sameHost = to === client.host;
+    server.state = sameHost ? 'established' : 'syn-received';
+    if (!sameHost) server.pendingListener = listener;
     // SYN-ACK is segment 0 of the server's direction: it precedes any data the server sends.
     this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server));
     (server as unknown as { sendSeq: number }).sendSeq = 1;
+    if (sameHost) this.accept(listener, server);
+  }
+
+  /** Hands an established connection to the listener's application (accept(2)). */
+  accept(listener: TcpListener, server: TcpEndpoint): void {
     const owner = listener.owner;
     if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.connection(server));
     else owner.connection(server);

@@ -65,8 +65,9 @@ describe('network faults (seed 0xfa)', () => {
     const sim = new Sim({ seed: 0xfa, network: { tcpTimeoutMs: 10_000 } });
     sim.host('server', echoServer);
     sim.host('mute', () => {
-      // Accepts connections, but its SYN-ACKs never get out (a one-way partition, below).
-      net.createServer((socket) => socket.on('error', () => {})).listen(7000);
+      // Its SYN-ACKs never get out (a one-way partition, below): it never accepts a connection
+      // (the handshake never completes), so it never sees one.
+      net.createServer(() => { seen.muteAccepted = true; }).listen(7000);
     });
     sim.client('client', async () => {
       // Established: the data segment and its retransmissions (200 ms, doubling) are lost.
