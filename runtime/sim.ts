@@ -246,6 +246,38 @@ export class Sim {
     this.running('configure the link of', a).network.setLink(a, b, config, options);
   }
 
+  /**
+   * Changes a host's clock while the simulation runs (an NTP step, an operator's `date -s`, a
+   * clock that starts to drift):
+   * - `skewMs`: the new offset of its wall clock from the simulation's, in integer ms. Date
+   *   jumps (forwards or backwards) at once; performance.now, process.hrtime, process.uptime
+   *   and performance.timeOrigin do not (monotonic clocks never jump).
+   * - `driftPpm`: how fast all of its clocks run from now on (1 + driftPpm/1e6 of virtual
+   *   time); they go on from their current readings, without a jump. Timers set from now on
+   *   use the new rate; a timer already pending keeps the virtual deadline it was given.
+   * A host that is down keeps the setting for its next boot.
+   */
+  setClock(name: string, options: { skewMs?: number; driftPpm?: number }): void {
+    const world = this.running('set the clock of', name);
+    const host = world.requireHost(name, 'set the clock of');
+    const fail = (reason: string): never => {
+      throw new UsageError(`Failed to set the clock of host "${name}": ${reason}`);
+    };
+    if (options === null || typeof options !== 'object') fail(`options must be an object { skewMs?, driftPpm? }, got ${String(options)}`);
+    const unknown = Object.keys(options).filter((k) => k !== 'skewMs' && k !== 'driftPpm');
+    if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (known: skewMs, driftPpm)`);
+    const { skewMs, driftPpm } = options;
+    if (skewMs === undefined && driftPpm === undefined) fail('give skewMs, driftPpm or both');
+    if (skewMs !== undefined && !(typeof skewMs === 'number' && Number.isSafeInteger(skewMs))) {
+      fail(`skewMs must be an integer number of ms, got ${String(skewMs)}`);
+    }
+    if (driftPpm !== undefined && !(typeof driftPpm === 'number' && Number.isFinite(driftPpm) && Math.abs(driftPpm) < 1e6)) {
+      fail(`driftPpm must be a number between -1e6 and 1e6 (parts per million), got ${String(driftPpm)}`);
+    }
+    if (driftPpm !== undefined) host.clock.setDrift(driftPpm, world.nowNs);
+    if (skewMs !== undefined) host.clock.skewMs = skewMs;
+  }
+
   /** The addresses of a host on the simulated network. */
   addressOf(name: string): { ipv4: string; ipv6: string } {
     const world = this.running('find the address of', name);
