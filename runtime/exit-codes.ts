@@ -19,6 +19,14 @@ export const ExitCode = {
   nondeterminism: 73,
   /** Strict mode: real asynchronous work (a real timer, socket, ...) escaped the simulation. */
   escape: 74,
+  /**
+   * Register mode: the program went idle for ever. Nothing is scheduled and no real work is
+   * pending, yet ref'd simulated handles (a listening server, a socket waiting for data no
+   * peer will send, a write blocked on a peer that never reads) keep it alive: real Node would
+   * wait for ever. The report names each handle and where it was created. DST_IDLE=exit
+   * exits with the program's own code instead (for programs meant to end that way).
+   */
+  idle: 75,
 } as const;
 
 export type ExitCodeName = keyof typeof ExitCode;

@@ -64,6 +64,55 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
   return [`DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
 }
 
+type UncaughtListener = (this: NodeJS.Process, error: unknown, origin: string) => void;
+
+/**
+ * Takes over process 'uncaughtException' for the run. Host code that runs between events (a
+ * process.nextTick or queueMicrotask callback) throws outside the event's try/catch, into
+ * Node's uncaughtException machinery, where the test runner's listener would see it without
+ * the seed. During the run the listener below is the only one: an exception thrown in a
+ * host's context (the AsyncLocalStorage store is still the thrower's when Node emits) crashes
+ * that host under its onCrash policy and fails the run with the full report; any other
+ * exception goes to the listeners that were there before, in order, or, if there were none,
+ * is rethrown to be fatal as it would have been. restore() puts the listeners back exactly
+ * (those added during the run stay, after them).
+ */
+function takeOverUncaught(world: World): { restore(): void } {
+  const saved = process.rawListeners('uncaughtException') as UncaughtListener[];
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    const added = (process.rawListeners('uncaughtException') as UncaughtListener[]).filter((l) => l !== onUncaught);
+    process.removeAllListeners('uncaughtException');
+    for (const listener of [...saved, ...added]) process.on('uncaughtException', listener);
+  };
+  const onUncaught: UncaughtListener = function (error, origin) {
+    const host = world.als.getStore();
+    if (host !== undefined && host.world === world) {
+      world.hostFailed(host, error, 'crash');
+      return;
+    }
+    if (saved.length === 0) {
+      // Nothing listened before the run: the exception is fatal, as it would have been.
+      restore();
+      process.nextTick(() => {
+        throw error;
+      });
+      return;
+    }
+    for (const listener of [...saved]) {
+      // A once() wrapper removes itself from the process (where it is not now) and must
+      // not come back at restore().
+      if ((listener as { listener?: unknown }).listener !== undefined) saved.splice(saved.indexOf(listener), 1);
+      Reflect.apply(listener, process, [error, origin]);
+    }
+  };
+  process.removeAllListeners('uncaughtException');
+  process.on('uncaughtException', onUncaught);
+  return { restore };
+}
+
 /**
  * A simulation: hosts and clients on one virtual clock under one seed. The public handle;
  * the state lives in a private World.
@@ -197,6 +246,38 @@ export class Sim {
     this.running('configure the link of', a).network.setLink(a, b, config, options);
   }
 
+  /**
+   * Changes a host's clock while the simulation runs (an NTP step, an operator's `date -s`, a
+   * clock that starts to drift):
+   * - `skewMs`: the new offset of its wall clock from the simulation's, in integer ms. Date
+   *   jumps (forwards or backwards) at once; performance.now, process.hrtime, process.uptime
+   *   and performance.timeOrigin do not (monotonic clocks never jump).
+   * - `driftPpm`: how fast all of its clocks run from now on (1 + driftPpm/1e6 of virtual
+   *   time); they go on from their current readings, without a jump. Timers set from now on
+   *   use the new rate; a timer already pending keeps the virtual deadline it was given.
+   * A host that is down keeps the setting for its next boot.
+   */
+  setClock(name: string, options: { skewMs?: number; driftPpm?: number }): void {
+    const world = this.running('set the clock of', name);
+    const host = world.requireHost(name, 'set the clock of');
+    const fail = (reason: string): never => {
+      throw new UsageError(`Failed to set the clock of host "${name}": ${reason}`);
+    };
+    if (options === null || typeof options !== 'object') fail(`options must be an object { skewMs?, driftPpm? }, got ${String(options)}`);
+    const unknown = Object.keys(options).filter((k) => k !== 'skewMs' && k !== 'driftPpm');
+    if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (known: skewMs, driftPpm)`);
+    const { skewMs, driftPpm } = options;
+    if (skewMs === undefined && driftPpm === undefined) fail('give skewMs, driftPpm or both');
+    if (skewMs !== undefined && !(typeof skewMs === 'number' && Number.isSafeInteger(skewMs))) {
+      fail(`skewMs must be an integer number of ms, got ${String(skewMs)}`);
+    }
+    if (driftPpm !== undefined && !(typeof driftPpm === 'number' && Number.isFinite(driftPpm) && Math.abs(driftPpm) < 1e6)) {
+      fail(`driftPpm must be a number between -1e6 and 1e6 (parts per million), got ${String(driftPpm)}`);
+    }
+    if (driftPpm !== undefined) host.clock.setDrift(driftPpm, world.nowNs);
+    if (skewMs !== undefined) host.clock.skewMs = skewMs;
+  }
+
   /** The addresses of a host on the simulated network. */
   addressOf(name: string): { ipv4: string; ipv6: string } {
     const world = this.running('find the address of', name);
@@ -227,6 +308,7 @@ export class Sim {
     const interposer = getInterposer();
     const onRejection = (reason: unknown) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection');
     interposer.install(world);
+    const uncaught = takeOverUncaught(world);
     process.prependListener('unhandledRejection', onRejection);
     try {
       for (const p of this.pending) {
@@ -245,6 +327,7 @@ export class Sim {
     } finally {
       process.removeListener('unhandledRejection', onRejection);
       interposer.uninstall(world);
+      uncaught.restore();
       world.dispose();
       this.state = 'done';
     }

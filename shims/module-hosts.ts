@@ -5,15 +5,19 @@
  * restart re-evaluates everything.
  *
  * - ESM: the main module is imported with ?dst-host=<name>&dst-boot=<n>&dst-run=<k>; the hooks
- *   (loader-hooks.mjs, registered once with module.register) carry the query to every import.
+ *   carry the query to every import. They are registered once: in-thread with
+ *   module.registerHooks where Node has it (22.15+, 24), else with module.register
+ *   (loader-hooks.mjs, on Node's loader thread).
  * - CommonJS: Module._load is patched so that, inside a module host, require() uses that
  *   incarnation's own cache; CommonJS files imported from ESM come through the same cache.
  * - Loading is real asynchronous work (file reads, the loader thread): the simulation waits for
  *   it (World.waitForRealWork) until the host's module graph starts to evaluate.
  */
+import { readFileSync } from 'node:fs';
 import Module, { register } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parse as parseCjs } from 'cjs-module-lexer';
 import { UsageError } from '../runtime/errors.js';
 import { type ModuleHostSpec, setModuleHosts } from '../runtime/interposer.js';
 import type { Host } from '../runtime/hosts/host.js';
@@ -46,10 +50,83 @@ function runNumber(host: Host): number {
 }
 let hooksRegistered = false;
 
+// ---- in-thread hooks (module.registerHooks: Node >= 22.15 and 24) ---------------------------
+// The same hooks as dist/loader-hooks.mjs (keep the two in step), synchronous and run on the
+// main thread. Preferred where they exist: with no loader thread, loading a module graph takes
+// no turn of the event loop (measured: 0 immediates run during an import(), against hundreds
+// with module.register on Node 22), so a dynamic import() made by host code in the middle of a
+// run completes before the next event, at the same virtual instant, instead of after a real,
+// machine-dependent delay. Pinned by test/hosts/module-hosts.test.mjs ("dynamic import()").
+
+const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
+const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function hostQuery(url: unknown): string | undefined {
+  if (typeof url !== 'string' || !url.startsWith('file:')) return undefined;
+  const match = QUERY.exec(url);
+  return match ? match[0].replace(/^&/, '?') : undefined;
+}
+
+interface Resolved { url: string; format?: string | null }
+interface Loaded { format: string; source?: string | ArrayBuffer | ArrayBufferView | null; shortCircuit?: boolean }
+
+function resolveHook(specifier: string, context: { parentURL?: string }, nextResolve: (s: string, c: unknown) => Resolved): Resolved {
+  const resolved = nextResolve(specifier, context);
+  const query = hostQuery(context.parentURL);
+  if (query === undefined || !resolved.url.startsWith('file:') || QUERY.test(resolved.url)) return resolved;
+  const separator = resolved.url.includes('?') ? '&' : '?';
+  return { ...resolved, url: `${resolved.url}${separator}${query.slice(1)}` };
+}
+
+function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
+  if (hostQuery(url) === undefined) return nextLoad(url, context);
+  const result = nextLoad(url, context);
+  if (result.format === 'commonjs') {
+    // A CommonJS file of a host graph: an ES module that requires it through the host's cache.
+    const filename = fileURLToPath(url);
+    let names: string[] = [];
+    try {
+      names = parseCjs(readFileSync(filename, 'utf8')).exports;
+    } catch {
+      // Unparseable: default export only, as Node does.
+    }
+    const named = [...new Set(names)].filter((n) => n !== 'default');
+    const lines = [
+      SIGNAL,
+      `const m = globalThis[Symbol.for('dst-runtime.requireForHost')](${JSON.stringify(filename)});`,
+      'export default m;',
+      ...named.map((n, i) => `const e${i} = m?.[${JSON.stringify(n)}]; export { e${i} as ${IDENTIFIER.test(n) ? n : JSON.stringify(n)} };`),
+    ];
+    return { format: 'module', source: lines.join('\n'), shortCircuit: true };
+  }
+  if (result.format === 'module' && result.source != null) {
+    let source = typeof result.source === 'string' ? result.source : Buffer.from(result.source as Uint8Array).toString('utf8');
+    // Keep line numbers: the signal goes on the first line (after a shebang, on the second).
+    if (source.startsWith('#!')) {
+      const end = source.indexOf('\n');
+      source = end === -1 ? `${source}\n${SIGNAL}` : `${source.slice(0, end + 1)}${SIGNAL}${source.slice(end + 1)}`;
+    } else {
+      source = `${SIGNAL}${source}`;
+    }
+    return { ...result, source };
+  }
+  return result;
+}
+
+/** Which loader hooks this Node gets: in-thread (registerHooks) where available, else a loader thread. */
+export const LOADER_HOOKS: 'registerHooks' | 'register' =
+  typeof (Module as unknown as { registerHooks?: unknown }).registerHooks === 'function' ? 'registerHooks' : 'register';
+
 function ensureHooks(): void {
   if (hooksRegistered) return;
   hooksRegistered = true;
-  // dist/loader-hooks.mjs sits beside the build's entry points (this code may be in dist/chunks).
+  if (LOADER_HOOKS === 'registerHooks') {
+    (Module as unknown as { registerHooks(hooks: object): unknown }).registerHooks({ resolve: resolveHook, load: loadHook });
+    return;
+  }
+  // Node 20 and 22 before 22.15: hooks on Node's loader thread. dist/loader-hooks.mjs sits
+  // beside the build's entry points (this code may be in dist/chunks).
   const dir = path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname;
   register(pathToFileURL(path.join(dir, 'loader-hooks.mjs')).href);
 }

@@ -32,6 +32,7 @@ import { UV } from '../runtime/network/errno.js';
 import type { Network } from '../runtime/network/network.js';
 import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../runtime/network/tcp.js';
 import type { Host } from '../runtime/hosts/host.js';
+import type { World } from '../runtime/world.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -78,6 +79,52 @@ export function setNetworkResolver(resolver: (host: Host) => Network): void {
   networkOf = resolver;
 }
 
+/** What keeps a run alive: one ref'd handle, described for a report. */
+export interface KeepAlive {
+  /** How many of the world's refs this handle holds. */
+  refs: number;
+  what: string;
+  /** "listen() at app.js:3:8": where the program made it (register mode records it). */
+  site: string | undefined;
+}
+
+/**
+ * Where the program created a net/dgram object: set by register mode on the net.Server,
+ * net.Socket or dgram.Socket when listen(), connect() or bind() is called (shims/register-mode.ts).
+ */
+export const kCreatedAt = Symbol.for('dst-runtime.createdAt');
+
+let ownerSymbol: symbol | undefined;
+
+/** The JS object (net.Socket, net.Server, dgram.Socket) of a native handle: Node's owner_symbol. */
+export function ownerOf(handle: NativeHandle): object | undefined {
+  ownerSymbol ??= Object.getOwnPropertySymbols(handle).find((s) => s.description === 'owner_symbol');
+  const owner = ownerSymbol === undefined ? undefined : handle[ownerSymbol];
+  return typeof owner === 'object' && owner !== null ? owner : undefined;
+}
+
+export function siteOf(owner: unknown, call: string): string | undefined {
+  const site = (owner as Record<symbol, string | undefined> | undefined)?.[kCreatedAt];
+  return site === undefined ? undefined : `${call} at ${site}`;
+}
+
+export function formatAddress(address: { address: string; port: number; family: Family }): string {
+  return address.family === 6 ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
+}
+
+/** Simulated TCP handles that hold a ref of their host, per world. */
+const keepers = new WeakMap<World, Set<SimTcp>>();
+
+/** The simulated TCP handles that keep `world` alive, in the order they started to. */
+export function tcpKeepAlive(world: World): KeepAlive[] {
+  const out: KeepAlive[] = [];
+  for (const sim of keepers.get(world) ?? []) {
+    const keeper = sim.keepAlive();
+    if (keeper !== undefined) out.push(keeper);
+  }
+  return out;
+}
+
 /** Simulation state of one TCP handle. */
 class SimTcp implements TcpOwner, ListenerOwner {
   readonly handle: NativeHandle;
@@ -104,6 +151,8 @@ class SimTcp implements TcpOwner, ListenerOwner {
   closed = false;
   private holdsHandleRef = false;
   private holdsReqRef = false;
+  /** In keepers (holds a ref of its host). */
+  private registered = false;
 
   constructor(handle: NativeHandle, host: Host, scope: AsyncResource, refed: boolean) {
     this.handle = handle;
@@ -132,6 +181,38 @@ class SimTcp implements TcpOwner, ListenerOwner {
       if (reqRef) world.refHandle(this.host);
       else world.unrefHandle(this.host);
     }
+    const holding = handleRef || reqRef;
+    if (holding !== this.registered) {
+      this.registered = holding;
+      let set = keepers.get(world);
+      if (set === undefined) keepers.set(world, (set = new Set()));
+      if (holding) set.add(this);
+      else set.delete(this);
+    }
+  }
+
+  /** What this handle is doing that keeps its host alive, for the idle report. */
+  keepAlive(): KeepAlive | undefined {
+    if (this.host.state !== 'running') return undefined;
+    const refs = (this.holdsHandleRef ? 1 : 0) + (this.holdsReqRef ? 1 : 0);
+    if (refs === 0) return undefined;
+    const owner = ownerOf(this.handle);
+    if (this.listener !== undefined) {
+      return { refs, what: `TCP server listening on ${formatAddress(this.listener.local)}`, site: siteOf(owner, 'listen()') };
+    }
+    const endpoint = this.endpoint;
+    const doing: string[] = [];
+    if (this.connectReq !== undefined) doing.push('connecting');
+    if (this.pendingWrites.length > 0) {
+      const bytes = this.pendingWrites.reduce((sum, req) => sum + ((req.bytes as number) ?? 0), 0);
+      doing.push(`${bytes} bytes of writes waiting for the peer to read`);
+    }
+    if (this.reading && this.holdsHandleRef) doing.push('reading, and no data can arrive');
+    const path = endpoint === undefined ? '' : ` ${formatAddress(endpoint.local)} -> ${formatAddress(endpoint.remote)}`;
+    const server = (owner as { server?: unknown } | undefined)?.server;
+    const serverSite = siteOf(server, 'listen()');
+    const site = siteOf(owner, 'connect()') ?? (serverSite === undefined ? undefined : `accepted by the server of ${serverSite}`);
+    return { refs, what: `TCP socket${path}${doing.length > 0 ? ` (${doing.join('; ')})` : ''}`, site };
   }
 
   // ---- TcpOwner: events from the endpoint -------------------------------------------------

@@ -146,6 +146,28 @@ function kill(this: unknown, pid: number, signal: string | number = 'SIGTERM'): 
   return true;
 }
 
+const realQueueMicrotask = globalThis.queueMicrotask;
+
+/**
+ * queueMicrotask inside a library-mode host: the callback's exception crashes that host. Node
+ * catches it in runMicrotask and calls triggerUncaughtException, but on Node 20 and 22 the
+ * async context is gone by the time 'uncaughtException' is emitted (executionAsyncId() is 0,
+ * every AsyncLocalStorage store undefined; 24 keeps it), so the thrower's host could not be
+ * told from the emit. Catching here, as an event's own exception is caught, is what Node
+ * does a frame later. Register mode keeps Node's own machinery.
+ */
+function queueMicrotask(callback: () => void): void {
+  const host = processHost();
+  if (host === undefined || typeof callback !== 'function') return realQueueMicrotask(callback);
+  realQueueMicrotask(() => {
+    try {
+      callback();
+    } catch (error) {
+      host.world.hostFailed(host, error, 'crash');
+    }
+  });
+}
+
 const realExit = process.exit;
 const realKill = process.kill;
 const realHostname = os.hostname;
@@ -206,6 +228,7 @@ export const processHostShim: Shim = {
       }
     } as Method);
     patches.replace(p, 'exit', exit as Method);
+    patches.replace(globalThis, 'queueMicrotask', queueMicrotask);
     patches.replace(p, 'kill', kill as Method);
     patches.replace(os, 'hostname', hostname);
     patches.replace(os, 'networkInterfaces', networkInterfaces as typeof os.networkInterfaces);

@@ -2,8 +2,17 @@
  * Register mode: `node --import dst-runtime/register app.js`. The whole process is the
  * simulation; the entry module and everything outside another host's context is host "main".
  * Nothing is uninstalled: the process exits when no ref'd simulated work remains, like Node.
+ *
+ * Idle: when Node's loop runs dry ('beforeExit': no real work pending) while ref'd simulated
+ * handles remain and nothing is scheduled, no event can ever happen again — a listening server
+ * no simulated client will reach, a socket waiting for data no peer will send. Real Node would
+ * wait for ever. The run stops with exit code 75 (ExitCode.idle) and a report naming each
+ * handle and the line that made it. DST_IDLE=exit instead exits as if those handles were gone,
+ * with the program's own exit code (for programs meant to end that way).
  */
+import dgram from 'node:dgram';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
@@ -11,8 +20,10 @@ import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
 import { DEFAULTS, envDurationNs, envPositiveInteger, shellQuote } from '../runtime/options.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
+import { captureSite } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
 import { installShims } from './install.js';
+import { formatAddress, kCreatedAt, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net-binding.js';
 import { installTripwire } from './tripwire.js';
 
 const VERSION_STATE = Symbol.for('dst-runtime.register');
@@ -20,7 +31,7 @@ const VERSION_STATE = Symbol.for('dst-runtime.register');
 function replayCommand(seedText: string): string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   // Settings that change the run travel with the seed, so the replay is exact.
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_IDLE']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   return [`DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
@@ -30,6 +41,59 @@ function usageExit(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`dst: ${message}\n`);
   process.exit(ExitCode.usage);
+}
+
+type IdleMode = 'fail' | 'exit';
+
+function parseIdleMode(env: NodeJS.ProcessEnv): IdleMode {
+  const text = env.DST_IDLE;
+  if (text === undefined || text === '' || text === 'fail') return 'fail';
+  if (text === 'exit') return 'exit';
+  throw new UsageError(
+    `Failed to parse DST_IDLE: ${JSON.stringify(text)} is not 'fail' (default: a program that would wait for ever ` +
+      `stops with exit code ${ExitCode.idle} and a report) or 'exit' (it exits with its own code)`,
+  );
+}
+
+/**
+ * Records where the program calls net.Server#listen, net.Socket#connect and dgram.Socket#bind
+ * (explicit or implicit, from send/connect), for the idle report: by the time the handle is
+ * made, Node has often moved on to a nextTick or a lookup callback with no user frame left.
+ */
+function recordCreationSites(): void {
+  const wrap = (proto: Record<string, unknown>, name: string) => {
+    const original = proto[name] as (...args: unknown[]) => unknown;
+    const wrapped = {
+      [name](this: Record<symbol, unknown>, ...args: unknown[]) {
+        const site = captureSite();
+        if (site !== undefined) this[kCreatedAt] = site;
+        return Reflect.apply(original, this, args);
+      },
+    }[name]!;
+    Object.defineProperty(wrapped, 'length', { value: original.length });
+    proto[name] = wrapped;
+  };
+  wrap(net.Server.prototype as unknown as Record<string, unknown>, 'listen');
+  wrap(net.Socket.prototype as unknown as Record<string, unknown>, 'connect');
+  wrap(dgram.Socket.prototype as unknown as Record<string, unknown>, 'bind');
+}
+
+/** Every ref'd simulated handle of `world`, described; refs the runtime cannot name are counted. */
+function keepAliveReport(world: World): string[] {
+  const keepers: KeepAlive[] = [...tcpKeepAlive(world)];
+  for (const socket of world.network.udp.boundSockets()) {
+    const owner = socket.owner as { holdsRef?: boolean; handle?: Record<PropertyKey, unknown> } | undefined;
+    if (owner?.holdsRef !== true || !socket.receiving || socket.host.state !== 'running') continue;
+    const site = owner.handle === undefined ? undefined : siteOf(ownerOf(owner.handle), 'bind()');
+    const address = formatAddress({ address: socket.address, port: socket.port, family: socket.family });
+    keepers.push({ refs: 1, what: `UDP socket bound to ${address} (receiving, and no datagram can arrive)`, site });
+  }
+  const lines = keepers.map((k) => `${k.what}: ${k.site ?? 'made where dst-runtime could not see it'}`);
+  const named = keepers.reduce((sum, k) => sum + k.refs, 0);
+  if (world.refs > named) {
+    lines.push(`${world.refs - named} more ref'd handle(s) dst-runtime cannot name (this may be a bug in dst-runtime: please report it)`);
+  }
+  return lines;
 }
 
 /** Starts register mode once per process (the ESM and CJS entries may both be loaded). */
@@ -42,12 +106,14 @@ export function startRegisterMode(): World {
   let seed: bigint;
   let eventsMax: number;
   let timeLimitNs: number;
+  let idleMode: IdleMode;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
       ? parseSeed(env.DST_SEED, 'DST_SEED')
       : BigInt(Math.floor(Math.random() * 2 ** 32)); // outside the simulation: a fresh seed
     eventsMax = envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax;
     timeLimitNs = envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs;
+    idleMode = parseIdleMode(env);
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
@@ -95,6 +161,27 @@ export function startRegisterMode(): World {
     process.stderr.write(`${formatFailure(report, { withError: false })}\n`);
   });
 
+  // Registered before the program's own code runs, so this comes first: in real Node the
+  // program's 'beforeExit' listeners would never run while the handles keep it alive.
+  process.on('beforeExit', () => {
+    if (world.refs === 0 || idleMode === 'exit' || world.result !== undefined) return;
+    const lines = keepAliveReport(world);
+    const count = lines.length;
+    const report = world.report(
+      'idle',
+      main,
+      lines.join('\n'),
+      `run idle: no simulated event can ever happen again, yet ${count} ref'd handle${count === 1 ? ' keeps' : 's keep'} ` +
+        `the program alive (real Node would wait for ever)`,
+    );
+    world.flushTrace();
+    process.stderr.write(
+      `${formatFailure(report)}\n  fix      close them (server.close(), socket.end()) or unref() them; ` +
+        `DST_IDLE=exit exits with the program's own code instead\n`,
+    );
+    process.exit(ExitCode.idle);
+  });
+
   process.on('exit', (code) => {
     world.flushTrace();
     const summary =
@@ -115,6 +202,7 @@ export function startRegisterMode(): World {
   });
 
   installShims(world);
+  recordCreationSites();
   if (env.DST_STRICT !== '0') installTripwire(world);
   return world;
 }

@@ -6,8 +6,19 @@
  * immediates in process.getActiveResourcesInfo(); the driver's own immediates are known, so any
  * surplus is an escape. Checked at every driver batch boundary (every 256 events).
  *
+ * The report says where each escaped timer came from:
+ * - a real Timeout: where it was created. Node's Timeout constructor starts with
+ *   `this._idleTimeout = after`; an accessor of that name on Timeout.prototype (installed here)
+ *   sees every real Timeout being made, records its creation stack and turns itself into the
+ *   own data property the plain assignment would have made (same keys, same order: 20, 22,
+ *   24). Only real Timeouts pay for it; simulated timers are other objects.
+ * - a real Immediate: where its callback is defined (inspector [[FunctionLocation]]). Its
+ *   creation is not recorded: the driver itself runs on real immediates, one per event, and a
+ *   stack per event would double the driver's cost.
+ *
  * Library mode cannot use this check: the test runner's own real timers are legitimate there.
  */
+import path from 'node:path';
 import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../runtime/failure.js';
 import { originals } from '../runtime/originals.js';
@@ -27,6 +38,129 @@ export function escapedRealWork(world: World): string | undefined {
   return parts.length === 0 ? undefined : parts.join(' and ');
 }
 
+// ---- where escaped real timers come from ----------------------------------------------------
+
+/** dist/ (also when this code sits in dist/chunks/): frames there are dst-runtime's own. */
+const OWN_DIR = ((dir: string) => (path.basename(dir) === 'chunks' ? path.dirname(dir) : dir))(path.dirname(__filename));
+
+interface RealTimer {
+  _idleTimeout: number;
+  _onTimeout: unknown;
+  _onImmediate: unknown;
+  _idlePrev: RealTimer | null;
+  _destroyed: boolean;
+  _repeat: number | null;
+  hasRef(): boolean;
+}
+
+/** Real Timeouts made since the tripwire was installed, with their creation stacks. */
+const realTimeouts = new Set<WeakRef<RealTimer>>();
+const creationStacks = new WeakMap<object, { stack?: string }>();
+
+function trapRealTimeouts(): void {
+  const probe = originals.setTimeout(() => {}, 1) as unknown as RealTimer;
+  originals.clearTimeout(probe as unknown as NodeJS.Timeout);
+  const proto = Object.getPrototypeOf(probe) as object;
+  if (Object.getOwnPropertyDescriptor(proto, '_idleTimeout') !== undefined) return; // not the Node we know
+  Object.defineProperty(proto, '_idleTimeout', {
+    configurable: true,
+    enumerable: false,
+    get: () => undefined,
+    set(this: RealTimer, value: number) {
+      Object.defineProperty(this, '_idleTimeout', { value, writable: true, enumerable: true, configurable: true });
+      const holder: { stack?: string } = {};
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 30;
+      Error.captureStackTrace(holder); // formatted lazily, only if reported
+      Error.stackTraceLimit = limit;
+      creationStacks.set(this, holder);
+      if (realTimeouts.size >= 1024) {
+        for (const ref of realTimeouts) {
+          const timer = ref.deref();
+          if (timer === undefined || timer._destroyed) realTimeouts.delete(ref);
+        }
+      }
+      realTimeouts.add(new WeakRef(this));
+    },
+  });
+}
+
+/** The frames of a stack that belong to the program (not Node's, not dst-runtime's), as file:line:col. */
+function userFrames(stack: string | undefined): string[] {
+  const frames: string[] = [];
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    const m = /\(?((?:file:\/\/)?[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line);
+    if (!m) continue;
+    let file = m[1]!;
+    if (file.startsWith('node:')) continue;
+    if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
+    if (file.startsWith(OWN_DIR + path.sep)) continue;
+    const rel = path.relative(process.cwd(), file);
+    frames.push(`${rel.startsWith('..') ? file : rel}:${m[2]}:${m[3]}`);
+  }
+  return frames;
+}
+
+/** Where a function is defined (file:line:col), from the inspector; undefined if unavailable. */
+function functionLocation(fn: unknown): string | undefined {
+  if (typeof fn !== 'function' || !process.features.inspector) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const inspector = require('node:inspector') as typeof import('node:inspector');
+  const session = new inspector.Session();
+  const key = '__dstTripwireProbe';
+  let where: string | undefined;
+  try {
+    session.connect();
+    const scripts = new Map<string, string>();
+    session.on('Debugger.scriptParsed', (m) => scripts.set(m.params.scriptId, m.params.url));
+    // Same-thread sessions answer synchronously.
+    session.post('Debugger.enable', () => {});
+    (globalThis as Record<string, unknown>)[key] = fn;
+    session.post('Runtime.evaluate', { expression: `globalThis.${key}` }, (error, result) => {
+      if (error !== null || result.result.objectId === undefined) return;
+      session.post('Runtime.getProperties', { objectId: result.result.objectId, ownProperties: true }, (e, props) => {
+        const loc = e === null ? props.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value : undefined;
+        if (loc === undefined) return;
+        const url = scripts.get(loc.scriptId);
+        if (url === undefined || url === '') return;
+        where = userFrames(`\n    at ${url}:${loc.lineNumber + 1}:${loc.columnNumber + 1}`)[0];
+      });
+    });
+  } catch {
+    where = undefined;
+  } finally {
+    delete (globalThis as Record<string, unknown>)[key];
+    session.disconnect();
+  }
+  return where;
+}
+
+/** One line (plus indented frames) per escaped real timer or immediate that can be found. */
+function describeEscapes(): string[] {
+  const lines: string[] = [];
+  for (const ref of realTimeouts) {
+    const timer = ref.deref();
+    if (timer === undefined || timer._destroyed || !timer.hasRef()) continue;
+    const frames = userFrames(creationStacks.get(timer)?.stack);
+    const kind = timer._repeat === null ? `real Timeout (${timer._idleTimeout} ms)` : `real interval (every ${timer._repeat} ms)`;
+    lines.push(frames.length === 0 ? `${kind} created inside Node or dst-runtime (no program frame on its stack)` : `${kind} created at ${frames[0]}`);
+    for (const frame of frames.slice(1, 5)) lines.push(`    from ${frame}`);
+  }
+  // Immediates not yet run are a linked list: a probe appended at the tail walks back over them.
+  const probe = originals.setImmediate(() => {}) as unknown as RealTimer;
+  try {
+    for (let item = probe._idlePrev; item !== null && item !== undefined; item = item._idlePrev) {
+      if (item._destroyed || typeof item.hasRef !== 'function' || !item.hasRef()) continue;
+      const where = functionLocation(item._onImmediate);
+      if (where === undefined) continue; // dst-runtime's own (the driver), or not locatable
+      lines.push(`real Immediate whose callback is defined at ${where} (where it was created is not recorded)`);
+    }
+  } finally {
+    originals.clearImmediate(probe as unknown as NodeJS.Immediate);
+  }
+  return lines;
+}
+
 /** How often (real ms) the tripwire also looks while the simulation has nothing to run. */
 const IDLE_CHECK_MS = 5;
 
@@ -35,16 +169,24 @@ export function installTripwire(world: World): void {
   // A program whose only timer escaped never runs a simulated event, so the driver's
   // checkpoints never come: an unref'd real interval (ours, not counted as ref'd work) looks too.
   originals.setInterval(() => world.driver.onCheckpoint?.(), IDLE_CHECK_MS).unref();
+  trapRealTimeouts();
   world.driver.onCheckpoint = () => {
     if (tripped) return;
     const escaped = escapedRealWork(world);
     if (escaped === undefined) return;
     tripped = true;
+    let where: string[] = [];
+    try {
+      where = describeEscapes();
+    } catch {
+      where = [];
+    }
     const error = runtimeError(
       `${escaped} escaped the simulation: a module captured the real timer functions before ` +
         `dst-runtime was installed (make --import dst-runtime/register the FIRST preload), or used an ` +
         `API built on Node's internal timers. Set DST_STRICT=0 to allow real timers (the run is then ` +
-        `not reproducible).`,
+        `not reproducible).` +
+        where.map((line) => `\n  ${line}`).join(''),
     );
     const host = world.currentHost();
     const report = world.report('crash', host, error, `strict mode: ${escaped} escaped the simulation`);

@@ -5,6 +5,10 @@ import { NS_PER_MS } from './units.js';
  * through its own clock: Date is the simulation epoch plus the host's skew plus elapsed virtual
  * time (integer ms), and the monotonic clocks (performance.now, hrtime, uptime) count from the
  * host's boot, so a restarted host starts again from zero.
+ *
+ * Both can change while the host runs (Sim.setClock): a new skew is a jump of the wall clock
+ * (Date jumps; performance.now, hrtime, uptime and performance.timeOrigin do not), a new drift
+ * changes how fast every clock of the host runs from that instant on, continuously.
  */
 export class HostClock {
   /** Virtual time at which this incarnation booted. */
@@ -13,6 +17,8 @@ export class HostClock {
   readonly epochMs: number;
   /** Offset of this host's wall clock from the simulation's, in ms (may be negative). */
   skewMs: number;
+  /** The skew at boot: performance.timeOrigin is fixed then, as in Node. */
+  private readonly bootSkewMs: number;
   /** Arbitrary origin of this host's hrtime, like a machine's uptime at process start. */
   readonly hrtimeOriginNs: number;
   /**
@@ -20,24 +26,44 @@ export class HostClock {
    * rate 1.0001 sees 1.0001 s pass on its clocks (Date, performance, hrtime, and its timers)
    * for every virtual second.
    */
-  readonly rate: number;
+  rate: number;
+  /** Since `anchorNs` (virtual) the clocks run at `rate` from `anchorLocalNs` (local). */
+  private anchorNs: number;
+  private anchorLocalNs: number;
 
   constructor(bootNs: number, epochMs: number, skewMs: number, hrtimeOriginNs: number, driftPpm = 0) {
     this.rate = 1 + driftPpm / 1e6;
     this.bootNs = bootNs;
     this.epochMs = epochMs;
     this.skewMs = skewMs;
+    this.bootSkewMs = skewMs;
     this.hrtimeOriginNs = hrtimeOriginNs;
+    this.anchorNs = bootNs;
+    this.anchorLocalNs = bootNs;
   }
 
   /** Virtual time as this host's clocks see it (drift applies from its boot on). */
   localNs(nowNs: number): number {
-    return this.rate === 1 ? nowNs : this.bootNs + (nowNs - this.bootNs) * this.rate;
+    return this.rate === 1 && this.anchorNs === this.anchorLocalNs
+      ? nowNs
+      : this.anchorLocalNs + (nowNs - this.anchorNs) * this.rate;
   }
 
   /** How much virtual time a delay of `localNs` on this host's clock takes (integer ns). */
   virtualDelayNs(localNs: number): number {
     return this.rate === 1 ? localNs : Math.ceil(localNs / this.rate);
+  }
+
+  /** Changes the drift from `nowNs` on; every clock of the host goes on from where it is. */
+  setDrift(driftPpm: number, nowNs: number): void {
+    this.anchorLocalNs = this.localNs(nowNs);
+    this.anchorNs = nowNs;
+    this.rate = 1 + driftPpm / 1e6;
+  }
+
+  /** The drift in parts per million. */
+  get driftPpm(): number {
+    return (this.rate - 1) * 1e6;
   }
 
   /** Date.now(): integer milliseconds. */
@@ -52,7 +78,7 @@ export class HostClock {
 
   /** performance.timeOrigin: the wall-clock ms at boot. */
   timeOriginMs(): number {
-    return this.epochMs + this.skewMs + this.bootNs / NS_PER_MS;
+    return this.epochMs + this.bootSkewMs + this.bootNs / NS_PER_MS;
   }
 
   /** process.hrtime in nanoseconds (as a number; exact below 2^53). */

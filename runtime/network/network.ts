@@ -136,7 +136,11 @@ export class Network {
     const lower = name.toLowerCase().replace(/\.$/, '');
     if (familyOf(lower) !== 0) return [lower];
     let addresses: string[] | undefined;
-    if (lower === 'localhost' || lower.endsWith('.localhost')) addresses = ['127.0.0.1', '::1'];
+    // A simulated machine's hosts file maps localhost to 127.0.0.1 only, like this project's
+    // reference machine (and many container images): {family: 6} is ENOTFOUND and {all: true}
+    // is [127.0.0.1], whatever the real /etc/hosts says (a seed replays on any machine). ::1 is
+    // still the host's own loopback address (docs/notes/node-facts.md).
+    if (lower === 'localhost' || lower.endsWith('.localhost')) addresses = ['127.0.0.1'];
     else {
       const target = this.world.host(this.aliases.get(lower) ?? lower);
       if (target !== undefined && target.role !== 'system') {
@@ -157,7 +161,10 @@ export class Network {
   reverse(address: string, from: Host): string | undefined {
     const host = this.hostAt(address, from);
     if (host === undefined) return undefined;
-    return isLoopback(unmapped(address)) ? 'localhost' : host.name;
+    const plain = unmapped(address);
+    // The hosts file names 127.0.0.1 only (see resolve): ::1 has no name.
+    if (isLoopback(plain)) return familyOf(plain) === 4 ? 'localhost' : undefined;
+    return host.name;
   }
 
   // ---- packets -----------------------------------------------------------------------------

@@ -28,6 +28,7 @@ import type { Host } from '../hosts/host.js';
 import { type Family, isWildcard, unmapped } from './addresses.js';
 import { UV } from './errno.js';
 import type { Network } from './network.js';
+import type { SimEvent } from '../scheduler/event.js';
 
 export const WINDOW_BYTES = 256 * 1024;
 /** The most libuv hands to one read callback (it reads into 64 KiB buffers). */
@@ -130,11 +131,19 @@ export class TcpEndpoint {
   remote: SocketAddress;
   peer: TcpEndpoint | undefined;
   owner: TcpOwner | undefined;
-  state: 'syn-sent' | 'established' | 'closed' = 'syn-sent';
+  /**
+   * syn-received: the server side of a handshake between two hosts, between the SYN and the
+   * client's ACK (Linux's SYN queue): not yet accepted, invisible to the application.
+   */
+  state: 'syn-sent' | 'syn-received' | 'established' | 'closed' = 'syn-sent';
+  /** syn-received: the listener that accepts this connection when the handshake completes. */
+  pendingListener: TcpListener | undefined;
   /** Why the endpoint is closed: the application closed it, or the connection broke. */
   closedBy: 'app' | 'reset' | 'timeout' | undefined;
   /** The application wants data (readStart) — otherwise data waits in `unread`. */
   reading = false;
+  /** Client side: the event that fails the connect at tcpTimeoutMs (cancelled once settled). */
+  connectDeadline: SimEvent | undefined;
   private sendSeq = 0;
   private recvSeq = 0;
   private readonly outOfOrder = new Map<number, Segment>();
@@ -210,9 +219,16 @@ export class TcpEndpoint {
    * reset if unread data remains; afterwards the kernel answers the peer's data with resets.
    */
   close(graceful = true): void {
+    this.cancelConnectDeadline();
     this.owner = undefined;
     this.reading = false;
     if (this.state === 'closed') return;
+    if (this.state === 'syn-received') {
+      // Never accepted (its host went down): the kernel drops it; the peer's next segment
+      // gets a reset.
+      this.fail('reset');
+      return;
+    }
     if (graceful && this.state === 'established') {
       if (this.unread.some((item) => typeof item !== 'string')) {
         if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer);
@@ -244,6 +260,11 @@ export class TcpEndpoint {
       if (!orderly) this.stack.sendReset(this.host, from);
       return;
     }
+    // The client's first segment carries the ACK that completes the handshake.
+    if (this.state === 'syn-received') {
+      this.handshakeCompleted();
+      if ((this.state as string) !== 'established') return;
+    }
     if (segment.seq < this.recvSeq || this.outOfOrder.has(segment.seq)) return; // a duplicate
     this.outOfOrder.set(segment.seq, segment);
     while (this.outOfOrder.has(this.recvSeq)) {
@@ -257,10 +278,17 @@ export class TcpEndpoint {
 
   private accept(segment: Segment): void {
     switch (segment.kind) {
-      case 'syn-ack':
+      case 'syn-ack': {
+        this.cancelConnectDeadline();
         this.state = 'established';
+        const peer = this.peer;
+        if (peer !== undefined && peer.state === 'syn-received') {
+          // The third packet of the handshake: the server accepts when it arrives.
+          this.stack.reliableSend(this, peer, HEADER_BYTES, () => peer.ackArrived(this));
+        }
         this.notify((owner) => owner.connected(0));
         return;
+      }
       case 'data':
         this.unread.push(segment.data);
         this.flush();
@@ -276,6 +304,10 @@ export class TcpEndpoint {
   /** A reset arrived from the peer. */
   resetByPeer(): void {
     if (this.state === 'closed') return;
+    if (this.state === 'syn-received') {
+      this.fail('reset'); // dropped from the SYN queue; the application never knew
+      return;
+    }
     if (this.state === 'syn-sent') {
       this.fail('reset');
       this.notify((owner) => owner.connected(UV.ECONNREFUSED));
@@ -289,6 +321,10 @@ export class TcpEndpoint {
   /** Retransmission gave up (a long partition, or a peer that vanished). */
   timedOut(): void {
     if (this.state === 'closed') return;
+    if (this.state === 'syn-received') {
+      this.fail('timeout'); // the SYN-ACK never got through: dropped, the application never knew
+      return;
+    }
     if (this.state === 'syn-sent') {
       this.fail('timeout');
       this.notify((owner) => owner.connected(UV.ETIMEDOUT));
@@ -298,7 +334,41 @@ export class TcpEndpoint {
     this.broken('timeout', UV.ETIMEDOUT);
   }
 
+  /**
+   * Server side: the handshake's last ACK from `client` arrived. A connection dropped from the
+   * SYN queue meanwhile (its host went down, the SYN-ACK timed out) has no socket any more:
+   * the kernel answers with a reset.
+   */
+  ackArrived(client: TcpEndpoint): void {
+    if (this.state === 'syn-received') this.handshakeCompleted();
+    else if (this.state === 'closed' && this.closedBy !== 'app') this.stack.sendReset(this.host, client);
+  }
+
+  /**
+   * Server side: the client's ACK (or its first segment) arrived: the listener accepts the
+   * connection now, or resets it if it stopped listening meanwhile.
+   */
+  handshakeCompleted(): void {
+    if (this.state !== 'syn-received') return;
+    const listener = this.pendingListener!;
+    this.pendingListener = undefined;
+    if (listener.closed || this.host.state !== 'running') {
+      if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer);
+      this.fail('reset');
+      return;
+    }
+    this.state = 'established';
+    this.stack.accept(listener, this);
+  }
+
+  private cancelConnectDeadline(): void {
+    if (this.connectDeadline === undefined) return;
+    this.stack.network.world.cancel(this.connectDeadline);
+    this.connectDeadline = undefined;
+  }
+
   private fail(reason: 'reset' | 'timeout'): void {
+    this.cancelConnectDeadline();
     this.state = 'closed';
     this.closedBy = reason;
     this.stack.forget(this);
@@ -499,18 +569,22 @@ export class TcpStack {
   connect(endpoint: TcpEndpoint): void {
     this.endpoints.add(endpoint);
     const from = endpoint.host;
+    const world = this.network.world;
     const to = this.network.hostAt(endpoint.remote.address, from);
-    const startNs = this.network.world.nowNs;
+    const startNs = world.nowNs;
+    // The connect fails at exactly tcpTimeoutMs unless the handshake completes first, whatever
+    // was lost: the SYN (retransmitted below) or the SYN-ACK (retransmitted by the server).
+    endpoint.connectDeadline = world.schedule(from, this.network.tcpTimeoutNs, 'net', () => {
+      endpoint.connectDeadline = undefined;
+      if (endpoint.state === 'syn-sent') endpoint.timedOut();
+    }, undefined, false);
     const attempt = (rtoNs: number) => {
       if (endpoint.state !== 'syn-sent') return;
       const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to));
       if (sent) return;
-      // Lost (or nobody owns the address): retransmit the SYN with backoff, then give up.
-      if (this.network.world.nowNs - startNs + rtoNs > this.network.tcpTimeoutNs) {
-        this.network.world.schedule(from, Math.max(0, startNs + this.network.tcpTimeoutNs - this.network.world.nowNs), 'net', () => endpoint.timedOut(), undefined, false);
-        return;
-      }
-      this.network.world.schedule(from, rtoNs, 'net', () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, false);
+      // Lost (or nobody owns the address): retransmit the SYN with backoff until the deadline.
+      if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) return;
+      world.schedule(from, rtoNs, 'net', () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, false);
     };
     attempt(SYN_RTO_INITIAL_NS);
   }
@@ -538,13 +612,24 @@ export class TcpStack {
           { address: `::ffff:${client.local.address}`, port: client.local.port, family: 6 },
         )
       : new TcpEndpoint(this, to, { ...client.remote }, { ...client.local });
-    server.state = 'established';
     server.peer = client;
     client.peer = server;
     this.endpoints.add(server);
+    // Between two hosts the server accepts when the client's ACK arrives, one trip after the
+    // client's 'connect' (a connection whose SYN-ACKs are lost is never accepted). On one host
+    // the kernel runs the whole handshake inside connect(2), and Node reports the server's
+    // 'connection' before the client's 'connect' (measured on loopback, 20, 22, 24): accept now.
+    const sameHost = to === client.host;
+    server.state = sameHost ? 'established' : 'syn-received';
+    if (!sameHost) server.pendingListener = listener;
     // SYN-ACK is segment 0 of the server's direction: it precedes any data the server sends.
     this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server));
     (server as unknown as { sendSeq: number }).sendSeq = 1;
+    if (sameHost) this.accept(listener, server);
+  }
+
+  /** Hands an established connection to the listener's application (accept(2)). */
+  accept(listener: TcpListener, server: TcpEndpoint): void {
     const owner = listener.owner;
     if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.connection(server));
     else owner.connection(server);
@@ -562,8 +647,13 @@ export class TcpStack {
       // delivering what it sent (the kernel keeps an orphaned socket until its data is out).
       if (from.state === 'closed' && from.closedBy !== 'app') return;
       if (this.network.send(from.host, to.host, 'tcp', bytes, deliver)) return;
-      if (world.nowNs - startNs + rtoNs > this.network.tcpTimeoutNs) {
-        from.timedOut();
+      if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) {
+        // No retransmission before the deadline: the connection fails AT the deadline (the
+        // kernel's timer), not at this last lost attempt.
+        world.scheduleArrival(from.host, startNs + this.network.tcpTimeoutNs - world.nowNs, () => {
+          if (from.state === 'closed' && from.closedBy !== 'app') return;
+          from.timedOut();
+        }, undefined);
         return;
       }
       world.scheduleArrival(from.host, rtoNs, () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined);

@@ -172,6 +172,11 @@ export class UdpStack {
     this.network = network;
   }
 
+  /** The bound sockets, in bind order (for reports of what keeps a run alive). */
+  boundSockets(): readonly UdpSocket[] {
+    return this.sockets;
+  }
+
   // ---- binding -------------------------------------------------------------------------------
 
   /**

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import module from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Sim } from 'dst-runtime';
 
@@ -80,5 +81,37 @@ describe('hosts started from modules (seed 0x6d)', () => {
     const require = createRequire(import.meta.url);
     assert.equal(require.cache[`${app}cjs-counter.cjs`], undefined);
     assert.equal(process.env.HOST_LABEL, undefined);
+  });
+
+  it('a dynamic import() in the middle of a run completes at the same virtual instant on Node with module.registerHooks', async function () {
+    if (typeof module.registerHooks !== 'function') {
+      // Node 20 (and 22 before 22.15): the hooks run on the loader thread, the import is real
+      // asynchronous work and virtual time goes on meanwhile (a documented limit).
+      this.skip();
+    }
+    const dynamic = fileURLToPath(new URL('./fixtures/dynamic-import/main.mjs', import.meta.url));
+    const once = async () => {
+      globalThis.__dstDynamicLog = [];
+      globalThis.__dstTicks = 0;
+      const sim = new Sim({ seed: 0x6d });
+      sim.host('busy', () => setInterval(() => globalThis.__dstTicks++, 1));
+      sim.host('importer', { main: dynamic, env: { HOST_LABEL: 'importer' } });
+      sim.client('c', () => new Promise((r) => setTimeout(r, 50)));
+      const { fingerprint } = await sim.run();
+      return { log: globalThis.__dstDynamicLog, fingerprint };
+    };
+    const first = await once();
+    // The busy host ticked at 1..9 ms (its tick due at 10 ms was rescheduled at 9 ms, after the
+    // importer's timer was created), and not once during the import.
+    assert.deepEqual(first.log, ['importer: imported esm 1 and cjs (cjs) in 0 ms, ticks seen 9']);
+    const second = await once();
+    assert.deepEqual(second.log, ['importer: imported esm 2 and cjs (cjs) in 0 ms, ticks seen 9'], 'a fresh instance per run');
+    assert.equal(second.fingerprint, first.fingerprint);
+  });
+
+  it('uses module.registerHooks exactly where Node has it (22.15+, 24), module.register elsewhere', () => {
+    const [major, minor] = process.versions.node.split('.').map(Number);
+    const expected = major > 22 || (major === 22 && minor >= 15);
+    assert.equal(typeof module.registerHooks === 'function', expected);
   });
 });

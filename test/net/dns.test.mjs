@@ -6,6 +6,7 @@
  * simulation for a name that cannot exist ('nonexistent.invalid', RFC 6761).
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import dns from 'node:dns';
 import { promisify } from 'node:util';
 import { Sim } from 'dst-runtime';
@@ -329,5 +330,49 @@ describe('dns on the simulated network', function () {
     assert.deepEqual(second, first);
     assert.deepEqual(other.answers, first.answers);
     assert.notEqual(other.fingerprint, first.fingerprint);
+  });
+
+  describe("'localhost' on a simulated host: 127.0.0.1 only, like this project's reference machine", () => {
+    /** What a program sees for localhost and ::1: the same code plainly and inside a host. */
+    const PROBE = `async (dns) => {
+      const ask = (fn) => new Promise((resolve) => fn((err, ...rest) => resolve(err ? err.code : rest)));
+      return {
+        plain: await ask((cb) => dns.lookup('localhost', cb)),
+        v4: await ask((cb) => dns.lookup('localhost', { family: 4 }, cb)),
+        v6: await ask((cb) => dns.lookup('localhost', { family: 6 }, cb)),
+        all: await ask((cb) => dns.lookup('localhost', { all: true }, cb)),
+        all6: await ask((cb) => dns.lookup('localhost', { all: true, family: 6 }, cb)),
+        ipv6first: await ask((cb) => dns.lookup('localhost', { all: true, order: 'ipv6first' }, cb)),
+        service4: await ask((cb) => dns.lookupService('127.0.0.1', 22, cb)),
+        service6: await ask((cb) => dns.lookupService('::1', 22, cb)),
+      };
+    }`;
+    const EXPECTED = {
+      plain: ['127.0.0.1', 4],
+      v4: ['127.0.0.1', 4],
+      v6: 'ENOTFOUND',
+      all: [[{ address: '127.0.0.1', family: 4 }]],
+      all6: 'ENOTFOUND',
+      ipv6first: [[{ address: '127.0.0.1', family: 4 }]],
+      service4: ['localhost', 'ssh'],
+      service6: 'ENOTFOUND',
+    };
+
+    it('answers the same on every machine (the real /etc/hosts does not matter)', async () => {
+      let seen;
+      const sim = new Sim({ seed: 0xda });
+      sim.client('c', async () => {
+        seen = await (0, eval)(PROBE)(dns);
+      });
+      await sim.run();
+      assert.deepEqual(seen, EXPECTED);
+    });
+
+    it('matches plain Node on a machine whose /etc/hosts maps localhost to 127.0.0.1 only (this one)', function () {
+      const program = `const dns = require('node:dns'); (${PROBE})(dns).then((r) => process.stdout.write(JSON.stringify(r)));`;
+      const plain = JSON.parse(execFileSync(process.execPath, ['-e', program], { encoding: 'utf8' }));
+      if (plain.v6 !== 'ENOTFOUND') this.skip(); // this machine names ::1 localhost: the simulation does not follow it
+      assert.deepEqual(plain, EXPECTED);
+    });
   });
 });

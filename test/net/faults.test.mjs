@@ -59,6 +59,45 @@ describe('network faults (seed 0xfa)', () => {
     assert.equal(error?.syscall, 'read');
   });
 
+  it('ETIMEDOUT fires exactly tcpTimeoutMs after the first lost transmission: established, lost SYN, lost SYN-ACK', async () => {
+    const TIMEOUT_NS = 10_000_000_000n;
+    const seen = {};
+    const sim = new Sim({ seed: 0xfa, network: { tcpTimeoutMs: 10_000 } });
+    sim.host('server', echoServer);
+    sim.host('mute', () => {
+      // Its SYN-ACKs never get out (a one-way partition, below): it never accepts a connection
+      // (the handshake never completes), so it never sees one.
+      net.createServer(() => { seen.muteAccepted = true; }).listen(7000);
+    });
+    sim.client('client', async () => {
+      // Established: the data segment and its retransmissions (200 ms, doubling) are lost.
+      // Before the fix the connection gave up at the last retransmission, 6.2 s in.
+      const socket = await connect('server');
+      sim.partition('server');
+      const sentAt = process.hrtime.bigint();
+      const readError = await roundTrip(socket, 'lost').then(() => undefined, (e) => e);
+      seen.established = { code: readError?.code, syscall: readError?.syscall, afterNs: process.hrtime.bigint() - sentAt };
+      sim.repair('server');
+
+      // A SYN to an address nobody has (1 s, doubling: the last retransmission is at 7 s).
+      let start = process.hrtime.bigint();
+      const nobody = await connect('10.0.0.99').then(() => undefined, (e) => e);
+      seen.lostSyn = { code: nobody?.code, afterNs: process.hrtime.bigint() - start };
+
+      // The SYN gets through but every SYN-ACK is lost: before the fix the client waited for ever.
+      sim.partition('mute', 'client', { oneway: true });
+      start = process.hrtime.bigint();
+      const mute = await connect('mute').then(() => undefined, (e) => e);
+      seen.lostSynAck = { code: mute?.code, message: mute?.message, afterNs: process.hrtime.bigint() - start };
+    });
+    await sim.run();
+    assert.deepEqual(seen, {
+      established: { code: 'ETIMEDOUT', syscall: 'read', afterNs: TIMEOUT_NS },
+      lostSyn: { code: 'ETIMEDOUT', afterNs: TIMEOUT_NS },
+      lostSynAck: { code: 'ETIMEDOUT', message: 'connect ETIMEDOUT 10.0.0.2:7000', afterNs: TIMEOUT_NS },
+    });
+  });
+
   it('connecting to an address outside the simulation times out, never leaves the process', async () => {
     let error;
     let at;

@@ -84,6 +84,47 @@ describe(`simulated TCP between hosts (seed ${SEED.toString(16)})`, function () 
     assert.equal(seen.addressOfServer, '10.0.0.1');
   });
 
+  it('the handshake: between hosts the server accepts one trip after the client\'s connect; on one host before it', async () => {
+    const log = [];
+    const at = () => performance.now(); // both hosts booted at virtual time 0
+    const times = {};
+    const sim = new Sim({ seed: SEED, network: { latency: { minMs: 10, maxMs: 10 } } });
+    sim.host('server', () => {
+      net.createServer((socket) => {
+        times.accepted = at();
+        log.push(`server connection (${sim.status('server').state})`);
+        socket.end('greeting'); // a server-speaks-first protocol
+      }).listen(PORT);
+    });
+    sim.client('client', async () => {
+      const start = at();
+      const socket = await connect(PORT, 'server');
+      times.connected = at();
+      log.push('client connect');
+      const greeting = await new Promise((resolve) => socket.on('data', (d) => resolve(String(d))));
+      times.greeted = at();
+      log.push(`client got ${greeting}`);
+      times.start = start;
+      // On one host (loopback): the server's 'connection' comes first, as in plain Node.
+      const local = net.createServer((s) => { log.push('local server connection'); s.end(); }).listen(PORT + 1);
+      await new Promise((resolve) => local.on('listening', resolve));
+      const loop = await connect(PORT + 1, 'localhost');
+      log.push('local client connect');
+      await new Promise((resolve) => loop.on('close', resolve).resume());
+      local.close();
+    });
+    await sim.run();
+    assert.deepEqual(log, [
+      'client connect',
+      'server connection (running)',
+      'client got greeting',
+      'local server connection',
+      'local client connect',
+    ]);
+    // Every packet takes 10 ms (the lookup takes no virtual time): SYN, SYN-ACK, ACK, greeting.
+    assert.deepEqual([times.connected - times.start, times.accepted - times.start, times.greeted - times.start], [20, 30, 40]);
+  });
+
   it('a connection to an address nobody has times out with ETIMEDOUT on virtual time, fast', async () => {
     let error;
     let elapsedMs;
@@ -177,6 +218,7 @@ describe(`simulated TCP between hosts (seed ${SEED.toString(16)})`, function () 
     sim.host('server', () => echoServer(1), { onCrash: 'keep-down' });
     sim.client('client', async () => {
       const socket = await connect(PORT, 'server', { allowHalfOpen: true });
+      await sleep(10); // the server accepts when the handshake's last ACK arrives
       sim.crash('server');
       log.push(await nextEvent(socket));
       socket.on('error', (err) => log.push(`error event: ${err.code} ${err.syscall}`));

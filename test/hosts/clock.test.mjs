@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { Sim } from 'dst-runtime';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const EPOCH_MS = Date.UTC(2025, 0, 1);
+
+/** Every clock a host can read, at once. */
+function clocks() {
+  return {
+    date: Date.now(),
+    perf: performance.now(),
+    hrtimeNs: process.hrtime.bigint(),
+    uptime: process.uptime(),
+    timeOrigin: performance.timeOrigin,
+  };
+}
+
+describe('Sim.setClock: changing a running host\'s clock (seed 0xc1)', () => {
+  it('skewMs jumps the wall clock (forwards and back); the monotonic clocks and timeOrigin do not move', async () => {
+    const seen = [];
+    const sim = new Sim({ seed: 0xc1 });
+    sim.host('n1', () => {
+      setInterval(() => seen.push(clocks()), 100);
+    }, { skewMs: 250 });
+    sim.client('operator', async () => {
+      await sleep(150);
+      sim.setClock('n1', { skewMs: 60_000 }); // an NTP step forwards
+      await sleep(100);
+      sim.setClock('n1', { skewMs: -5_000 }); // and a large step backwards
+      await sleep(100);
+    });
+    await sim.run();
+    assert.deepEqual(seen.map((c) => c.date - EPOCH_MS), [100 + 250, 200 + 60_000, 300 - 5_000]);
+    assert.deepEqual(seen.map((c) => c.perf), [100, 200, 300]);
+    assert.deepEqual(seen.map((c) => c.uptime), [0.1, 0.2, 0.3]);
+    assert.deepEqual(seen.map((c) => c.hrtimeNs - seen[0].hrtimeNs), [0n, 100_000_000n, 200_000_000n]);
+    assert.deepEqual(seen.map((c) => c.timeOrigin), [EPOCH_MS + 250, EPOCH_MS + 250, EPOCH_MS + 250]);
+  });
+
+  it('driftPpm changes how fast every clock of the host runs from now on, without a jump; new timers use it', async () => {
+    const seen = {};
+    const sim = new Sim({ seed: 0xc1 });
+    sim.host('n1', () => {
+      setTimeout(() => {
+        seen.atChange = clocks();
+        sim.setClock('n1', { driftPpm: 100_000 }); // 10% fast from 1 s on
+        seen.afterChange = clocks();
+        const t0 = process.hrtime.bigint();
+        setTimeout(() => {
+          seen.timer = { localNs: process.hrtime.bigint() - t0, clocks: clocks() };
+        }, 1_100); // 1.1 s on the host's clock: 1 s of virtual time
+      }, 1_000);
+    });
+    sim.client('reference', async () => {
+      await sleep(2_500);
+      seen.referenceAtEnd = performance.now();
+      sim.setClock('n1', { driftPpm: 0 });
+    });
+    const result = await sim.run();
+    assert.deepEqual(seen.afterChange, seen.atChange, 'no clock jumps when the drift changes');
+    assert.equal(seen.atChange.perf, 1_000);
+    // The timer fired at the first virtual ns where 1.1 s had passed on the host: 1 s virtual.
+    assert.equal(seen.timer.localNs, 1_100_000_000n);
+    assert.equal(seen.timer.clocks.perf, 2_100);
+    assert.equal(seen.timer.clocks.date - EPOCH_MS, 2_100);
+    assert.equal(seen.timer.clocks.uptime, 2.1);
+    assert.equal(seen.referenceAtEnd, 2_500, 'the other hosts keep virtual time');
+    assert.equal(result.elapsedNs, 2_500_000_000);
+  });
+
+  it('a host that is down keeps the new clock for its next boot', async () => {
+    const boots = [];
+    const sim = new Sim({ seed: 0xc1 });
+    sim.host('n1', () => {
+      boots.push({ date: Date.now() - EPOCH_MS, perf: performance.now() });
+    });
+    sim.client('operator', async () => {
+      await sleep(100);
+      sim.crash('n1');
+      sim.setClock('n1', { skewMs: 3_600_000 });
+      await sleep(100);
+      sim.restart('n1');
+      await sleep(1);
+    });
+    await sim.run();
+    assert.deepEqual(boots, [{ date: 0, perf: 0 }, { date: 200 + 3_600_000, perf: 0 }]);
+  });
+
+  it('rejects unknown hosts, bad values and calls outside a run with a UsageError naming the problem', async () => {
+    const sim = new Sim({ seed: 0xc1 });
+    assert.throws(() => sim.setClock('n1', { skewMs: 1 }), { name: 'UsageError', message: /Failed to set the clock of host "n1": the simulation is not running/ });
+    sim.host('n1', () => {});
+    const errors = [];
+    sim.client('c', () => {
+      for (const [name, options] of [
+        ['nope', { skewMs: 1 }],
+        ['n1', { skewMs: 1.5 }],
+        ['n1', { skewMs: '5' }],
+        ['n1', { driftPpm: Infinity }],
+        ['n1', { driftPpm: -1e6 }],
+        ['n1', {}],
+        ['n1', { skew: 5 }],
+        ['n1', null],
+      ]) {
+        try {
+          sim.setClock(name, options);
+          errors.push('no error');
+        } catch (error) {
+          errors.push(`${error.name}: ${error.message}`);
+        }
+      }
+    });
+    await sim.run();
+    assert.deepEqual(errors, [
+      'UsageError: Failed to set the clock of host "nope": no such host (known: n1, c)',
+      'UsageError: Failed to set the clock of host "n1": skewMs must be an integer number of ms, got 1.5',
+      'UsageError: Failed to set the clock of host "n1": skewMs must be an integer number of ms, got 5',
+      'UsageError: Failed to set the clock of host "n1": driftPpm must be a number between -1e6 and 1e6 (parts per million), got Infinity',
+      'UsageError: Failed to set the clock of host "n1": driftPpm must be a number between -1e6 and 1e6 (parts per million), got -1000000',
+      'UsageError: Failed to set the clock of host "n1": give skewMs, driftPpm or both',
+      'UsageError: Failed to set the clock of host "n1": unknown option skew (known: skewMs, driftPpm)',
+      'UsageError: Failed to set the clock of host "n1": options must be an object { skewMs?, driftPpm? }, got null',
+    ]);
+  });
+
+  it('the same seed and the same clock changes replay exactly', async () => {
+    const once = async () => {
+      const sim = new Sim({ seed: 0xc1 });
+      sim.host('n1', () => setInterval(() => Math.random(), 7));
+      sim.client('c', async () => {
+        await sleep(50);
+        sim.setClock('n1', { skewMs: -1_000, driftPpm: -250 });
+        await sleep(500);
+      });
+      return (await sim.run()).fingerprint;
+    };
+    assert.equal(await once(), await once());
+  });
+});

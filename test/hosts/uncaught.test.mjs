@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { Sim, SimulationError } from 'dst-runtime';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Exceptions thrown by host code that runs between events (a process.nextTick callback, a
+ * queueMicrotask callback) escape the event that scheduled them and reach Node's
+ * 'uncaughtException' machinery, not the event's try/catch. Sim.run takes them over for the
+ * run: they crash the host whose context threw, never the test runner.
+ */
+describe('library mode: exceptions thrown from host nextTick and microtask code (seed 0x4a)', () => {
+  const snapshot = () => ({
+    uncaught: process.rawListeners('uncaughtException'),
+    monitor: process.rawListeners('uncaughtExceptionMonitor'),
+    rejection: process.rawListeners('unhandledRejection'),
+  });
+
+  for (const [how, schedule] of [
+    ['process.nextTick', (fn) => process.nextTick(fn)],
+    ['queueMicrotask', (fn) => queueMicrotask(fn)],
+  ]) {
+    it(`a throw in ${how} fails the run with the seed, time, event, host and replay`, async () => {
+      const before = snapshot();
+      const sim = new Sim({ seed: 0x4a });
+      sim.host('quiet', () => setInterval(() => {}, 100));
+      sim.host('kv-2', () => {
+        setTimeout(() => schedule(() => {
+          throw new Error(`lease observed from the future (${how})`);
+        }), 250);
+      });
+      sim.client('c', () => sleep(1_000));
+      const error = await sim.run().then(() => undefined, (e) => e);
+      assert.ok(error instanceof SimulationError, `expected a SimulationError, got ${error}`);
+      const { report } = error;
+      assert.equal(report.kind, 'crash');
+      assert.equal(report.host, 'kv-2');
+      assert.equal(report.incarnation, 1);
+      assert.equal(report.seed, '0x4a');
+      assert.equal(report.timeNs, 250_000_000);
+      assert.ok(report.event > 0);
+      assert.match(report.replay, /seed: 0x4a/);
+      assert.match(report.summary, new RegExp(`host "kv-2" crashed with an uncaught exception: Error: lease observed from the future \\(${how.replace('.', '\\.')}\\)`));
+      assert.match(error.message, /seed {5}0x4a/);
+      assert.deepEqual(snapshot(), before, 'process listeners are restored exactly');
+    });
+  }
+
+  it('the host\'s onCrash policy applies: keep-down leaves it down, restart boots it again', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x4a });
+    sim.host('down', () => {
+      setTimeout(() => process.nextTick(() => { throw new Error('tick'); }), 10);
+      setInterval(() => log.push(`down tick ${performance.now()}`), 20);
+    }, { onCrash: 'keep-down' });
+    let boots = 0;
+    sim.host('phoenix', () => {
+      boots++;
+      if (boots < 3) setTimeout(() => queueMicrotask(() => { throw new Error('microtask'); }), 5);
+    }, { onCrash: 'restart' });
+    sim.client('observer', async () => {
+      await sleep(100);
+      log.push(`down ${sim.status('down').state}, phoenix boot ${sim.status('phoenix').incarnation}`);
+    });
+    const result = await sim.run();
+    assert.equal(result.stopReason, 'clients-done');
+    assert.deepEqual(log, ['down crashed, phoenix boot 3']);
+    assert.equal(boots, 3);
+  });
+
+  it('a host\'s own process.on("uncaughtException") handles a nextTick throw, like Node', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x4a });
+    sim.host('resilient', () => {
+      process.on('uncaughtException', (error, origin) => log.push(`caught ${error.message} (${origin})`));
+      setTimeout(() => process.nextTick(() => { throw new Error('tick'); }), 10);
+      setTimeout(() => log.push(`still running at ${performance.now()}`), 20);
+    });
+    await sim.run();
+    assert.deepEqual(log, ['caught tick (uncaughtException)', 'still running at 20']);
+  });
+
+  it('an exception outside every host still reaches the process listeners it reached before', async () => {
+    const before = snapshot();
+    const seen = [];
+    const spy = (error, origin) => seen.push(`${error.message} (${origin})`);
+    // Stand in for the test runner: its own listener is the only one during this test.
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', spy);
+    try {
+      const sim = new Sim({ seed: 0x4a });
+      sim.client('c', () => sleep(50));
+      const running = sim.run();
+      process.nextTick(() => { throw new Error('runner code'); }); // the runner's context, not a host
+      await running;
+    } finally {
+      process.removeListener('uncaughtException', spy);
+      for (const listener of before.uncaught) process.on('uncaughtException', listener);
+    }
+    assert.deepEqual(seen, ['runner code (uncaughtException)']);
+    assert.deepEqual(snapshot(), before);
+  });
+
+  it('Node fact: on 20 and 22 a queueMicrotask throw reaches "uncaughtException" without its async context (24 keeps it)', () => {
+    const program = `
+      const { AsyncLocalStorage } = require('node:async_hooks');
+      const als = new AsyncLocalStorage();
+      const seen = [];
+      process.on('uncaughtException', (e) => seen.push(e.message + ':' + als.getStore()));
+      process.on('exit', () => console.log(seen.join(' ')));
+      als.run('H', () => {
+        setTimeout(() => queueMicrotask(() => { throw new Error('microtask'); }), 1);
+        setTimeout(() => process.nextTick(() => { throw new Error('tick'); }), 2);
+      });`;
+    const out = execFileSync(process.execPath, ['-e', program]).toString().trim();
+    const major = Number(process.versions.node.split('.')[0]);
+    assert.equal(out, major >= 24 ? 'microtask:H tick:H' : 'microtask:undefined tick:H');
+  });
+});
