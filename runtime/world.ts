@@ -1,4 +1,4 @@
-import type { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { type AsyncLocalStorage, type AsyncResource, executionAsyncId } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
@@ -8,7 +8,20 @@ import { getHostProcessHooks } from './interposer.js';
 import { originals } from './originals.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
-import { EVENT_KIND_CODE, type EventKind, SimEvent } from './scheduler/event.js';
+import {
+  EVENT_KIND_CODE,
+  EVENT_KIND_NAME,
+  type EventKind,
+  kFire,
+  kHost,
+  kKind,
+  kRef,
+  kScope,
+  kSeq,
+  kSite,
+  type QueueEntry,
+  SimEvent,
+} from './scheduler/event.js';
 import { EventQueue } from './scheduler/queue.js';
 import { Network, type NetworkOptions } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
@@ -56,8 +69,13 @@ const CULPRIT_WATCH_RATIO = 0.9;
  */
 const processAls = new originals.AsyncLocalStorage<Host>();
 
-function invoke(event: SimEvent): void {
-  event.fn.call(event.thisArg);
+const KIND_NET = EVENT_KIND_CODE.net;
+
+/** An entry of a paused host, taken out of the queue, with the seq it was queued under. */
+interface Parked {
+  host: Host;
+  entry: QueueEntry;
+  seq: number;
 }
 
 /**
@@ -89,7 +107,13 @@ export class World {
   private readonly trace: TraceWriter | undefined;
   readonly driver: Driver;
   /** The event being run, if any. */
-  current: SimEvent | undefined;
+  current: QueueEntry | undefined;
+  /** Runs the current event (what als.run calls: no closure or argument array per event). */
+  private readonly fireCurrent = (): void => {
+    this.current![kFire]();
+  };
+  /** Entries of paused hosts, in the order they came due. */
+  private parked: Parked[] = [];
   /** The host of the last event run; unhandled rejections are attributed to it. */
   lastHost: Host | undefined;
 
@@ -166,8 +190,21 @@ export class World {
     return this.hostsByName.get(name);
   }
 
+  /**
+   * While an event's callback runs synchronously: its host, and the async id Node was executing
+   * when the event started (the driver's immediate). Code that runs with that same async id is
+   * that event's own synchronous code, whose store is the event's host (the runtime sets no other
+   * store on that resource, and every way into another async context — an AsyncResource's
+   * runInAsyncScope, a timer, a promise job — runs under another id), so currentHost() can
+   * answer without AsyncLocalStorage.getStore(), which costs an executionAsyncResource() lookup
+   * on Node 20/22 and is called by every setTimeout and Math.random.
+   */
+  private runningHost: Host | undefined = undefined;
+  private runningAsyncId = -1;
+
   /** The host whose code is running now (undefined: the test runner, in library mode). */
   currentHost(): Host | undefined {
+    if (executionAsyncId() === this.runningAsyncId) return this.runningHost;
     const host = this.als.getStore();
     return host !== undefined && host.world === this ? host : this.fallbackHost;
   }
@@ -228,6 +265,7 @@ export class World {
     this.refs -= host.refs;
     host.refs = 0;
     host.pausedEvents.length = 0;
+    if (this.parked.length > 0) this.parked = this.parked.filter((p) => p.host !== host);
     if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
     for (const listener of this.hostDownListeners) listener(host, how);
     if (this.trace !== undefined) {
@@ -265,12 +303,19 @@ export class World {
     const host = this.requireHost(name, 'resume');
     if (!host.paused) return;
     host.paused = false;
-    // Deferred events run now, in their original order; each copy takes over its ref.
-    for (const event of host.pausedEvents.splice(0)) {
-      if (event.cancelled) continue;
-      const again = new SimEvent(this.nowNs, ++this.seq, host, event.kind, event.fn, event.thisArg, event.ref, event.scope);
-      again.site = event.site;
-      this.queue.push(again, this.nowNs);
+    // Deferred events run now, in their original order (each keeps its ref). One cancelled or
+    // re-armed meanwhile has another seq by now: it stays dropped.
+    const parked = this.parked;
+    this.parked = [];
+    for (const p of parked) {
+      if (p.host !== host) {
+        this.parked.push(p);
+        continue;
+      }
+      if (p.entry[kSeq] !== p.seq) continue;
+      const seq = ++this.seq;
+      p.entry[kSeq] = seq;
+      this.queue.push(p.entry, this.nowNs, seq);
     }
     if (!this.stopped) this.driver.kick();
   }
@@ -303,19 +348,40 @@ export class World {
   ): SimEvent {
     // Checked without building the message on the hot path.
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
-    const event = new SimEvent(this.nowNs + delayNs, ++this.seq, host, kind, fn, thisArg, ref, scope);
+    const timeNs = this.nowNs + delayNs;
+    const seq = ++this.seq;
+    const event = new SimEvent(timeNs, seq, host, kind, fn, thisArg, ref, scope);
     if (host.state !== 'running') {
-      event.cancelled = true;
+      event[kSeq] = 0; // cancelled
       return event;
     }
-    if (this.captureSites) event.site = site ?? captureSite();
+    if (this.captureSites) event[kSite] = site ?? captureSite();
     if (ref) {
       host.refs++;
       this.refs++;
     }
-    this.queue.push(event, this.nowNs);
+    this.queue.push(event, timeNs, seq);
     this.kickSoon();
     return event;
+  }
+
+  /**
+   * Queues an entry that carries its own fields (a simulated Timeout or Immediate) after
+   * `delayNs`, under a new sequence number; a place it held before becomes stale. Returns false
+   * (and leaves it unqueued) when its host is down. Its ref, if any, is its own business.
+   */
+  enqueue(entry: QueueEntry, delayNs: number): boolean {
+    if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
+    const seq = ++this.seq;
+    if (entry[kHost].state !== 'running') {
+      entry[kSeq] = 0;
+      return false;
+    }
+    entry[kSeq] = seq;
+    if (this.captureSites && entry[kSite] === undefined) entry[kSite] = captureSite();
+    this.queue.push(entry, this.nowNs + delayNs, seq);
+    this.kickSoon();
+    return true;
   }
 
   /**
@@ -324,17 +390,20 @@ export class World {
    * while the host is paused (a stalled machine answers nothing).
    */
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent {
-    const event = new SimEvent(this.nowNs + Math.max(0, Math.round(delayNs)), ++this.seq, host, 'net', fn, thisArg, false, scope);
-    this.queue.push(event, this.nowNs);
+    const timeNs = this.nowNs + Math.max(0, Math.round(delayNs));
+    const seq = ++this.seq;
+    const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
+    this.queue.push(event, timeNs, seq);
     this.kickSoon();
     return event;
   }
 
   cancel(event: SimEvent): void {
-    if (event.cancelled) return;
-    event.cancelled = true;
-    if (event.ref && event.host.state === 'running') {
-      event.host.refs--;
+    if (event[kSeq] === 0) return;
+    event[kSeq] = 0;
+    const host = event[kHost];
+    if (event[kRef] && host.state === 'running') {
+      host.refs--;
       this.refs--;
     }
   }
@@ -406,7 +475,7 @@ export class World {
     return release;
   }
 
-  private next(): SimEvent | undefined {
+  private next(): QueueEntry | undefined {
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
       if (this.clientsTotal > 0 && this.clientsPending === 0) {
@@ -429,23 +498,25 @@ export class World {
         }
         return undefined;
       }
+      const host = event[kHost];
       // Packets still arrive at a host whose process is down: its kernel answers them.
-      if (event.cancelled || (event.host.state !== 'running' && event.kind !== 'net')) {
+      if (host.state !== 'running' && event[kKind] !== KIND_NET) {
         this.queue.pop();
         continue;
       }
-      if (event.host.paused) {
+      if (host.paused) {
         this.queue.pop();
-        event.host.pausedEvents.push(event);
+        this.parked.push({ host, entry: event, seq: event[kSeq] });
         continue;
       }
-      if (event.timeNs > this.nowNs) {
-        if (this.options.durationNs !== undefined && event.timeNs > this.options.durationNs) {
+      const timeNs = this.queue.firstTimeNs;
+      if (timeNs > this.nowNs) {
+        if (this.options.durationNs !== undefined && timeNs > this.options.durationNs) {
           this.nowNs = this.options.durationNs;
           this.finish('duration');
           return undefined;
         }
-        if (event.timeNs > this.options.timeLimitNs) {
+        if (timeNs > this.options.timeLimitNs) {
           this.nowNs = this.options.timeLimitNs;
           this.limitTripped(
             `virtual time limit of ${formatTimeNs(this.options.timeLimitNs)} reached with work still pending ` +
@@ -453,12 +524,12 @@ export class World {
           );
           return undefined;
         }
-        if (event.timeNs >= this.timeWatchNs) this.watchCulprits();
-        this.nowNs = event.timeNs;
+        if (timeNs >= this.timeWatchNs) this.watchCulprits();
+        this.nowNs = timeNs;
       }
       this.queue.pop();
-      if (event.ref) {
-        event.host.refs--;
+      if (event[kRef]) {
+        host.refs--;
         this.refs--;
       }
       if (this.eventsRun >= this.options.eventsMax) {
@@ -473,48 +544,61 @@ export class World {
     }
   }
 
-  private runEvent(event: SimEvent): void {
+  /** Runs an entry next() returned; it is due now (its instant is nowNs). */
+  private runEvent(event: QueueEntry): void {
     const n = ++this.eventsRun;
     this.current = event;
-    const host = event.host;
+    const host = event[kHost];
     this.lastHost = host;
+    const kind = event[kKind];
     const fp = this.fingerprint;
-    fp.mixInt(event.timeNs);
+    fp.mixInt(this.nowNs);
     fp.mix(host.index);
     fp.mix(host.incarnation);
-    fp.mix(EVENT_KIND_CODE[event.kind]);
+    fp.mix(kind);
     if (this.trace !== undefined) {
       this.trace.write({
         n,
-        tNs: event.timeNs,
+        tNs: this.nowNs,
         host: host.name,
         boot: host.incarnation,
-        kind: event.kind,
-        seq: event.seq,
-        site: event.site,
+        kind: EVENT_KIND_NAME[kind],
+        seq: event[kSeq],
+        site: event[kSite],
       });
     }
     if (this.culpritCounts !== undefined) {
-      const site = `${event.kind} scheduled at ${event.site ?? 'an unknown place'}`;
+      const site = `${EVENT_KIND_NAME[kind]} scheduled at ${event[kSite] ?? 'an unknown place'}`;
       this.culpritCounts.set(site, (this.culpritCounts.get(site) ?? 0) + 1);
     }
+    this.runningHost = host;
+    this.runningAsyncId = executionAsyncId();
     if (this.mode === 'register') {
       // Let an exception escape to Node's own uncaughtException machinery, as in real Node.
-      this.invoke(event);
+      try {
+        this.invoke(event);
+      } finally {
+        this.runningAsyncId = -1;
+        this.runningHost = undefined;
+      }
     } else {
       try {
         this.invoke(event);
       } catch (error) {
+        this.runningAsyncId = -1;
+        this.runningHost = undefined;
         this.hostFailed(host, error, 'crash');
       }
+      this.runningAsyncId = -1;
+      this.runningHost = undefined;
     }
     this.current = undefined;
   }
 
-  private invoke(event: SimEvent): void {
-    const scope = event.scope;
-    if (scope !== undefined) scope.runInAsyncScope(event.fn, event.thisArg);
-    else this.als.run(event.host, invoke, event);
+  private invoke(event: QueueEntry): void {
+    const scope = event[kScope];
+    if (scope !== undefined) scope.runInAsyncScope(event[kFire], event);
+    else this.als.run(event[kHost], this.fireCurrent);
   }
 
   private watchCulprits(): void {
@@ -536,7 +620,7 @@ export class World {
       }
       culprit = `; the busiest source near the limit: ${best} (ran ${bestCount.toLocaleString('en-US')} times)`;
     }
-    const host = this.current?.host ?? this.lastHost;
+    const host = this.current?.[kHost] ?? this.lastHost;
     this.fail('limit', host, runtimeError(`${message}${culprit}`), `run stopped: ${message}`);
   }
 
