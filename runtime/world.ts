@@ -1,4 +1,4 @@
-import { type AsyncLocalStorage, type AsyncResource, executionAsyncId } from 'node:async_hooks';
+import { type AsyncLocalStorage, AsyncResource, executionAsyncId, executionAsyncResource } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
@@ -68,6 +68,39 @@ const CULPRIT_WATCH_RATIO = 0.9;
  * A store (a Host) from an earlier world is ignored by currentHost().
  */
 const processAls = new originals.AsyncLocalStorage<Host>();
+/**
+ * AsyncLocalStorage's own run(), taken before the async-context shim wraps the prototype's (the
+ * wrapper only watches for stores other than ours, and costs a rest array and a Reflect.apply
+ * per call): every event runs through it.
+ */
+const alsRun = originals.AsyncLocalStorage.prototype.run as <R>(this: AsyncLocalStorage<Host>, store: Host, fn: () => R) => R;
+
+/**
+ * Whether AsyncLocalStorage keeps its stores in immutable context frames (AsyncContextFrame:
+ * Node 24 by default, Node 22 with --experimental-async-context-frame) rather than on async
+ * resources (async_hooks). Probed, not guessed from the version: a store entered inside a
+ * resource's scope stays on that resource only with async_hooks.
+ */
+const FRAMED_CONTEXT = ((): boolean => {
+  const probe = new originals.AsyncLocalStorage<number>();
+  const resource = new AsyncResource('dst-probe', { requireManualDestroy: true });
+  resource.runInAsyncScope(() => probe.enterWith(1));
+  const framed = resource.runInAsyncScope(() => probe.getStore()) === undefined;
+  probe.disable();
+  return framed;
+})();
+
+/**
+ * With async_hooks, where AsyncLocalStorage keeps our store on the executing resource: the
+ * property it uses (an own symbol of the instance in Node 20 and 22), so an event can set and
+ * restore it itself — exactly what run() does, without run()'s second resource lookup and rest
+ * array. Undefined when not found: events then use run().
+ */
+const RESOURCE_STORE: symbol | undefined = (() => {
+  if (FRAMED_CONTEXT) return undefined;
+  const key = (processAls as unknown as { kResourceStore?: unknown }).kResourceStore;
+  return typeof key === 'symbol' ? key : undefined;
+})();
 
 const KIND_NET = EVENT_KIND_CODE.net;
 
@@ -437,7 +470,8 @@ export class World {
     if (host.state !== 'running') return;
     host.refs--;
     this.refs--;
-    assert(host.refs >= 0 && this.refs >= 0, `ref count of host "${host.name}" went below zero`);
+    // Checked without building the message on the hot path.
+    if (host.refs < 0 || this.refs < 0) assert(false, `ref count of host "${host.name}" went below zero`);
   }
 
   // ---- running -----------------------------------------------------------------------------
@@ -598,7 +632,48 @@ export class World {
   private invoke(event: QueueEntry): void {
     const scope = event[kScope];
     if (scope !== undefined) scope.runInAsyncScope(event[kFire], event);
-    else this.als.run(event[kHost], this.fireCurrent);
+    else if (RESOURCE_STORE !== undefined) {
+      // als.run(host, fire), unrolled (see RESOURCE_STORE). run() enables the storage on its
+      // first call, so the first event of a world goes through it.
+      if (!this.alsEnabled) {
+        this.alsEnabled = true;
+        alsRun.call(this.als, event[kHost], this.fireCurrent);
+        return;
+      }
+      const resource = executionAsyncResource() as unknown as Record<symbol, unknown>;
+      const prior = resource[RESOURCE_STORE];
+      resource[RESOURCE_STORE] = event[kHost];
+      try {
+        event[kFire]();
+      } finally {
+        resource[RESOURCE_STORE] = prior;
+      }
+    } else if (FRAMED_CONTEXT) {
+      const hostScope = this.hostScope(event[kHost]);
+      // The event's code runs under the host scope's async id (see currentHost()).
+      this.runningAsyncId = hostScope.asyncId();
+      hostScope.runInAsyncScope(event[kFire], event);
+    } else alsRun.call(this.als, event[kHost], this.fireCurrent);
+  }
+
+  private alsEnabled = false;
+
+  /**
+   * With context frames, als.run() builds two new frames (copies of a Map) per call, the largest
+   * cost of an event on Node 24; entering a frame made once per host incarnation costs none.
+   * The frame holds the host and nothing the event could change: a store entered by the event's
+   * code (enterWith) replaces the current frame, and runInAsyncScope restores it afterwards.
+   * With async_hooks the same trick would let an enterWith leak into the host's later events
+   * (the store would be set on the shared resource), so there events use als.run().
+   */
+  private readonly hostScopes = new Map<Host, AsyncResource>();
+  private hostScope(host: Host): AsyncResource {
+    let scope = this.hostScopes.get(host);
+    if (scope === undefined) {
+      scope = alsRun.call(this.als, host, () => new AsyncResource('dst-host', { requireManualDestroy: true })) as AsyncResource;
+      this.hostScopes.set(host, scope);
+    }
+    return scope;
   }
 
   private watchCulprits(): void {

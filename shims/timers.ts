@@ -116,30 +116,30 @@ function arm(timer: Timeout): void {
   // setTimeout(a, 1.9) fires before setTimeout(b, 2) and together with setTimeout(c, 1).
   const delayNs = host.clock.virtualDelayNs(Math.trunc(timer._idleTimeout) * NS_PER_MS);
   timer._idleStart = Math.floor(world.nowNs / NS_PER_MS);
-  timer[kKind] = timer._repeat === null ? KIND_TIMEOUT : KIND_INTERVAL;
   world.enqueue(timer, delayNs);
 }
 
 /** A simulated timer, shaped like Node's Timeout; also its own entry in the event queue. */
 export class Timeout implements QueueEntry {
   // Own keys in Node's order (some code inspects them): _idleTimeout, _idlePrev, _idleNext,
-  // _idleStart, _onTimeout, _timerArgs, _repeat, _destroyed.
-  _idleTimeout: number;
-  _idlePrev: Timeout | null;
-  _idleNext: Timeout | null;
-  _idleStart: number | null;
-  _onTimeout: Function | null;
-  _timerArgs: unknown[] | undefined;
-  _repeat: number | null;
-  _destroyed: boolean;
-  [kRefed]: boolean;
-  [kHasPrimitive]: boolean;
-  [kId]: number;
-  [kHost]: Host;
-  [kScope]: AsyncResource | undefined;
-  [kSite]: string | undefined;
-  [kSeq]: number;
-  [kKind]: number;
+  // _idleStart, _onTimeout, _timerArgs, _repeat, _destroyed. Declared only: the constructor
+  // assigns every field in this order (no class-field definitions to run first).
+  declare _idleTimeout: number;
+  declare _idlePrev: Timeout | null;
+  declare _idleNext: Timeout | null;
+  declare _idleStart: number | null;
+  declare _onTimeout: Function | null;
+  declare _timerArgs: unknown[] | undefined;
+  declare _repeat: number | null;
+  declare _destroyed: boolean;
+  declare [kRefed]: boolean;
+  declare [kHasPrimitive]: boolean;
+  declare [kId]: number;
+  declare [kHost]: Host;
+  declare [kScope]: AsyncResource | undefined;
+  declare [kSeq]: number;
+  declare [kSite]: string | undefined; // on the prototype: kept in `sites`
+  declare [kKind]: number; // on the prototype: from _repeat
   declare [kRef]: boolean; // on the prototype: false (a timer refs the run as a handle)
   declare [kFire]: () => void; // on the prototype: fireTimeout
 
@@ -159,9 +159,8 @@ export class Timeout implements QueueEntry {
     this[kHost] = host;
     this[kScope] = captureContext('Timeout');
     // Intervals keep their creation site so a runaway one can be named when a limit trips.
-    this[kSite] = host.world.captureSites || isRepeat ? captureSite() : undefined;
     this[kSeq] = 0;
-    this[kKind] = isRepeat ? KIND_INTERVAL : KIND_TIMEOUT;
+    if (host.world.captureSites || isRepeat) this[kSite] = captureSite();
     if (isRefed) host.world.refHandle(host);
   }
 
@@ -214,6 +213,28 @@ export class Timeout implements QueueEntry {
   }
 }
 
+/**
+ * Where handles were created or first queued, when captured (tracing, a limit close, every
+ * interval): rarely, so kept aside rather than in a field of every handle — each byte of a
+ * Timeout is allocated once per setTimeout call.
+ */
+const sites = new WeakMap<object, string | undefined>();
+const siteAccessor: PropertyDescriptor = {
+  get(this: object): string | undefined {
+    return sites.get(this);
+  },
+  set(this: object, site: string | undefined): void {
+    sites.set(this, site);
+  },
+  configurable: true,
+};
+Object.defineProperty(Timeout.prototype, kSite, siteAccessor);
+Object.defineProperty(Timeout.prototype, kKind, {
+  get(this: Timeout): number {
+    return this._repeat === null ? KIND_TIMEOUT : KIND_INTERVAL;
+  },
+  configurable: true,
+});
 Object.defineProperty(Timeout.prototype, kRef, { value: false, writable: true, configurable: true });
 Object.defineProperty(Timeout.prototype, kFire, { value: fireTimeout, writable: true, configurable: true });
 
@@ -286,16 +307,16 @@ function cleanImmediate(immediate: Immediate): void {
 
 /** A simulated immediate, shaped like Node's Immediate; also its own entry in the event queue. */
 export class Immediate implements QueueEntry {
-  _idleNext: Immediate | null;
-  _idlePrev: Immediate | null;
-  _onImmediate: Function | null;
-  _argv: unknown[] | undefined;
-  _destroyed: boolean;
-  [kRefed]: boolean | null;
-  [kHost]: Host;
-  [kScope]: AsyncResource | undefined;
-  [kSite]: string | undefined;
-  [kSeq]: number;
+  declare _idleNext: Immediate | null;
+  declare _idlePrev: Immediate | null;
+  declare _onImmediate: Function | null;
+  declare _argv: unknown[] | undefined;
+  declare _destroyed: boolean;
+  declare [kRefed]: boolean | null;
+  declare [kHost]: Host;
+  declare [kScope]: AsyncResource | undefined;
+  declare [kSeq]: number;
+  declare [kSite]: string | undefined; // on the prototype: kept in `sites`
   declare [kKind]: number; // on the prototype: 'immediate'
   declare [kRef]: boolean; // on the prototype: false (an immediate refs the run as a handle)
   declare [kFire]: () => void; // on the prototype: fireImmediate
@@ -309,7 +330,6 @@ export class Immediate implements QueueEntry {
     this[kRefed] = false;
     this[kHost] = host;
     this[kScope] = captureContext('Immediate');
-    this[kSite] = undefined;
     this[kSeq] = 0;
     this.ref();
     host.world.enqueue(this, 0);
@@ -336,6 +356,7 @@ export class Immediate implements QueueEntry {
   }
 }
 
+Object.defineProperty(Immediate.prototype, kSite, siteAccessor);
 Object.defineProperty(Immediate.prototype, kKind, { value: KIND_IMMEDIATE, writable: true, configurable: true });
 Object.defineProperty(Immediate.prototype, kRef, { value: false, writable: true, configurable: true });
 Object.defineProperty(Immediate.prototype, kFire, { value: fireImmediate, writable: true, configurable: true });

@@ -63,18 +63,20 @@ class TimeHeap {
 
 /**
  * Entries of one instant, in sequence order (sequences only grow, so appending keeps order),
- * each beside the sequence number it was queued with.
+ * each beside the sequence number it was queued with: places head..tail-1 of the two arrays.
+ * Drained buckets are reused with their arrays, so a busy instant costs no array growth.
  */
 class Bucket {
-  readonly timeNs: number;
+  timeNs = 0;
   readonly entries: Array<QueueEntry | undefined> = [];
   readonly seqs: number[] = [];
   head = 0;
-
-  constructor(timeNs: number) {
-    this.timeNs = timeNs;
-  }
+  tail = 0;
 }
+
+/** Drained buckets kept for reuse, and the largest one worth keeping (places). */
+const POOL_MAX = 64;
+const POOLED_CAPACITY_MAX = 4096;
 
 /**
  * The simulation's single event queue, totally ordered by (timeNs, seq).
@@ -94,6 +96,7 @@ export class EventQueue {
   /** The bucket of the earliest instant, or undefined when the queue is empty. */
   private first: Bucket | undefined = undefined;
   private count = 0;
+  private readonly pool: Bucket[] = [];
 
   /** Places in the queue, stale ones included. */
   get size(): number {
@@ -104,13 +107,15 @@ export class EventQueue {
   push(entry: QueueEntry, timeNs: number, seq: number): void {
     let bucket = this.buckets.get(timeNs);
     if (bucket === undefined) {
-      bucket = new Bucket(timeNs);
+      bucket = this.pool.pop() ?? new Bucket();
+      bucket.timeNs = timeNs;
       this.buckets.set(timeNs, bucket);
       this.times.push(timeNs);
       if (this.first === undefined || timeNs < this.first.timeNs) this.first = bucket;
     }
-    bucket.entries.push(entry);
-    bucket.seqs.push(seq);
+    const tail = bucket.tail++;
+    bucket.entries[tail] = entry;
+    bucket.seqs[tail] = seq;
     this.count++;
   }
 
@@ -139,11 +144,16 @@ export class EventQueue {
   private advance(bucket: Bucket): void {
     bucket.entries[bucket.head++] = undefined;
     this.count--;
-    if (bucket.head === bucket.entries.length) {
+    if (bucket.head === bucket.tail) {
       this.buckets.delete(bucket.timeNs);
       this.times.pop();
       const next = this.times.peek();
       this.first = next === undefined ? undefined : this.buckets.get(next);
+      if (this.pool.length < POOL_MAX && bucket.entries.length <= POOLED_CAPACITY_MAX) {
+        bucket.head = 0;
+        bucket.tail = 0;
+        this.pool.push(bucket);
+      }
     }
   }
 
@@ -153,6 +163,7 @@ export class EventQueue {
     this.buckets.clear();
     this.first = undefined;
     this.count = 0;
+    this.pool.length = 0;
   }
 
   /** All live entries in queue order, with their instants; for diagnostics only. */
@@ -160,7 +171,7 @@ export class EventQueue {
     const out: Array<{ timeNs: number; entry: QueueEntry }> = [];
     for (const timeNs of this.times.toArray().sort((a, b) => a - b)) {
       const bucket = this.buckets.get(timeNs)!;
-      for (let i = bucket.head; i < bucket.entries.length; i++) {
+      for (let i = bucket.head; i < bucket.tail; i++) {
         const entry = bucket.entries[i]!;
         if (entry[kSeq] === bucket.seqs[i]) out.push({ timeNs, entry });
       }
