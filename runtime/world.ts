@@ -102,6 +102,21 @@ const RESOURCE_STORE: symbol | undefined = (() => {
   return typeof key === 'symbol' ? key : undefined;
 })();
 
+/** AsyncLocalStorage's (internal) _enable of Node 20 and 22: disable() is undone by it. */
+const alsEnable = (processAls as unknown as { _enable?: () => void })._enable;
+
+/**
+ * Whether the program under test has used an AsyncLocalStorage of its own (reported by the
+ * async-context shim). Until then, on Node 20 and 22 too, events run in a scope made once per
+ * host (see hostScope()): nothing could set another store on that shared resource.
+ */
+let userAsyncStores = false;
+
+/** Called by the async-context shim the first time the program uses a store of its own. */
+export function noteUserAsyncStores(): void {
+  userAsyncStores = true;
+}
+
 const KIND_NET = EVENT_KIND_CODE.net;
 
 /** An entry of a paused host, taken out of the queue, with the seq it was queued under. */
@@ -182,6 +197,13 @@ export class World {
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());
+    if (RESOURCE_STORE !== undefined && alsEnable !== undefined) {
+      // The driver's own immediates carry no store of ours: events enter their host's context
+      // themselves. With async_hooks, queueing them while our storage is disabled spares each
+      // one the storage's init hook and the property it would add (an allocation per event).
+      this.driver.beforeRefill = () => processAls.disable();
+      this.driver.afterRefill = () => alsEnable.call(processAls);
+    }
   }
 
   private networkInstance: Network | undefined;
@@ -632,7 +654,7 @@ export class World {
   private invoke(event: QueueEntry): void {
     const scope = event[kScope];
     if (scope !== undefined) scope.runInAsyncScope(event[kFire], event);
-    else if (RESOURCE_STORE !== undefined) {
+    else if (RESOURCE_STORE !== undefined && userAsyncStores) {
       // als.run(host, fire), unrolled (see RESOURCE_STORE). run() enables the storage on its
       // first call, so the first event of a world goes through it.
       if (!this.alsEnabled) {
@@ -648,7 +670,7 @@ export class World {
       } finally {
         resource[RESOURCE_STORE] = prior;
       }
-    } else if (FRAMED_CONTEXT) {
+    } else if (FRAMED_CONTEXT || RESOURCE_STORE !== undefined) {
       const hostScope = this.hostScope(event[kHost]);
       // The event's code runs under the host scope's async id (see currentHost()).
       this.runningAsyncId = hostScope.asyncId();
