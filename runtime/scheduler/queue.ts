@@ -74,6 +74,13 @@ class Bucket {
   tail = 0;
 }
 
+/**
+ * Buckets recently pushed to, by a hash of their instant (about a millisecond per slot): timers
+ * re-arm into the same few instants again and again, and this saves most Map lookups.
+ */
+const RECENT_SLOTS = 64;
+const recentSlot = (timeNs: number): number => (timeNs / 1_048_576) & (RECENT_SLOTS - 1);
+
 /** Drained buckets kept for reuse, and the largest one worth keeping (places). */
 const POOL_MAX = 64;
 const POOLED_CAPACITY_MAX = 4096;
@@ -97,6 +104,7 @@ export class EventQueue {
   private first: Bucket | undefined = undefined;
   private count = 0;
   private readonly pool: Bucket[] = [];
+  private readonly recent: Array<Bucket | undefined> = new Array<Bucket | undefined>(RECENT_SLOTS).fill(undefined);
 
   /** Places in the queue, stale ones included. */
   get size(): number {
@@ -105,13 +113,18 @@ export class EventQueue {
 
   /** Queues `entry` at `timeNs` under `seq` (larger than every seq queued before). */
   push(entry: QueueEntry, timeNs: number, seq: number): void {
-    let bucket = this.buckets.get(timeNs);
-    if (bucket === undefined) {
-      bucket = this.pool.pop() ?? new Bucket();
-      bucket.timeNs = timeNs;
-      this.buckets.set(timeNs, bucket);
-      this.times.push(timeNs);
-      if (this.first === undefined || timeNs < this.first.timeNs) this.first = bucket;
+    const slot = recentSlot(timeNs);
+    let bucket = this.recent[slot];
+    if (bucket === undefined || bucket.timeNs !== timeNs) {
+      bucket = this.buckets.get(timeNs);
+      if (bucket === undefined) {
+        bucket = this.pool.pop() ?? new Bucket();
+        bucket.timeNs = timeNs;
+        this.buckets.set(timeNs, bucket);
+        this.times.push(timeNs);
+        if (this.first === undefined || timeNs < this.first.timeNs) this.first = bucket;
+      }
+      this.recent[slot] = bucket;
     }
     const tail = bucket.tail++;
     bucket.entries[tail] = entry;
@@ -146,6 +159,8 @@ export class EventQueue {
     this.count--;
     if (bucket.head === bucket.tail) {
       this.buckets.delete(bucket.timeNs);
+      const slot = recentSlot(bucket.timeNs);
+      if (this.recent[slot] === bucket) this.recent[slot] = undefined;
       this.times.pop();
       const next = this.times.peek();
       this.first = next === undefined ? undefined : this.buckets.get(next);
@@ -164,6 +179,7 @@ export class EventQueue {
     this.first = undefined;
     this.count = 0;
     this.pool.length = 0;
+    this.recent.fill(undefined);
   }
 
   /** All live entries in queue order, with their instants; for diagnostics only. */
