@@ -1,4 +1,4 @@
-import type { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { type AsyncLocalStorage, AsyncResource, executionAsyncId, executionAsyncResource } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
@@ -8,7 +8,20 @@ import { getHostProcessHooks } from './interposer.js';
 import { originals } from './originals.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
-import { EVENT_KIND_CODE, type EventKind, SimEvent } from './scheduler/event.js';
+import {
+  EVENT_KIND_CODE,
+  EVENT_KIND_NAME,
+  type EventKind,
+  kFire,
+  kHost,
+  kKind,
+  kRef,
+  kScope,
+  kSeq,
+  kSite,
+  type QueueEntry,
+  SimEvent,
+} from './scheduler/event.js';
 import { EventQueue } from './scheduler/queue.js';
 import { Network, type NetworkOptions } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
@@ -55,9 +68,62 @@ const CULPRIT_WATCH_RATIO = 0.9;
  * A store (a Host) from an earlier world is ignored by currentHost().
  */
 const processAls = new originals.AsyncLocalStorage<Host>();
+/**
+ * AsyncLocalStorage's own run(), taken before the async-context shim wraps the prototype's (the
+ * wrapper only watches for stores other than ours, and costs a rest array and a Reflect.apply
+ * per call): every event runs through it.
+ */
+const alsRun = originals.AsyncLocalStorage.prototype.run as <R>(this: AsyncLocalStorage<Host>, store: Host, fn: () => R) => R;
 
-function invoke(event: SimEvent): void {
-  event.fn.call(event.thisArg);
+/**
+ * Whether AsyncLocalStorage keeps its stores in immutable context frames (AsyncContextFrame:
+ * Node 24 by default, Node 22 with --experimental-async-context-frame) rather than on async
+ * resources (async_hooks). Probed, not guessed from the version: a store entered inside a
+ * resource's scope stays on that resource only with async_hooks.
+ */
+const FRAMED_CONTEXT = ((): boolean => {
+  const probe = new originals.AsyncLocalStorage<number>();
+  const resource = new AsyncResource('dst-probe', { requireManualDestroy: true });
+  resource.runInAsyncScope(() => probe.enterWith(1));
+  const framed = resource.runInAsyncScope(() => probe.getStore()) === undefined;
+  probe.disable();
+  return framed;
+})();
+
+/**
+ * With async_hooks, where AsyncLocalStorage keeps our store on the executing resource: the
+ * property it uses (an own symbol of the instance in Node 20 and 22), so an event can set and
+ * restore it itself — exactly what run() does, without run()'s second resource lookup and rest
+ * array. Undefined when not found: events then use run().
+ */
+const RESOURCE_STORE: symbol | undefined = (() => {
+  if (FRAMED_CONTEXT) return undefined;
+  const key = (processAls as unknown as { kResourceStore?: unknown }).kResourceStore;
+  return typeof key === 'symbol' ? key : undefined;
+})();
+
+/** AsyncLocalStorage's (internal) _enable of Node 20 and 22: disable() is undone by it. */
+const alsEnable = (processAls as unknown as { _enable?: () => void })._enable;
+
+/**
+ * Whether the program under test has used an AsyncLocalStorage of its own (reported by the
+ * async-context shim). Until then, on Node 20 and 22 too, events run in a scope made once per
+ * host (see hostScope()): nothing could set another store on that shared resource.
+ */
+let userAsyncStores = false;
+
+/** Called by the async-context shim the first time the program uses a store of its own. */
+export function noteUserAsyncStores(): void {
+  userAsyncStores = true;
+}
+
+const KIND_NET = EVENT_KIND_CODE.net;
+
+/** An entry of a paused host, taken out of the queue, with the seq it was queued under. */
+interface Parked {
+  host: Host;
+  entry: QueueEntry;
+  seq: number;
 }
 
 /**
@@ -89,7 +155,13 @@ export class World {
   private readonly trace: TraceWriter | undefined;
   readonly driver: Driver;
   /** The event being run, if any. */
-  current: SimEvent | undefined;
+  current: QueueEntry | undefined;
+  /** Runs the current event (what als.run calls: no closure or argument array per event). */
+  private readonly fireCurrent = (): void => {
+    this.current![kFire]();
+  };
+  /** Entries of paused hosts, in the order they came due. */
+  private parked: Parked[] = [];
   /** The host of the last event run; unhandled rejections are attributed to it. */
   lastHost: Host | undefined;
 
@@ -125,6 +197,13 @@ export class World {
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());
+    if (RESOURCE_STORE !== undefined && alsEnable !== undefined) {
+      // The driver's own immediates carry no store of ours: events enter their host's context
+      // themselves. With async_hooks, queueing them while our storage is disabled spares each
+      // one the storage's init hook and the property it would add (an allocation per event).
+      this.driver.beforeRefill = () => processAls.disable();
+      this.driver.afterRefill = () => alsEnable.call(processAls);
+    }
   }
 
   private networkInstance: Network | undefined;
@@ -166,8 +245,21 @@ export class World {
     return this.hostsByName.get(name);
   }
 
+  /**
+   * While an event's callback runs synchronously: its host, and the async id Node was executing
+   * when the event started (the driver's immediate). Code that runs with that same async id is
+   * that event's own synchronous code, whose store is the event's host (the runtime sets no other
+   * store on that resource, and every way into another async context — an AsyncResource's
+   * runInAsyncScope, a timer, a promise job — runs under another id), so currentHost() can
+   * answer without AsyncLocalStorage.getStore(), which costs an executionAsyncResource() lookup
+   * on Node 20/22 and is called by every setTimeout and Math.random.
+   */
+  private runningHost: Host | undefined = undefined;
+  private runningAsyncId = -1;
+
   /** The host whose code is running now (undefined: the test runner, in library mode). */
   currentHost(): Host | undefined {
+    if (executionAsyncId() === this.runningAsyncId) return this.runningHost;
     const host = this.als.getStore();
     return host !== undefined && host.world === this ? host : this.fallbackHost;
   }
@@ -228,6 +320,7 @@ export class World {
     this.refs -= host.refs;
     host.refs = 0;
     host.pausedEvents.length = 0;
+    if (this.parked.length > 0) this.parked = this.parked.filter((p) => p.host !== host);
     if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
     for (const listener of this.hostDownListeners) listener(host, how);
     if (this.trace !== undefined) {
@@ -265,12 +358,19 @@ export class World {
     const host = this.requireHost(name, 'resume');
     if (!host.paused) return;
     host.paused = false;
-    // Deferred events run now, in their original order; each copy takes over its ref.
-    for (const event of host.pausedEvents.splice(0)) {
-      if (event.cancelled) continue;
-      const again = new SimEvent(this.nowNs, ++this.seq, host, event.kind, event.fn, event.thisArg, event.ref, event.scope);
-      again.site = event.site;
-      this.queue.push(again, this.nowNs);
+    // Deferred events run now, in their original order (each keeps its ref). One cancelled or
+    // re-armed meanwhile has another seq by now: it stays dropped.
+    const parked = this.parked;
+    this.parked = [];
+    for (const p of parked) {
+      if (p.host !== host) {
+        this.parked.push(p);
+        continue;
+      }
+      if (p.entry[kSeq] !== p.seq) continue;
+      const seq = ++this.seq;
+      p.entry[kSeq] = seq;
+      this.queue.push(p.entry, this.nowNs, seq);
     }
     if (!this.stopped) this.driver.kick();
   }
@@ -303,19 +403,40 @@ export class World {
   ): SimEvent {
     // Checked without building the message on the hot path.
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
-    const event = new SimEvent(this.nowNs + delayNs, ++this.seq, host, kind, fn, thisArg, ref, scope);
+    const timeNs = this.nowNs + delayNs;
+    const seq = ++this.seq;
+    const event = new SimEvent(timeNs, seq, host, kind, fn, thisArg, ref, scope);
     if (host.state !== 'running') {
-      event.cancelled = true;
+      event[kSeq] = 0; // cancelled
       return event;
     }
-    if (this.captureSites) event.site = site ?? captureSite();
+    if (this.captureSites) event[kSite] = site ?? captureSite();
     if (ref) {
       host.refs++;
       this.refs++;
     }
-    this.queue.push(event, this.nowNs);
+    this.queue.push(event, timeNs, seq);
     this.kickSoon();
     return event;
+  }
+
+  /**
+   * Queues an entry that carries its own fields (a simulated Timeout or Immediate) after
+   * `delayNs`, under a new sequence number; a place it held before becomes stale. Returns false
+   * (and leaves it unqueued) when its host is down. Its ref, if any, is its own business.
+   */
+  enqueue(entry: QueueEntry, delayNs: number): boolean {
+    if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
+    const seq = ++this.seq;
+    if (entry[kHost].state !== 'running') {
+      entry[kSeq] = 0;
+      return false;
+    }
+    entry[kSeq] = seq;
+    if (this.captureSites && entry[kSite] === undefined) entry[kSite] = captureSite();
+    this.queue.push(entry, this.nowNs + delayNs, seq);
+    this.kickSoon();
+    return true;
   }
 
   /**
@@ -324,17 +445,20 @@ export class World {
    * while the host is paused (a stalled machine answers nothing).
    */
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent {
-    const event = new SimEvent(this.nowNs + Math.max(0, Math.round(delayNs)), ++this.seq, host, 'net', fn, thisArg, false, scope);
-    this.queue.push(event, this.nowNs);
+    const timeNs = this.nowNs + Math.max(0, Math.round(delayNs));
+    const seq = ++this.seq;
+    const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
+    this.queue.push(event, timeNs, seq);
     this.kickSoon();
     return event;
   }
 
   cancel(event: SimEvent): void {
-    if (event.cancelled) return;
-    event.cancelled = true;
-    if (event.ref && event.host.state === 'running') {
-      event.host.refs--;
+    if (event[kSeq] === 0) return;
+    event[kSeq] = 0;
+    const host = event[kHost];
+    if (event[kRef] && host.state === 'running') {
+      host.refs--;
       this.refs--;
     }
   }
@@ -368,7 +492,8 @@ export class World {
     if (host.state !== 'running') return;
     host.refs--;
     this.refs--;
-    assert(host.refs >= 0 && this.refs >= 0, `ref count of host "${host.name}" went below zero`);
+    // Checked without building the message on the hot path.
+    if (host.refs < 0 || this.refs < 0) assert(false, `ref count of host "${host.name}" went below zero`);
   }
 
   // ---- running -----------------------------------------------------------------------------
@@ -406,7 +531,7 @@ export class World {
     return release;
   }
 
-  private next(): SimEvent | undefined {
+  private next(): QueueEntry | undefined {
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
       if (this.clientsTotal > 0 && this.clientsPending === 0) {
@@ -429,23 +554,25 @@ export class World {
         }
         return undefined;
       }
+      const host = event[kHost];
       // Packets still arrive at a host whose process is down: its kernel answers them.
-      if (event.cancelled || (event.host.state !== 'running' && event.kind !== 'net')) {
+      if (host.state !== 'running' && event[kKind] !== KIND_NET) {
         this.queue.pop();
         continue;
       }
-      if (event.host.paused) {
+      if (host.paused) {
         this.queue.pop();
-        event.host.pausedEvents.push(event);
+        this.parked.push({ host, entry: event, seq: event[kSeq] });
         continue;
       }
-      if (event.timeNs > this.nowNs) {
-        if (this.options.durationNs !== undefined && event.timeNs > this.options.durationNs) {
+      const timeNs = this.queue.firstTimeNs;
+      if (timeNs > this.nowNs) {
+        if (this.options.durationNs !== undefined && timeNs > this.options.durationNs) {
           this.nowNs = this.options.durationNs;
           this.finish('duration');
           return undefined;
         }
-        if (event.timeNs > this.options.timeLimitNs) {
+        if (timeNs > this.options.timeLimitNs) {
           this.nowNs = this.options.timeLimitNs;
           this.limitTripped(
             `virtual time limit of ${formatTimeNs(this.options.timeLimitNs)} reached with work still pending ` +
@@ -453,12 +580,12 @@ export class World {
           );
           return undefined;
         }
-        if (event.timeNs >= this.timeWatchNs) this.watchCulprits();
-        this.nowNs = event.timeNs;
+        if (timeNs >= this.timeWatchNs) this.watchCulprits();
+        this.nowNs = timeNs;
       }
       this.queue.pop();
-      if (event.ref) {
-        event.host.refs--;
+      if (event[kRef]) {
+        host.refs--;
         this.refs--;
       }
       if (this.eventsRun >= this.options.eventsMax) {
@@ -473,48 +600,102 @@ export class World {
     }
   }
 
-  private runEvent(event: SimEvent): void {
+  /** Runs an entry next() returned; it is due now (its instant is nowNs). */
+  private runEvent(event: QueueEntry): void {
     const n = ++this.eventsRun;
     this.current = event;
-    const host = event.host;
+    const host = event[kHost];
     this.lastHost = host;
+    const kind = event[kKind];
     const fp = this.fingerprint;
-    fp.mixInt(event.timeNs);
+    fp.mixInt(this.nowNs);
     fp.mix(host.index);
     fp.mix(host.incarnation);
-    fp.mix(EVENT_KIND_CODE[event.kind]);
+    fp.mix(kind);
     if (this.trace !== undefined) {
       this.trace.write({
         n,
-        tNs: event.timeNs,
+        tNs: this.nowNs,
         host: host.name,
         boot: host.incarnation,
-        kind: event.kind,
-        seq: event.seq,
-        site: event.site,
+        kind: EVENT_KIND_NAME[kind],
+        seq: event[kSeq],
+        site: event[kSite],
       });
     }
     if (this.culpritCounts !== undefined) {
-      const site = `${event.kind} scheduled at ${event.site ?? 'an unknown place'}`;
+      const site = `${EVENT_KIND_NAME[kind]} scheduled at ${event[kSite] ?? 'an unknown place'}`;
       this.culpritCounts.set(site, (this.culpritCounts.get(site) ?? 0) + 1);
     }
+    this.runningHost = host;
+    this.runningAsyncId = executionAsyncId();
     if (this.mode === 'register') {
       // Let an exception escape to Node's own uncaughtException machinery, as in real Node.
-      this.invoke(event);
+      try {
+        this.invoke(event);
+      } finally {
+        this.runningAsyncId = -1;
+        this.runningHost = undefined;
+      }
     } else {
       try {
         this.invoke(event);
       } catch (error) {
+        this.runningAsyncId = -1;
+        this.runningHost = undefined;
         this.hostFailed(host, error, 'crash');
       }
+      this.runningAsyncId = -1;
+      this.runningHost = undefined;
     }
     this.current = undefined;
   }
 
-  private invoke(event: SimEvent): void {
-    const scope = event.scope;
-    if (scope !== undefined) scope.runInAsyncScope(event.fn, event.thisArg);
-    else this.als.run(event.host, invoke, event);
+  private invoke(event: QueueEntry): void {
+    const scope = event[kScope];
+    if (scope !== undefined) scope.runInAsyncScope(event[kFire], event);
+    else if (RESOURCE_STORE !== undefined && userAsyncStores) {
+      // als.run(host, fire), unrolled (see RESOURCE_STORE). run() enables the storage on its
+      // first call, so the first event of a world goes through it.
+      if (!this.alsEnabled) {
+        this.alsEnabled = true;
+        alsRun.call(this.als, event[kHost], this.fireCurrent);
+        return;
+      }
+      const resource = executionAsyncResource() as unknown as Record<symbol, unknown>;
+      const prior = resource[RESOURCE_STORE];
+      resource[RESOURCE_STORE] = event[kHost];
+      try {
+        event[kFire]();
+      } finally {
+        resource[RESOURCE_STORE] = prior;
+      }
+    } else if (FRAMED_CONTEXT || RESOURCE_STORE !== undefined) {
+      const hostScope = this.hostScope(event[kHost]);
+      // The event's code runs under the host scope's async id (see currentHost()).
+      this.runningAsyncId = hostScope.asyncId();
+      hostScope.runInAsyncScope(event[kFire], event);
+    } else alsRun.call(this.als, event[kHost], this.fireCurrent);
+  }
+
+  private alsEnabled = false;
+
+  /**
+   * With context frames, als.run() builds two new frames (copies of a Map) per call, the largest
+   * cost of an event on Node 24; entering a frame made once per host incarnation costs none.
+   * The frame holds the host and nothing the event could change: a store entered by the event's
+   * code (enterWith) replaces the current frame, and runInAsyncScope restores it afterwards.
+   * With async_hooks the same trick would let an enterWith leak into the host's later events
+   * (the store would be set on the shared resource), so there events use als.run().
+   */
+  private readonly hostScopes = new Map<Host, AsyncResource>();
+  private hostScope(host: Host): AsyncResource {
+    let scope = this.hostScopes.get(host);
+    if (scope === undefined) {
+      scope = alsRun.call(this.als, host, () => new AsyncResource('dst-host', { requireManualDestroy: true })) as AsyncResource;
+      this.hostScopes.set(host, scope);
+    }
+    return scope;
   }
 
   private watchCulprits(): void {
@@ -536,7 +717,7 @@ export class World {
       }
       culprit = `; the busiest source near the limit: ${best} (ran ${bestCount.toLocaleString('en-US')} times)`;
     }
-    const host = this.current?.host ?? this.lastHost;
+    const host = this.current?.[kHost] ?? this.lastHost;
     this.fail('limit', host, runtimeError(`${message}${culprit}`), `run stopped: ${message}`);
   }
 

@@ -7,7 +7,7 @@
  * set, handles capture nothing and their events run in a fresh context holding their host.
  */
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { activeWorld } from '../runtime/world.js';
+import { activeWorld, noteUserAsyncStores } from '../runtime/world.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -23,7 +23,10 @@ const realRun = proto.run!;
 const realEnterWith = proto.enterWith!;
 
 function noteUserStore(storage: unknown): void {
-  if (!userStores && storage !== activeWorld()?.als) userStores = true;
+  if (!userStores && storage !== activeWorld()?.als) {
+    userStores = true;
+    noteUserAsyncStores();
+  }
 }
 
 export const asyncContextShim: Shim = {

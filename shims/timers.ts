@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { NS_PER_MS } from '../runtime/clock/units.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { originals } from '../runtime/originals.js';
-import type { SimEvent } from '../runtime/scheduler/event.js';
+import { EVENT_KIND_CODE, kFire, kHost, kKind, kRef, kScope, kSeq, kSite, type QueueEntry } from '../runtime/scheduler/event.js';
 import { captureSite } from '../runtime/trace/site.js';
 import type { World } from '../runtime/world.js';
 import { currentHost, NODE_MAJOR } from './context.js';
@@ -29,10 +29,10 @@ export const TIMEOUT_MAX_MS = 2 ** 31 - 1;
 const kRefed = Symbol('refed');
 const kHasPrimitive = Symbol('kHasPrimitive');
 const kId = Symbol('asyncId');
-const kHost = Symbol('dst.host');
-const kEvent = Symbol('dst.event');
-const kScope = Symbol('dst.scope');
-const kSite = Symbol('dst.site');
+
+const KIND_TIMEOUT = EVENT_KIND_CODE.timeout;
+const KIND_INTERVAL = EVENT_KIND_CODE.interval;
+const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
 
 /** Timers per world that were coerced to a primitive id (Node's knownTimersById). */
 const knownTimersById = new WeakMap<World, Map<string, Timeout>>();
@@ -71,9 +71,10 @@ export function coerceDelayMs(after: unknown): number {
   return ms;
 }
 
+/** Runs a due timer (its [kFire]): the timer is its own queue entry, re-armed in place. */
 function fireTimeout(this: Timeout): void {
   const timer = this;
-  timer[kEvent] = undefined;
+  timer[kSeq] = 0; // no longer queued
   const host = timer[kHost];
   const world = host.world;
   // Node's own clearTimeout, captured by a module loaded before dst-runtime, duck-types our
@@ -90,7 +91,7 @@ function fireTimeout(this: Timeout): void {
     if (timer._repeat !== null && timer._idleTimeout !== -1) {
       timer._idleTimeout = timer._repeat;
       arm(timer);
-    } else if (timer[kEvent] === undefined) {
+    } else if (timer[kSeq] === 0) {
       if (timer._destroyed) {
         cleanTimer(timer); // cleared inside its own callback (Node 24 cleans it now)
       } else {
@@ -102,49 +103,45 @@ function fireTimeout(this: Timeout): void {
   }
 }
 
-/** (Re)schedules a timer at now + its delay, dropping any pending firing. */
+/**
+ * (Re)schedules a timer at now + its delay. A pending firing is dropped by the same stroke: the
+ * timer's place in the queue is the one with its new seq, any older place is stale. The timer
+ * runs in the async context captured when it was created (kScope): the current host and every
+ * AsyncLocalStorage store of the program under test, as real timers do.
+ */
 function arm(timer: Timeout): void {
   const host = timer[kHost];
   const world = host.world;
-  const pending = timer[kEvent];
-  if (pending !== undefined) world.cancel(pending);
   // Node truncates the delay to whole ms when it queues a timer (insert(): MathTrunc), so
   // setTimeout(a, 1.9) fires before setTimeout(b, 2) and together with setTimeout(c, 1).
   const delayNs = host.clock.virtualDelayNs(Math.trunc(timer._idleTimeout) * NS_PER_MS);
   timer._idleStart = Math.floor(world.nowNs / NS_PER_MS);
-  timer[kEvent] = world.schedule(
-    host,
-    delayNs,
-    timer._repeat === null ? 'timeout' : 'interval',
-    fireTimeout,
-    timer,
-    false,
-    // Runs in the async context captured when the timer was created: the current host and
-    // every AsyncLocalStorage store of the program under test, as real timers do.
-    timer[kScope],
-    timer[kSite],
-  );
+  world.enqueue(timer, delayNs);
 }
 
-/** A simulated timer, shaped like Node's Timeout. */
-export class Timeout {
+/** A simulated timer, shaped like Node's Timeout; also its own entry in the event queue. */
+export class Timeout implements QueueEntry {
   // Own keys in Node's order (some code inspects them): _idleTimeout, _idlePrev, _idleNext,
-  // _idleStart, _onTimeout, _timerArgs, _repeat, _destroyed.
-  _idleTimeout: number;
-  _idlePrev: Timeout | null;
-  _idleNext: Timeout | null;
-  _idleStart: number | null;
-  _onTimeout: Function | null;
-  _timerArgs: unknown[] | undefined;
-  _repeat: number | null;
-  _destroyed: boolean;
-  [kRefed]: boolean;
-  [kHasPrimitive]: boolean;
-  [kId]: number;
-  [kHost]: Host;
-  [kEvent]: SimEvent | undefined;
-  [kScope]: AsyncResource | undefined;
-  [kSite]: string | undefined;
+  // _idleStart, _onTimeout, _timerArgs, _repeat, _destroyed. Declared only: the constructor
+  // assigns every field in this order (no class-field definitions to run first).
+  declare _idleTimeout: number;
+  declare _idlePrev: Timeout | null;
+  declare _idleNext: Timeout | null;
+  declare _idleStart: number | null;
+  declare _onTimeout: Function | null;
+  declare _timerArgs: unknown[] | undefined;
+  declare _repeat: number | null;
+  declare _destroyed: boolean;
+  declare [kRefed]: boolean;
+  declare [kHasPrimitive]: boolean;
+  declare [kId]: number;
+  declare [kHost]: Host;
+  declare [kScope]: AsyncResource | undefined;
+  declare [kSeq]: number;
+  declare [kSite]: string | undefined; // on the prototype: kept in `sites`
+  declare [kKind]: number; // on the prototype: from _repeat
+  declare [kRef]: boolean; // on the prototype: false (a timer refs the run as a handle)
+  declare [kFire]: () => void; // on the prototype: fireTimeout
 
   constructor(host: Host, callback: Function, after: unknown, args: unknown[] | undefined, isRepeat: boolean, isRefed: boolean) {
     const ms = coerceDelayMs(after);
@@ -160,10 +157,10 @@ export class Timeout {
     this[kHasPrimitive] = false;
     this[kId] = nextTimerId(host.world);
     this[kHost] = host;
-    this[kEvent] = undefined;
     this[kScope] = captureContext('Timeout');
     // Intervals keep their creation site so a runaway one can be named when a limit trips.
-    this[kSite] = host.world.captureSites || isRepeat ? captureSite() : undefined;
+    this[kSeq] = 0;
+    if (host.world.captureSites || isRepeat) this[kSite] = captureSite();
     if (isRefed) host.world.refHandle(host);
   }
 
@@ -216,6 +213,31 @@ export class Timeout {
   }
 }
 
+/**
+ * Where handles were created or first queued, when captured (tracing, a limit close, every
+ * interval): rarely, so kept aside rather than in a field of every handle — each byte of a
+ * Timeout is allocated once per setTimeout call.
+ */
+const sites = new WeakMap<object, string | undefined>();
+const siteAccessor: PropertyDescriptor = {
+  get(this: object): string | undefined {
+    return sites.get(this);
+  },
+  set(this: object, site: string | undefined): void {
+    sites.set(this, site);
+  },
+  configurable: true,
+};
+Object.defineProperty(Timeout.prototype, kSite, siteAccessor);
+Object.defineProperty(Timeout.prototype, kKind, {
+  get(this: Timeout): number {
+    return this._repeat === null ? KIND_TIMEOUT : KIND_INTERVAL;
+  },
+  configurable: true,
+});
+Object.defineProperty(Timeout.prototype, kRef, { value: false, writable: true, configurable: true });
+Object.defineProperty(Timeout.prototype, kFire, { value: fireTimeout, writable: true, configurable: true });
+
 if (typeof Symbol.dispose === 'symbol') {
   Object.defineProperty(Timeout.prototype, Symbol.dispose, {
     value: function dispose(this: Timeout) {
@@ -246,21 +268,20 @@ function unenroll(timer: Timeout): void {
   timer._destroyed = true;
   const world = timer[kHost].world;
   if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
-  const pending = timer[kEvent];
   // Like Node 24's unenroll: only a timer still queued (not one cleared inside its own
   // callback) is cleaned at once; the other is cleaned when its callback returns.
-  if (pending !== undefined) {
-    world.cancel(pending);
-    timer[kEvent] = undefined;
+  if (timer[kSeq] !== 0) {
+    timer[kSeq] = 0; // its place in the queue is stale now
     cleanTimer(timer);
   }
   if (timer[kRefed]) world.unrefHandle(timer[kHost]);
   timer._idleTimeout = -1;
 }
 
+/** Runs a due immediate (its [kFire]). */
 function fireImmediate(this: Immediate): void {
   const immediate = this;
-  immediate[kEvent] = undefined;
+  immediate[kSeq] = 0; // no longer queued
   if (immediate._destroyed) return;
   immediate._destroyed = true;
   if (immediate[kRefed]) immediate[kHost].world.unrefHandle(immediate[kHost]);
@@ -284,17 +305,21 @@ function cleanImmediate(immediate: Immediate): void {
   }
 }
 
-/** A simulated immediate, shaped like Node's Immediate. */
-export class Immediate {
-  _idleNext: Immediate | null;
-  _idlePrev: Immediate | null;
-  _onImmediate: Function | null;
-  _argv: unknown[] | undefined;
-  _destroyed: boolean;
-  [kRefed]: boolean | null;
-  [kHost]: Host;
-  [kEvent]: SimEvent | undefined;
-  [kScope]: AsyncResource | undefined;
+/** A simulated immediate, shaped like Node's Immediate; also its own entry in the event queue. */
+export class Immediate implements QueueEntry {
+  declare _idleNext: Immediate | null;
+  declare _idlePrev: Immediate | null;
+  declare _onImmediate: Function | null;
+  declare _argv: unknown[] | undefined;
+  declare _destroyed: boolean;
+  declare [kRefed]: boolean | null;
+  declare [kHost]: Host;
+  declare [kScope]: AsyncResource | undefined;
+  declare [kSeq]: number;
+  declare [kSite]: string | undefined; // on the prototype: kept in `sites`
+  declare [kKind]: number; // on the prototype: 'immediate'
+  declare [kRef]: boolean; // on the prototype: false (an immediate refs the run as a handle)
+  declare [kFire]: () => void; // on the prototype: fireImmediate
 
   constructor(host: Host, callback: Function, args: unknown[] | undefined) {
     this._idleNext = null;
@@ -305,8 +330,9 @@ export class Immediate {
     this[kRefed] = false;
     this[kHost] = host;
     this[kScope] = captureContext('Immediate');
+    this[kSeq] = 0;
     this.ref();
-    this[kEvent] = host.world.schedule(host, 0, 'immediate', fireImmediate, this, false, this[kScope]);
+    host.world.enqueue(this, 0);
   }
 
   ref(): this {
@@ -329,6 +355,11 @@ export class Immediate {
     return !!this[kRefed];
   }
 }
+
+Object.defineProperty(Immediate.prototype, kSite, siteAccessor);
+Object.defineProperty(Immediate.prototype, kKind, { value: KIND_IMMEDIATE, writable: true, configurable: true });
+Object.defineProperty(Immediate.prototype, kRef, { value: false, writable: true, configurable: true });
+Object.defineProperty(Immediate.prototype, kFire, { value: fireImmediate, writable: true, configurable: true });
 
 if (typeof Symbol.dispose === 'symbol') {
   Object.defineProperty(Immediate.prototype, Symbol.dispose, {
@@ -413,9 +444,7 @@ function simClearImmediate(immediate: unknown): void {
     const world = immediate[kHost].world;
     if (immediate[kRefed]) world.unrefHandle(immediate[kHost]);
     immediate[kRefed] = null;
-    const pending = immediate[kEvent];
-    if (pending !== undefined) world.cancel(pending);
-    immediate[kEvent] = undefined;
+    immediate[kSeq] = 0; // its place in the queue is stale now
     cleanImmediate(immediate);
     return;
   }

@@ -16,6 +16,9 @@ export class Driver {
   private readonly onStep: () => boolean;
   /** Called at every batch boundary and when the driver goes idle: a cheap place for tripwires. */
   onCheckpoint: (() => void) | undefined;
+  /** Called around queueing a batch of original immediates (see World: quietRefill). */
+  beforeRefill: (() => void) | undefined;
+  afterRefill: (() => void) | undefined;
 
   /**
    * `onStep` runs the next event and returns false when there is nothing more to run for now
@@ -59,7 +62,12 @@ export class Driver {
   private refill(): void {
     this.onCheckpoint?.();
     const setImmediate = originals.setImmediate;
-    for (let i = 0; i < DRIVER_BATCH; i++) setImmediate(this.step);
+    this.beforeRefill?.();
+    try {
+      for (let i = 0; i < DRIVER_BATCH; i++) setImmediate(this.step);
+    } finally {
+      this.afterRefill?.();
+    }
     this.pending += DRIVER_BATCH;
   }
 }

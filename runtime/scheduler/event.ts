@@ -24,28 +24,63 @@ export const EVENT_KIND_CODE: Record<EventKind, number> = {
   call: 8,
 };
 
+/** The kind named by each code (the inverse of EVENT_KIND_CODE), for the trace. */
+export const EVENT_KIND_NAME: readonly EventKind[] = (() => {
+  const names: EventKind[] = [];
+  for (const [kind, code] of Object.entries(EVENT_KIND_CODE)) names[code] = kind as EventKind;
+  return names;
+})();
+
+// The fields every queue entry carries. Symbols, not names: a timer or an immediate is its own
+// queue entry, and Node's Timeout and Immediate must show only Node's own enumerable keys.
+
+/** Sequence number of the entry's live place in the queue; 0 when it is not queued. */
+export const kSeq: unique symbol = Symbol('dst.seq');
+/** The host (incarnation) the entry belongs to. */
+export const kHost: unique symbol = Symbol('dst.host');
+/** Its EventKind, as EVENT_KIND_CODE. */
+export const kKind: unique symbol = Symbol('dst.kind');
+/** A ref'd entry keeps the run alive while it is queued (timers account for themselves: false). */
+export const kRef: unique symbol = Symbol('dst.ref');
 /**
- * One entry of the event queue. Entries are never mutated once queued (their position in the
- * heap depends on timeNs and seq); cancelling marks them, and the queue skips marked entries.
+ * The async context to run in (captured when a timer or immediate was created, so the program's
+ * own AsyncLocalStorage stores survive, as with real timers). Without one, the entry runs in a
+ * context holding only its host.
  */
-export class SimEvent {
+export const kScope: unique symbol = Symbol('dst.scope');
+/** Where it was scheduled (first frame outside dst-runtime); captured only when needed. */
+export const kSite: unique symbol = Symbol('dst.site');
+/** Runs the entry's work (a method on the entry's prototype). */
+export const kFire: unique symbol = Symbol('dst.fire');
+
+/**
+ * One entry of the event queue: a SimEvent, or a simulated Timeout or Immediate, which is its own
+ * entry so arming a timer allocates nothing. The queue keeps the sequence number an entry was
+ * queued with beside it; an entry whose [kSeq] no longer matches (it was cancelled, or re-armed
+ * elsewhere) is skipped, so cancelling and re-arming never search the queue.
+ */
+export interface QueueEntry {
+  [kSeq]: number;
+  [kHost]: Host;
+  [kKind]: number;
+  [kRef]: boolean;
+  [kScope]: AsyncResource | undefined;
+  [kSite]: string | undefined;
+  [kFire](): void;
+}
+
+/** A queued call of `fn` (with `this` = `thisArg`): the runtime's own events. */
+export class SimEvent implements QueueEntry {
+  [kSeq]: number;
+  [kHost]: Host;
+  [kKind]: number;
+  [kRef]: boolean;
+  [kScope]: AsyncResource | undefined;
+  [kSite]: string | undefined;
+  /** Virtual time it is due (ns). */
   readonly timeNs: number;
-  readonly seq: number;
-  readonly host: Host;
-  readonly kind: EventKind;
   readonly fn: (this: unknown) => void;
   readonly thisArg: unknown;
-  /** A ref'd event keeps the simulation alive while it is pending (like a ref'd handle). */
-  readonly ref: boolean;
-  /**
-   * The async context to run in (captured when a timer or immediate was created, so the
-   * program's own AsyncLocalStorage stores survive, as with real timers). Without one, the
-   * event runs in a fresh context holding only its host.
-   */
-  readonly scope: AsyncResource | undefined;
-  cancelled = false;
-  /** Where it was scheduled (first frame outside dst-runtime); captured only when tracing. */
-  site: string | undefined = undefined;
 
   constructor(
     timeNs: number,
@@ -57,13 +92,35 @@ export class SimEvent {
     ref: boolean,
     scope: AsyncResource | undefined,
   ) {
+    this[kSeq] = seq;
+    this[kHost] = host;
+    this[kKind] = EVENT_KIND_CODE[kind];
+    this[kRef] = ref;
+    this[kScope] = scope;
+    this[kSite] = undefined;
     this.timeNs = timeNs;
-    this.seq = seq;
-    this.host = host;
-    this.kind = kind;
     this.fn = fn;
     this.thisArg = thisArg;
-    this.ref = ref;
-    this.scope = scope;
+  }
+
+  [kFire](): void {
+    this.fn.call(this.thisArg);
+  }
+
+  /** Cancelled (or never queued, for a host that was down): it will not run. */
+  get cancelled(): boolean {
+    return this[kSeq] === 0;
+  }
+
+  get host(): Host {
+    return this[kHost];
+  }
+
+  get kind(): EventKind {
+    return EVENT_KIND_NAME[this[kKind]]!;
+  }
+
+  get site(): string | undefined {
+    return this[kSite];
   }
 }

@@ -1,4 +1,4 @@
-import type { SimEvent } from './event.js';
+import { kSeq, type QueueEntry } from './event.js';
 
 /**
  * A binary min-heap of numbers (the distinct virtual times that have pending events).
@@ -61,77 +61,136 @@ class TimeHeap {
   }
 }
 
-/** Events of one instant, in sequence order (sequences only grow, so appending keeps order). */
+/**
+ * Entries of one instant, in sequence order (sequences only grow, so appending keeps order),
+ * each beside the sequence number it was queued with: places head..tail-1 of the two arrays.
+ * Drained buckets are reused with their arrays, so a busy instant costs no array growth.
+ */
 class Bucket {
-  readonly events: SimEvent[] = [];
+  timeNs = 0;
+  readonly entries: Array<QueueEntry | undefined> = [];
+  readonly seqs: number[] = [];
   head = 0;
+  tail = 0;
 }
+
+/**
+ * Buckets recently pushed to, by a hash of their instant (about a millisecond per slot): timers
+ * re-arm into the same few instants again and again, and this saves most Map lookups.
+ */
+const RECENT_SLOTS = 64;
+const recentSlot = (timeNs: number): number => (timeNs / 1_048_576) & (RECENT_SLOTS - 1);
+
+/** Drained buckets kept for reuse, and the largest one worth keeping (places). */
+const POOL_MAX = 64;
+const POOLED_CAPACITY_MAX = 4096;
 
 /**
  * The simulation's single event queue, totally ordered by (timeNs, seq).
  *
- * Events are grouped by their instant: one FIFO per distinct virtual time, and a heap of those
- * times. Every event is pushed with a sequence number larger than any before it, so each FIFO
+ * Entries are grouped by their instant: one FIFO per distinct virtual time, and a heap of those
+ * times. Every entry is pushed with a sequence number larger than any before it, so each FIFO
  * is already in sequence order and the whole queue pops in exactly (timeNs, seq) order — the
  * order of one big heap — while most pushes and pops are O(1).
+ *
+ * An entry is live at the place whose sequence number equals its [kSeq]. Cancelling an entry
+ * (kSeq = 0) or queueing it again elsewhere (a new kSeq) leaves its old place stale; peek() drops
+ * stale places as it meets them.
  */
 export class EventQueue {
   private readonly times = new TimeHeap();
   private readonly buckets = new Map<number, Bucket>();
+  /** The bucket of the earliest instant, or undefined when the queue is empty. */
+  private first: Bucket | undefined = undefined;
   private count = 0;
+  private readonly pool: Bucket[] = [];
+  private readonly recent: Array<Bucket | undefined> = new Array<Bucket | undefined>(RECENT_SLOTS).fill(undefined);
 
+  /** Places in the queue, stale ones included. */
   get size(): number {
     return this.count;
   }
 
-  /** Queues an event (its seq must exceed every seq queued before). */
-  push(event: SimEvent, _nowNs?: number): void {
-    let bucket = this.buckets.get(event.timeNs);
-    if (bucket === undefined) {
-      bucket = new Bucket();
-      this.buckets.set(event.timeNs, bucket);
-      this.times.push(event.timeNs);
+  /** Queues `entry` at `timeNs` under `seq` (larger than every seq queued before). */
+  push(entry: QueueEntry, timeNs: number, seq: number): void {
+    const slot = recentSlot(timeNs);
+    let bucket = this.recent[slot];
+    if (bucket === undefined || bucket.timeNs !== timeNs) {
+      bucket = this.buckets.get(timeNs);
+      if (bucket === undefined) {
+        bucket = this.pool.pop() ?? new Bucket();
+        bucket.timeNs = timeNs;
+        this.buckets.set(timeNs, bucket);
+        this.times.push(timeNs);
+        if (this.first === undefined || timeNs < this.first.timeNs) this.first = bucket;
+      }
+      this.recent[slot] = bucket;
     }
-    bucket.events.push(event);
+    const tail = bucket.tail++;
+    bucket.entries[tail] = entry;
+    bucket.seqs[tail] = seq;
     this.count++;
   }
 
-  /** The next event without removing it (cancelled ones included). */
-  peek(): SimEvent | undefined {
-    const timeNs = this.times.peek();
-    if (timeNs === undefined) return undefined;
-    const bucket = this.buckets.get(timeNs)!;
-    return bucket.events[bucket.head];
-  }
-
-  /** Removes and returns the next event (cancelled ones included). */
-  pop(): SimEvent | undefined {
-    const timeNs = this.times.peek();
-    if (timeNs === undefined) return undefined;
-    const bucket = this.buckets.get(timeNs)!;
-    const event = bucket.events[bucket.head]!;
-    bucket.events[bucket.head++] = undefined as unknown as SimEvent;
-    if (bucket.head === bucket.events.length) {
-      this.buckets.delete(timeNs);
-      this.times.pop();
+  /** The next live entry without removing it (stale places before it are dropped). */
+  peek(): QueueEntry | undefined {
+    for (;;) {
+      const bucket = this.first;
+      if (bucket === undefined) return undefined;
+      const head = bucket.head;
+      const entry = bucket.entries[head]!;
+      if (entry[kSeq] === bucket.seqs[head]) return entry;
+      this.advance(bucket);
     }
-    this.count--;
-    return event;
   }
 
-  /** Drops every event (used when a run ends). */
+  /** The instant of the entry peek() returned. */
+  get firstTimeNs(): number {
+    return this.first!.timeNs;
+  }
+
+  /** Removes the entry peek() returned. */
+  pop(): void {
+    this.advance(this.first!);
+  }
+
+  private advance(bucket: Bucket): void {
+    bucket.entries[bucket.head++] = undefined;
+    this.count--;
+    if (bucket.head === bucket.tail) {
+      this.buckets.delete(bucket.timeNs);
+      const slot = recentSlot(bucket.timeNs);
+      if (this.recent[slot] === bucket) this.recent[slot] = undefined;
+      this.times.pop();
+      const next = this.times.peek();
+      this.first = next === undefined ? undefined : this.buckets.get(next);
+      if (this.pool.length < POOL_MAX && bucket.entries.length <= POOLED_CAPACITY_MAX) {
+        bucket.head = 0;
+        bucket.tail = 0;
+        this.pool.push(bucket);
+      }
+    }
+  }
+
+  /** Drops every entry (used when a run ends). */
   clear(): void {
     this.times.clear();
     this.buckets.clear();
+    this.first = undefined;
     this.count = 0;
+    this.pool.length = 0;
+    this.recent.fill(undefined);
   }
 
-  /** All pending events in queue order; for diagnostics only. */
-  snapshot(): SimEvent[] {
-    const out: SimEvent[] = [];
+  /** All live entries in queue order, with their instants; for diagnostics only. */
+  snapshot(): Array<{ timeNs: number; entry: QueueEntry }> {
+    const out: Array<{ timeNs: number; entry: QueueEntry }> = [];
     for (const timeNs of this.times.toArray().sort((a, b) => a - b)) {
       const bucket = this.buckets.get(timeNs)!;
-      out.push(...bucket.events.slice(bucket.head));
+      for (let i = bucket.head; i < bucket.tail; i++) {
+        const entry = bucket.entries[i]!;
+        if (entry[kSeq] === bucket.seqs[i]) out.push({ timeNs, entry });
+      }
     }
     return out;
   }
