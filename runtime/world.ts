@@ -278,9 +278,11 @@ export class World {
    */
   boot(host: Host, main: () => unknown): void {
     this.mains.set(host.name, main);
-    if (host.role === 'client' && host.incarnation === 1) {
+    // Every incarnation of a client is awaited: a restarted client is pending again until its
+    // new main settles or it goes down (the crash of the previous one counted it as settled).
+    if (host.role === 'client') {
       this.clientsPending++;
-      this.clientsTotal++;
+      if (host.incarnation === 1) this.clientsTotal++;
     }
     this.schedule(host, 0, 'boot', () => {
       let result: unknown;

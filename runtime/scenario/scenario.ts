@@ -54,8 +54,8 @@ export interface FaultProfile {
   /** Default 5000. */
   skewJumpMsMax?: number;
   /**
-   * Crashes a client (see ScenarioDefinition.clients) and restarts it after its downtime; each
-   * client at most once per run. With client crashes the run lasts its whole budget.
+   * Crashes a client (see ScenarioDefinition.clients) and restarts it after its downtime (its
+   * main runs again). With client crashes the run lasts its whole budget.
    */
   clientCrashPerSecond?: number;
   /** How long a crashed/stopped host stays down, a paused one frozen, a partition or hold lasts. */
@@ -273,13 +273,7 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
       (sim as unknown as { setClock: (name: string, clock: { skewMs: number }) => void }).setClock(target, { skewMs });
     };
     const clientCrash = () => {
-      // Each client crashes at most once per run: the simulator counts a client as settled when
-      // any incarnation of it crashes or settles, so crashing a restarted incarnation would end
-      // the run early (clients-done) instead of at its budget.
-      const up = ctx.clients.filter((c) => {
-        const status = sim.status(c);
-        return status.state === 'running' && status.incarnation === 1;
-      });
+      const up = ctx.clients.filter((c) => sim.status(c).state === 'running');
       if (up.length === 0) return;
       const target = pick(up);
       sim.crash(target);
@@ -344,22 +338,6 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
   };
 }
 
-/**
- * A client main for client crashes: the first incarnation's main counts as usual; a restarted
- * incarnation runs its main but never settles, so it neither ends the run nor counts twice (the
- * run counts each client once, and a crash already counted the crashed incarnation as settled).
- * Its failures still fail the run. Module clients ({ main: 'file.js' }) are passed unchanged.
- */
-function rebootable<T>(main: T): T {
-  if (typeof main !== 'function') return main;
-  let boots = 0;
-  return function (this: unknown, ...args: unknown[]) {
-    const result = (main as (...a: unknown[]) => unknown).apply(this, args);
-    if (++boots === 1) return result;
-    return Promise.resolve(result).then(() => new Promise(() => {}));
-  } as T;
-}
-
 /** Runs one seed of a scenario. Never rejects for a failure of the system under test: it is in `failure`. */
 export async function runScenario(scenario: Scenario, seed: SeedInput, options: RunScenarioOptions = {}): Promise<ScenarioResult> {
   if (scenario?.kind !== 'dst-scenario') throw new UsageError('Failed to run scenario: pass the value defineScenario() returned');
@@ -375,8 +353,7 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   // Record the names the topology adds, to default the fault targets to them.
   const recording = Object.create(sim) as Sim;
   recording.host = (name, main, opts) => (names.push(name), host(name, main, opts), recording);
-  const clientCrashes = (scenario.faults?.clientCrashPerSecond ?? 0) > 0;
-  recording.client = (name, main, opts) => (names.push(name), clientNames.push(name), client(name, clientCrashes ? rebootable(main) : main, opts), recording);
+  recording.client = (name, main, opts) => (names.push(name), clientNames.push(name), client(name, main, opts), recording);
   scenario.hosts(recording, ctx);
   ctx.targets = scenario.targets ?? names;
   ctx.clients = scenario.clients ?? clientNames;

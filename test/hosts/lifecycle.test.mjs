@@ -122,6 +122,29 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     assert.deepEqual(log, ['victim tick 100', 'victim continuation runs, state crashed', 'killer done']);
   });
 
+  it('a restarted client is awaited again: the run ends when its new incarnation settles', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.client('c', async () => {
+      log.push(`c boot at ${performance.now()}`);
+      await sleep(100);
+      log.push('c done');
+    });
+    sim.client('ctl', async () => {
+      await sleep(50);
+      sim.crash('c');
+      await sleep(10);
+      sim.restart('c');
+      await sleep(10); // ctl is done at 70 ms; only the restarted c keeps the run going
+    });
+    const result = await sim.run();
+    // The crash at 50 ms counted the first incarnation as settled; the second (booted at 60 ms,
+    // its clock from zero) is pending again until it finishes at 160 ms, after ctl (70 ms).
+    assert.deepEqual(log, ['c boot at 0', 'c boot at 0', 'c done']);
+    assert.equal(result.stopReason, 'clients-done');
+    assert.equal(result.elapsedNs, 160_000_000);
+  });
+
   it('pause() freezes a host while others go on; resume() runs what it missed in order', async () => {
     const log = [];
     const sim = new Sim({ seed: 0x11 });
