@@ -140,7 +140,7 @@ export class KvClient {
     if (this.bugs.staleReads && writes.size === 0) return { committed: true, ts: undefined, reads: reads(), writes };
     const op = { reads: [...readSet].map(([k, v]) => [k, v.version]), writes: [...writes] };
     const result = await this.commit(op, deadline);
-    return { ...result, reads: reads(), writes };
+    return { ...result, reads: reads(), writes, requestNumber: result.requestNumber };
   }
 
   /** Commits one op through VR, one request at a time per client (VR's rule), retried until `deadline`. */
@@ -159,7 +159,7 @@ export class KvClient {
       const answer = await this.call(target, message, `c${requestNumber}`, ms);
       if (answer?.type === 'reply') {
         if (answer.view > this.view) this.view = answer.view;
-        return answer.result;
+        return { ...answer.result, requestNumber };
       }
       this.redirect(target, answer);
       if (answer !== undefined) await sleep(10);
