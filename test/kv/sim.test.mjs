@@ -135,6 +135,22 @@ describe('kv under the simulator', function () {
     assert.equal(r3.commitNumber, 6);
   });
 
+  it('the unmodified replica program runs as module hosts (seed 0x6)', async () => {
+    const sim = new Sim({ seed: 6, durationMs: 10_000 });
+    const list = REPLICAS.map((r) => `${r.id}@${r.host}:${r.port}`).join(',');
+    const main = new URL('../../packages/kv/bin/replica.mjs', import.meta.url).pathname;
+    for (const id of NAMES) sim.host(id, { main, env: { KV_ID: id, KV_REPLICAS: list } });
+    let outcome;
+    sim.client('c1', async () => {
+      const kv = new KvClient({ replicas: REPLICAS });
+      await kv.transaction((tx) => tx.put('a', 1));
+      outcome = await kv.transaction(async (tx) => tx.put('a', (await tx.get('a')) + 1));
+      kv.close();
+    });
+    await sim.run();
+    assert.deepEqual({ committed: outcome.committed, ts: outcome.ts }, { committed: true, ts: 2 });
+  });
+
   it('the same seed twice gives the same fingerprint (seed 0x5)', async () => {
     const once = async () => {
       const { sim } = cluster(5, { durationMs: 5_000 });

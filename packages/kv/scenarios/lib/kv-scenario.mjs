@@ -240,10 +240,11 @@ function serializable(ctx) {
 
 /**
  * @param {{ name: string, clients: number, keys: string[], load: { readWrite: number, readOnly: number, thinkMs: number, deadlineMs?: number },
- *   faults: object, durationMs?: number, healMs?: number, minCommits?: number }} spec
+ *   faults: object, durationMs?: number, healMs?: number, minCommits?: number, bugs?: import('../../src/replica.mjs').Bugs }} spec
+ *   bugs: planted bugs; default from DST_KV_BUG.
  */
 export function kvScenario(spec) {
-  const bugs = bugsFromEnv(process.env.DST_KV_BUG);
+  const bugs = spec.bugs ?? bugsFromEnv(process.env.DST_KV_BUG);
   const bugNames = Object.keys(bugs);
   return defineScenario({
     name: bugNames.length === 0 ? spec.name : `${spec.name} (planted bug: ${bugNames.join(', ')})`,
