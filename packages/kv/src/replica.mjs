@@ -23,7 +23,10 @@ import { Link, listen } from './transport.mjs';
  *   id: string, index: number, replicas: ReplicaAddress[], port?: number, listenHost?: string,
  *   bugs?: Bugs, recover?: boolean,
  *   heartbeatMs?: number, viewTimeoutMs?: number, tickMs?: number,
- *   observer?: { onExecute?: (replicaId: string, opNumber: number, entry: Entry, result: TxnResult) => void },
+ *   observer?: {
+ *     onExecute?: (replicaId: string, opNumber: number, entry: Entry, result: TxnResult) => void,
+ *     onEvent?: (replicaId: string, event: string, detail: object) => void,
+ *   },
  * }} ReplicaOptions
  */
 
@@ -142,6 +145,11 @@ export class Replica {
     };
   }
 
+  /** Tells the observer about a protocol step (view changes, state adoption, recovery). */
+  event(kind, detail = {}) {
+    this.observer.onEvent?.(this.id, kind, { view: this.view, opNumber: this.opNumber, commitNumber: this.commitNumber, ...detail });
+  }
+
   send(to, message) {
     if (to === this.index) return this.onMessage(message, undefined);
     this.links[to]?.send({ ...message, from: this.index });
@@ -169,7 +177,7 @@ export class Replica {
    * Ops this replica already knew to be committed stay committed (they are in any log VR can
    * choose), so the commit number never goes back.
    */
-  adopt(snapshot, suffix, commitTo) {
+  adopt(snapshot, suffix, commitTo, from) {
     const knownCommitted = this.commitNumber;
     this.store = new Map(snapshot.store);
     this.clientTable = new Map(snapshot.clientTable);
@@ -178,6 +186,7 @@ export class Replica {
     this.commits = snapshot.commits;
     this.pending = suffix.slice();
     this.executeUpTo(Math.max(commitTo, knownCommitted));
+    this.event('adopt', { from: from, snapshotAt: snapshot.commitNumber, suffix: suffix.length, knownCommitted });
   }
 
   /** Executes pending ops up to `k` (bounded by what this replica holds). */
@@ -350,7 +359,7 @@ export class Replica {
     if (m.view < this.view) return;
     if (m.view === this.view && this.status === 'normal' && m.opNumber <= this.opNumber) return;
     this.enterView(m.view);
-    this.adopt(m.snapshot, m.suffix, m.commitNumber);
+    this.adopt(m.snapshot, m.suffix, m.commitNumber, `newState from ${this.replicas[m.from]?.id}`);
     this.lastHeard = performance.now();
     if (this.opNumber > this.commitNumber) this.send(this.primaryOf(this.view), { type: 'prepareOk', view: this.view, opNumber: this.opNumber });
   }
@@ -378,6 +387,7 @@ export class Replica {
     this.dvcs = new Map();
     this.dvcSent = undefined;
     this.broadcast({ type: 'startViewChange', view });
+    this.event('view-change');
     this.lastViewChangeSend = performance.now();
     this.maybeSendDoViewChange();
   }
@@ -438,7 +448,8 @@ export class Replica {
     }
     const commitTo = Math.max(...all.map((d) => d.commitNumber));
     this.enterView(m.view);
-    this.adopt(best.snapshot, best.suffix, commitTo);
+    this.adopt(best.snapshot, best.suffix, commitTo, `doViewChange log of ${this.replicas[best.from]?.id} (last normal view ${best.lastNormalView}, op ${best.opNumber})`);
+    this.event('primary', { dvcs: all.map((d) => `${this.replicas[d.from]?.id}:${d.lastNormalView}/${d.opNumber}/${d.commitNumber}`).join(' ') });
     this.acked = new Array(this.n).fill(0);
     this.acked[this.index] = this.opNumber;
     for (let i = 0; i < this.n; i++) if (i !== this.index) this.sendStartView(i);
@@ -452,7 +463,7 @@ export class Replica {
   onStartView(m) {
     if (m.view < this.view || (m.view === this.view && this.status === 'normal')) return;
     this.enterView(m.view);
-    this.adopt(m.snapshot, m.suffix, m.commitNumber);
+    this.adopt(m.snapshot, m.suffix, m.commitNumber, `startView from ${this.replicas[m.from]?.id}`);
     if (this.opNumber > this.commitNumber) this.send(m.from, { type: 'prepareOk', view: this.view, opNumber: this.opNumber });
   }
 
@@ -485,8 +496,9 @@ export class Replica {
     const primary = responses.find((r) => r.view === view && r.from === this.primaryOf(view) && r.snapshot !== undefined);
     if (primary === undefined) return;
     this.enterView(view);
-    this.adopt(primary.snapshot, primary.suffix, primary.commitNumber);
+    this.adopt(primary.snapshot, primary.suffix, primary.commitNumber, `recoveryResponse from ${this.replicas[primary.from]?.id}`);
     this.nonce = undefined;
+    this.event('recovered');
     if (this.opNumber > this.commitNumber) this.send(primary.from, { type: 'prepareOk', view: this.view, opNumber: this.opNumber });
   }
 

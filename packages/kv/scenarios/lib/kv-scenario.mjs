@@ -23,18 +23,41 @@ try {
   checker = { missing: `${error.code ?? ''} ${error.message}`.trim() };
 }
 
-/** Virtual time of the calling host, in ns (hosts boot at virtual 0; client hosts are never restarted). */
-const nowNs = () => Math.round(performance.now() * 1e6);
+/**
+ * Virtual time since the start of the run, in ms, from inside any host: performance.now() counts
+ * from the host's boot (a restarted host starts again from zero) and performance.timeOrigin is
+ * the wall clock at that boot, on the simulation's epoch (2025-01-01T00:00:00Z by default).
+ */
+const EPOCH_MS = Date.UTC(2025, 0, 1);
+const virtualMs = () => performance.timeOrigin - EPOCH_MS + performance.now();
+/** The same in ns, for the history records. */
+const nowNs = () => Math.round(virtualMs() * 1e6);
 
 /** Records a violation found inside host code for the safety invariant to report. */
 function violate(ctx, message) {
   if (ctx.state.violations.length < 10) ctx.state.violations.push(message);
 }
 
+/** DST_KV_LOG=1: print faults and every replica's protocol steps (view changes, state adoption, recovery) on stderr. */
+const LOG = process.env.DST_KV_LOG === '1';
+const log = (host, text) => console.error(`${(virtualMs() / 1000).toFixed(6).padStart(10)}s  ${host.padEnd(5)} ${text}`);
+
+/** With DST_KV_LOG=1, the fault driver's actions are printed as they happen. */
+function logFaults(sim) {
+  for (const verb of ['crash', 'restart', 'bounce', 'stop', 'pause', 'resume', 'partition', 'repair', 'hold', 'release']) {
+    const original = sim[verb];
+    sim[verb] = function (...args) {
+      log('chaos', `${verb} ${args.filter((a) => typeof a === 'string').join(' ')}${args.some((a) => a?.oneway) ? ' (one-way)' : ''}`);
+      return original.apply(this, args);
+    };
+  }
+}
+
 /** The oracle: every replica's executions, checked against each other as they happen. */
 function observer(ctx) {
   const oracle = ctx.state.oracle;
   return {
+    onEvent: LOG ? (replicaId, event, detail) => log(replicaId, `${event} ${JSON.stringify(detail)}`) : undefined,
     onExecute(replicaId, opNumber, entry, result) {
       const digest = JSON.stringify([entry.clientId, entry.requestNumber, entry.op, result]);
       const known = oracle.log.get(opNumber);
@@ -263,6 +286,7 @@ export function kvScenario(spec) {
         maxCommitted: 0,
         oracle: { log: new Map(), writes: new Map(), requests: new Map() },
       });
+      if (LOG) logFaults(ctx.sim);
       REPLICA_NAMES.forEach((_, index) => sim.host(REPLICA_NAMES[index], replicaHost(ctx, index, bugs)));
       for (let c = 1; c <= spec.clients; c++) sim.host(`c${c}`, clientHost(ctx, `c${c}`, { keys: spec.keys, ...spec.load }, bugs));
     },
