@@ -135,6 +135,41 @@ describe('kv under the simulator', function () {
     assert.equal(r3.commitNumber, 6);
   });
 
+  it('five replicas tolerate two crashed at once, and both recover (seed 0x7)', async () => {
+    const names = ['r1', 'r2', 'r3', 'r4', 'r5'];
+    const replicas = names.map((id) => ({ id, host: id, port: 7000 }));
+    const sim = new Sim({ seed: 7, durationMs: 60_000 });
+    const state = {};
+    const boots = {};
+    for (const [index, id] of names.entries()) {
+      sim.host(id, () => {
+        boots[id] = (boots[id] ?? 0) + 1;
+        state[id] = startReplica({ id, index, replicas, port: 7000, recover: boots[id] > 1 });
+      });
+    }
+    const outcomes = [];
+    sim.client('c1', async () => {
+      const kv = new KvClient({ replicas });
+      const txn = (n) => kv.transaction(async (tx) => tx.put('a', `${await tx.get('a')}|${n}`));
+      for (let n = 0; n < 3; n++) outcomes.push(await txn(n));
+      sim.crash('r1'); // the primary
+      sim.crash('r3');
+      for (let n = 3; n < 6; n++) outcomes.push(await txn(n));
+      sim.restart('r1');
+      sim.restart('r3');
+      await sleep(1000);
+      for (let n = 6; n < 9; n++) outcomes.push(await txn(n));
+      await sleep(500);
+      kv.close();
+    });
+    await sim.run();
+    assert.ok(outcomes.every((o) => o.committed), JSON.stringify(outcomes));
+    const all = names.map((n) => state[n].status());
+    for (const s of all) assert.equal(s.status, 'normal', JSON.stringify(all));
+    assert.equal(new Set(all.map((s) => `${s.view}/${s.commitNumber}/${s.commits}`)).size, 1, JSON.stringify(all));
+    assert.equal(all[0].commits, 9);
+  });
+
   it('the unmodified replica program runs as module hosts (seed 0x6)', async () => {
     const sim = new Sim({ seed: 6, durationMs: 10_000 });
     const list = REPLICAS.map((r) => `${r.id}@${r.host}:${r.port}`).join(',');
