@@ -5,9 +5,10 @@
 // protocol). Prints the outcome counts and each replica's status; exits 0 when transactions
 // committed and every replica ends normal in one view.
 //   node packages/kv/bin/real.mjs            (npm run kv:real)
+//   KV_BUG=noDedup node packages/kv/bin/real.mjs   (planted bugs reach the replicas and the clients)
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { KvClient } from '../src/index.mjs';
+import { bugsFromEnv, KvClient } from '../src/index.mjs';
 
 const REPLICA = fileURLToPath(new URL('./replica.mjs', import.meta.url));
 const SECONDS = Number(process.env.KV_REAL_SECONDS ?? 5);
@@ -58,7 +59,7 @@ console.log(`kv real: replicas ${replicas.map((r) => `${r.id}@${r.port}`).join('
 const counts = { committed: 0, aborted: 0, unavailable: 0, unknown: 0 };
 let stop = false;
 const keys = ['k1', 'k2', 'k3', 'k4', 'k5'];
-const clients = ['c1', 'c2', 'c3'].map((name) => new KvClient({ replicas, clientId: `${name}-${process.pid}`, deadlineMs: 2000 }));
+const clients = ['c1', 'c2', 'c3'].map((name) => new KvClient({ replicas, clientId: `${name}-${process.pid}`, deadlineMs: 2000, bugs: bugsFromEnv(process.env.KV_BUG) }));
 const load = clients.map(async (kv, c) => {
   for (let n = 1; !stop; n++) {
     const key = keys[Math.floor(Math.random() * keys.length)];
