@@ -84,6 +84,8 @@ export class Replica {
 
     // Primary: the highest op each replica has acknowledged; how to answer each client.
     this.acked = new Array(this.n).fill(0);
+    // Primary: when each backup last acknowledged anything in this view (serving reads needs f recent ones).
+    this.heardAt = new Array(this.n).fill(-Infinity);
     /** @type {Map<string, (message: any) => void>} */
     this.routes = new Map();
     this.lastSent = 0;
@@ -293,9 +295,25 @@ export class Replica {
     this.advanceCommit();
   }
 
+  /**
+   * Whether this primary heard f backups acknowledge it within a view timeout. Not needed for
+   * safety (commit validation is), but a primary cut off from its backups, which is probably
+   * deposed already, stops handing out reads that could only make transactions abort.
+   */
+  recentQuorum() {
+    const now = performance.now();
+    let heard = 0;
+    for (let i = 0; i < this.n; i++) if (i !== this.index && now - this.heardAt[i] < this.viewTimeoutMs) heard++;
+    return heard >= this.f;
+  }
+
   onRead(m, reply) {
     if (reply === undefined) return;
-    const serving = this.bugs.staleReads ? this.status !== 'recovering' && this.isPrimary() : this.status === 'normal' && this.isPrimary();
+    // The staleReads bug: "the primary's reads are current", so it serves them whatever it hears,
+    // and even in the middle of a view change.
+    const serving = this.bugs.staleReads
+      ? this.status !== 'recovering' && this.isPrimary()
+      : this.status === 'normal' && this.isPrimary() && this.recentQuorum();
     if (!serving) return reply({ type: 'notPrimary', reqId: m.reqId, view: this.view, status: this.status });
     const held = this.store.get(m.key);
     reply({ type: 'readReply', reqId: m.reqId, key: m.key, value: held?.value ?? null, version: held?.version ?? 0, view: this.view });
@@ -314,6 +332,7 @@ export class Replica {
   onPrepareOk(m) {
     if (m.view !== this.view || this.status !== 'normal' || !this.isPrimary()) return;
     this.acked[m.from] = Math.max(this.acked[m.from], m.opNumber);
+    this.heardAt[m.from] = performance.now();
     this.advanceCommit();
   }
 
@@ -347,7 +366,8 @@ export class Replica {
     if (!this.fromCurrentPrimary(m)) return;
     this.executeUpTo(m.commitNumber);
     if (m.opNumber > this.opNumber || m.commitNumber > this.opNumber) return this.behind(m);
-    if (this.opNumber > this.commitNumber) this.send(m.from, { type: 'prepareOk', view: this.view, opNumber: this.opNumber });
+    // Every heartbeat is acknowledged: a lost PrepareOK is repaired, and the primary knows it is heard.
+    this.send(m.from, { type: 'prepareOk', view: this.view, opNumber: this.opNumber });
   }
 
   onGetState(m) {
@@ -452,6 +472,7 @@ export class Replica {
     this.event('primary', { dvcs: all.map((d) => `${this.replicas[d.from]?.id}:${d.lastNormalView}/${d.opNumber}/${d.commitNumber}`).join(' ') });
     this.acked = new Array(this.n).fill(0);
     this.acked[this.index] = this.opNumber;
+    this.heardAt = new Array(this.n).fill(-Infinity);
     for (let i = 0; i < this.n; i++) if (i !== this.index) this.sendStartView(i);
     this.lastSent = performance.now();
   }
