@@ -62,21 +62,18 @@ describe('kv on real loopback', function () {
     const a = client();
     const b = client();
     await a.transaction((tx) => tx.put('k', 0));
-    // Both read k at the same version before either commits.
+    // Both read k at the same version before either commits: each waits for the other's read.
     let release;
     const gate = new Promise((r) => (release = r));
-    const ta = a.transaction(async (tx) => {
+    let reads = 0;
+    const readThenWait = async (tx) => {
       const v = await tx.get('k');
+      if (++reads === 2) release();
       await gate;
-      tx.put('k', v + 1);
-    });
-    const tb = b.transaction(async (tx) => {
-      const v = await tx.get('k');
-      await gate;
-      tx.put('k', v + 10);
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    release();
+      return v;
+    };
+    const ta = a.transaction(async (tx) => tx.put('k', (await readThenWait(tx)) + 1));
+    const tb = b.transaction(async (tx) => tx.put('k', (await readThenWait(tx)) + 10));
     const results = await Promise.all([ta, tb]);
     assert.deepEqual(results.map((r) => r.committed).sort(), [false, true]);
     const loser = results.find((r) => !r.committed);
