@@ -5,6 +5,7 @@
 // Planted bugs: DST_KV_BUG=name[,name] (ackBeforeQuorum, noLongestLog, noDedup, staleReads).
 // The dst CLI puts DST_* variables into its replay commands, so a replay carries the switch.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { defineScenario, importDst, sometimes } from './dst.mjs';
 import { bugsFromEnv, KvClient, startReplica } from '../../src/index.mjs';
 
@@ -250,15 +251,27 @@ function readsMatchASnapshot(ctx) {
   return true;
 }
 
+/** DST_KV_HISTORY=file: write the history as JSON at the end of the run (before the liveness checks). */
+function writeHistory(ctx) {
+  if (process.env.DST_KV_HISTORY) writeFileSync(process.env.DST_KV_HISTORY, `${JSON.stringify(ctx.state.history)}\n`);
+  return true;
+}
+
 /** The external history checker (dst-runtime/check's checkSerializable). */
 function serializable(ctx) {
   if (process.env.DST_KV_CHECKER === 'off') return true;
   if (checker.checkSerializable === undefined) {
     return `Serializable: dst-runtime/check (checkSerializable) is not available (${checker.missing ?? 'no checkSerializable export'}); build it, or set DST_KV_CHECKER=off to run only the store's own oracle`;
   }
-  const verdict = checker.checkSerializable(ctx.state.history);
-  if (verdict === true || verdict?.ok === true) return true;
-  return `Serializable: ${typeof verdict === 'string' ? verdict : JSON.stringify(verdict).slice(0, 2000)}`;
+  // Versions are installed in commit-timestamp (op-number) order, and that order respects real time.
+  const verdict = checker.checkSerializable(ctx.state.history, { strictCommitTs: true });
+  if (verdict.valid === true) return true;
+  if (verdict.valid === 'unknown') {
+    sometimes(true, `the serializability checker could not decide: ${verdict.reason}`);
+    return true;
+  }
+  const text = checker.formatCheckResult?.(verdict) ?? verdict.message ?? JSON.stringify(verdict);
+  return `Serializable: ${String(text).slice(0, 3000)}`;
 }
 
 /**
@@ -306,7 +319,7 @@ export function kvScenario(spec) {
     },
     invariants: {
       safety: [noViolationInHosts, committedNeverRegresses, ackedCommitsSurvive],
-      liveness: [allUpNodesNormalAtEnd, connectedNodesAgreeOnViewAtEnd, atLeastNCommits(spec.minCommits ?? 50), readsMatchASnapshot, serializable],
+      liveness: [writeHistory, allUpNodesNormalAtEnd, connectedNodesAgreeOnViewAtEnd, atLeastNCommits(spec.minCommits ?? 50), serializable, readsMatchASnapshot],
     },
   });
 }
