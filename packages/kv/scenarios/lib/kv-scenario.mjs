@@ -6,6 +6,8 @@
 // The dst CLI puts DST_* variables into its replay commands, so a replay carries the switch.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { defineScenario, importDst, sometimes } from './dst.mjs';
 import { bugsFromEnv, KvClient, startReplica } from '../../src/index.mjs';
 
@@ -17,9 +19,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // The external history checker (another package of dst-runtime: `dst-runtime/check`). It is
 // loaded once, when the scenario module loads; when it is missing the Serializable invariant
 // fails and says so, unless DST_KV_CHECKER=off (then only the store-specific oracle below runs).
+// DST_KV_CHECKER=/path/to/check.mjs loads that build of it instead.
 let checker;
 try {
-  checker = await importDst('check');
+  const setting = process.env.DST_KV_CHECKER;
+  checker = setting && setting !== 'off' ? await import(pathToFileURL(path.resolve(setting)).href) : await importDst('check');
 } catch (error) {
   checker = { missing: `${error.code ?? ''} ${error.message}`.trim() };
 }
