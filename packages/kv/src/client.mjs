@@ -24,7 +24,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * @typedef {{ id: string, host: string, port: number }} ReplicaAddress
- * @typedef {{ committed: true, ts: number, reads: Map<string, any>, writes: Map<string, any> } | { committed: false, reason: string, reads: Map<string, any>, writes: Map<string, any> }} TxnOutcome
+ * @typedef {{ committed: true, ts: number, requestNumber: number, reads: Map<string, any>, writes: Map<string, any> } | { committed: false, reason: string, requestNumber?: number, reads: Map<string, any>, writes: Map<string, any> }} TxnOutcome
  */
 
 export class KvClient {
@@ -140,7 +140,7 @@ export class KvClient {
     if (this.bugs.staleReads && writes.size === 0) return { committed: true, ts: undefined, reads: reads(), writes };
     const op = { reads: [...readSet].map(([k, v]) => [k, v.version]), writes: [...writes] };
     const result = await this.commit(op, deadline);
-    return { ...result, reads: reads(), writes, requestNumber: result.requestNumber };
+    return { ...result, reads: reads(), writes };
   }
 
   /** Commits one op through VR, one request at a time per client (VR's rule), retried until `deadline`. */

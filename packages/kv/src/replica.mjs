@@ -134,7 +134,7 @@ export class Replica {
   }
 
   /** @returns {ReplicaStatus} */
-  status_() {
+  describe() {
     return {
       id: this.id,
       status: this.status,
@@ -544,7 +544,7 @@ export function startReplica(options) {
     id: replica.id,
     listening: replica.listening,
     /** @returns {ReplicaStatus} */
-    status: () => replica.status_(),
+    status: () => replica.describe(),
     close: () => replica.close(),
     /** The replica object itself, for white-box tests. */
     replica,
