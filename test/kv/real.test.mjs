@@ -58,6 +58,22 @@ describe('kv on real loopback', function () {
     }
   });
 
+  it('a replica stopped and started again (no state) recovers from its peers', async () => {
+    const kv = client();
+    for (let n = 0; n < 5; n++) assert.equal((await kv.transaction((tx) => tx.put(`k${n}`, n))).committed, true);
+    await c.started[2].close();
+    for (let n = 5; n < 10; n++) assert.equal((await kv.transaction((tx) => tx.put(`k${n}`, n))).committed, true);
+    // A fresh incarnation on a new ephemeral port; peers read the address at their next connect.
+    c.started[2] = startReplica({ id: 'r3', index: 2, replicas: c.replicas, port: 0, listenHost: '127.0.0.1', recover: true });
+    c.replicas[2].port = await c.started[2].listening;
+    for (let i = 0; i < 100 && c.started[2].status().status !== 'normal'; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(c.started[2].status().status, 'normal');
+    assert.equal((await kv.transaction((tx) => tx.put('k10', 10))).committed, true);
+    await new Promise((r) => setTimeout(r, 300));
+    const all = c.started.map((s) => s.status());
+    assert.deepEqual(new Set(all.map((s) => `${s.status}/${s.view}/${s.commitNumber}/${s.commits}`)), new Set(['normal/0/11/11']), JSON.stringify(all));
+  });
+
   it('of two conflicting transactions, one aborts', async () => {
     const a = client();
     const b = client();
