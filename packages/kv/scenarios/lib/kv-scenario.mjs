@@ -158,7 +158,15 @@ function clientHost(ctx, name, load, bugs) {
   };
 }
 
-const running = (ctx, name) => ctx.sim.status(name).state === 'running';
+/**
+ * Whether a replica's current incarnation is running AND has published its replica object:
+ * right after sim.restart() the host is 'running' but its main has not run yet, and
+ * ctx.state.replicas still holds the crashed incarnation's object (frozen, 'normal').
+ */
+const running = (ctx, name) => {
+  const status = ctx.sim.status(name);
+  return status.state === 'running' && ctx.state.boots[name] === status.incarnation;
+};
 const liveReplicas = (ctx) => REPLICA_NAMES.filter((r) => running(ctx, r) && ctx.state.replicas[r] !== undefined);
 
 // ------------------------------------------------------------------ invariants
