@@ -123,7 +123,8 @@ function clientHost(ctx, name, load, bugs) {
       const kind = roll < load.readWrite ? 'rw' : roll < load.readWrite + load.readOnly ? 'ro' : 'w';
       const readKeys = kind === 'w' ? [] : distinct(kind === 'ro' ? 2 + Math.floor(Math.random() * 2) : 1 + Math.floor(Math.random() * 2));
       const writeKeys = kind === 'ro' ? [] : distinct(1 + Math.floor(Math.random() * 2));
-      const value = `${name}-${n}`;
+      // Unique across incarnations too: a restarted client (after a client crash) counts from 1 again.
+      const value = `${kv.clientId}-${n}`;
       /** @type {any} */
       const record = { id: value, process: kv.clientId, invokeNs: nowNs(), status: 'unknown', ops: [] };
       ctx.state.history.push(record);
@@ -315,10 +316,11 @@ export function kvScenario(spec) {
       REPLICA_NAMES.forEach((_, index) => sim.host(REPLICA_NAMES[index], replicaHost(ctx, index, bugs)));
       for (let c = 1; c <= spec.clients; c++) sim.host(`c${c}`, clientHost(ctx, `c${c}`, { keys: spec.keys, ...spec.load }, bugs));
     },
-    // TODO(client crashes): another helper is adding `clientCrashPerSecond` and `clients: string[]`
-    // to the scenario API; once it lands, list the client hosts there and crash them too (a
-    // crashed client leaves 'unknown' transactions in the history).
     targets: REPLICA_NAMES,
+    // Client crashes (faults.clientCrashPerSecond) apply to the client hosts: a crashed client
+    // leaves its transaction in flight as 'unknown' in the history, and its next incarnation
+    // starts over with a new client id.
+    clients: Array.from({ length: spec.clients }, (_, i) => `c${i + 1}`),
     durationMs: spec.durationMs ?? 30_000,
     healMs: spec.healMs ?? 6_000,
     faults: {
