@@ -4,6 +4,12 @@
  * captured here at load time, outside every simulation.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
@@ -21,6 +27,8 @@ import {
   timerWorkloadSpanMs,
 } from './workloads.mjs';
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = path.join(ROOT, 'cli', 'dst.mjs');
 const realHrtimeNs = process.hrtime.bigint;
 const realSetImmediate = globalThis.setImmediate;
 const realMathRandom = Math.random;
@@ -204,7 +212,53 @@ export async function simGossip(sizes) {
   return { events: result.events, ...time, fingerprint: result.fingerprint, virtualNs: result.elapsedNs, datagrams: stats.received };
 }
 
+/**
+ * CPU time of this process's waited-for children so far (Linux: cutime + cstime of
+ * /proc/self/stat, in clock ticks of 10 ms); undefined where /proc is missing.
+ */
+function childrenCpuNs() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the ')' the fields start at field 3 (state); cutime and cstime are fields 16 and 17.
+    return (Number(fields[13]) + Number(fields[14])) * 10_000_000;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Figure 5: `dst explore` over `jobs` worker processes, seeds per second. Runs the CLI as a
+ * child (as a user would); CPU time is the children's. The fingerprint digests which seeds ran
+ * and which failed, so a repetition that explores differently is caught like any other.
+ */
+function exploreSeeds(params, jobs) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dst-bench-explore-'));
+  const report = path.join(dir, 'report.json');
+  try {
+    const cpuBefore = childrenCpuNs();
+    const time = stopwatch();
+    const run = spawnSync(process.execPath, [CLI, 'explore', params.scenario, '--seeds', String(params.seeds), '--jobs', String(jobs), '--report', report], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, DST_SEED: '' },
+    });
+    const { wallNs } = time.stop();
+    const cpuAfter = childrenCpuNs();
+    check(run.status === 0, `dst explore exited with ${run.status}: ${run.stderr}`);
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    check(json.ran.length === params.seeds && json.passed === params.seeds, `expected ${params.seeds} passing seeds, got ${json.passed}/${json.ran.length}`);
+    const digest = createHash('sha256').update(JSON.stringify([json.ran, json.passed, json.failing.map((f) => f.seed)])).digest('hex').slice(0, 16);
+    const cpuNs = cpuBefore === undefined || cpuAfter === undefined ? wallNs : cpuAfter - cpuBefore;
+    return { events: params.seeds, seeds: params.seeds, wallNs, cpuNs, fingerprint: digest };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export const CASES = {
+  'explore-jobs-1': (sizes) => exploreSeeds(sizes.explore, 1),
+  'explore-jobs-2': (sizes) => exploreSeeds(sizes.explore, 2),
   'baseline-immediate-als': immediateAlsBaseline,
   'sim-timers': simTimers,
   'fake-timers-timers': fakeTimersTimers,

@@ -216,4 +216,32 @@ export const FIGURES = {
       },
     ],
   },
+  exploreSeeds: {
+    title: '5. dst explore seeds/s, 2 workers vs 1',
+    metric: 'seedsPerSecond',
+    unit: 'seeds per wall-clock second',
+    plan(size) {
+      const e = SIZES[size].explore;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...e,
+          description: `dst explore ${e.scenario} --seeds ${e.seeds} (every seed passes), run as a child process; CPU is its children's`,
+        },
+        subjects: {
+          simulator: { label: 'dst explore --jobs 2', case: 'explore-jobs-2', warmups: r.warmups, reps: r.slow },
+          oneJob: { label: 'dst explore --jobs 1', case: 'explore-jobs-1', metric: 'seedsPerSecond', warmups: r.warmups, reps: r.slow },
+        },
+      };
+    },
+    goals: [],
+    comparisons: [
+      {
+        id: 'explore-two-workers-vs-one',
+        description: 'seeds/s with 2 workers / with 1 (at most ~2 on 2 free cores)',
+        format: times,
+        ratio: (sim, base, clock) => (clock === 'cpu' ? sim.seedsPerCpuSecond / base.oneJob.seedsPerCpuSecond : sim.seedsPerSecond / base.oneJob.seedsPerSecond),
+      },
+    ],
+  },
 };

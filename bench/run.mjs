@@ -155,6 +155,12 @@ function summarise(subject, report, figure) {
     summary.roundTripsPerCpuSecond = median(runs.map((r) => r.roundTrips / (r.cpuNs / 1e9)));
     summary.eventsPerRoundTrip = events / summary.roundTrips;
   }
+  if (runs[0].seeds !== undefined) {
+    // The explorer: seeds per second (its "events" are seeds).
+    summary.seeds = runs[0].seeds;
+    summary.seedsPerSecond = summary.seeds / (wallNsMedian / 1e9);
+    summary.seedsPerCpuSecond = median(runs.map((r) => r.seeds / (r.cpuNs / 1e9)));
+  }
   summary.starved = summary.cpuPerWall < STARVED_CPU_PER_WALL;
   if (fingerprints.length > 0) {
     summary.fingerprint = fingerprints[0];
@@ -210,6 +216,7 @@ function formatValue(metric, summary) {
   const value = summary[metric];
   if (metric === 'eventsPerSecond') return `${si(value)} events/s`;
   if (metric === 'roundTripsPerSecond') return `${si(value)} round trips/s`;
+  if (metric === 'seedsPerSecond') return `${value.toFixed(1)} seeds/s`;
   return `${Math.round(value).toLocaleString('en-US')}× real time`;
 }
 

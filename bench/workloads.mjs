@@ -17,6 +17,7 @@ export const SIZES = {
     rpc: { port: 7000, roundTrips: 100_000, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     rpcConcurrent: { port: 7000, roundTrips: 100_000, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 3_600_000, port: 9000 },
+    explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 200 },
   },
   quick: {
     timers: { hostsCount: 2, chainsPerHost: 20, stepsPerChain: 50, delayMsMax: 10 },
@@ -25,6 +26,7 @@ export const SIZES = {
     rpc: { port: 7000, roundTrips: 200, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     rpcConcurrent: { port: 7000, roundTrips: 200, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 30_000, port: 9000 },
+    explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 6 },
   },
 };
 
