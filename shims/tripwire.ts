@@ -18,10 +18,10 @@
  *
  * Library mode cannot use this check: the test runner's own real timers are legitimate there.
  */
-import path from 'node:path';
 import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../runtime/failure.js';
 import { originals } from '../runtime/originals.js';
+import { programFrames } from '../runtime/trace/site.js';
 import type { World } from '../runtime/world.js';
 
 export function escapedRealWork(world: World): string | undefined {
@@ -39,9 +39,6 @@ export function escapedRealWork(world: World): string | undefined {
 }
 
 // ---- where escaped real timers come from ----------------------------------------------------
-
-/** dist/ (also when this code sits in dist/chunks/): frames there are dst-runtime's own. */
-const OWN_DIR = ((dir: string) => (path.basename(dir) === 'chunks' ? path.dirname(dir) : dir))(path.dirname(__filename));
 
 interface RealTimer {
   _idleTimeout: number;
@@ -85,22 +82,6 @@ function trapRealTimeouts(): void {
   });
 }
 
-/** The frames of a stack that belong to the program (not Node's, not dst-runtime's), as file:line:col. */
-function userFrames(stack: string | undefined): string[] {
-  const frames: string[] = [];
-  for (const line of (stack ?? '').split('\n').slice(1)) {
-    const m = /\(?((?:file:\/\/)?[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line);
-    if (!m) continue;
-    let file = m[1]!;
-    if (file.startsWith('node:')) continue;
-    if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
-    if (file.startsWith(OWN_DIR + path.sep)) continue;
-    const rel = path.relative(process.cwd(), file);
-    frames.push(`${rel.startsWith('..') ? file : rel}:${m[2]}:${m[3]}`);
-  }
-  return frames;
-}
-
 /** Where a function is defined (file:line:col), from the inspector; undefined if unavailable. */
 function functionLocation(fn: unknown): string | undefined {
   if (typeof fn !== 'function' || !process.features.inspector) return undefined;
@@ -123,7 +104,7 @@ function functionLocation(fn: unknown): string | undefined {
         if (loc === undefined) return;
         const url = scripts.get(loc.scriptId);
         if (url === undefined || url === '') return;
-        where = userFrames(`\n    at ${url}:${loc.lineNumber + 1}:${loc.columnNumber + 1}`)[0];
+        where = programFrames(`\n    at ${url}:${loc.lineNumber + 1}:${loc.columnNumber + 1}`)[0];
       });
     });
   } catch {
@@ -141,7 +122,7 @@ function describeEscapes(): string[] {
   for (const ref of realTimeouts) {
     const timer = ref.deref();
     if (timer === undefined || timer._destroyed || !timer.hasRef()) continue;
-    const frames = userFrames(creationStacks.get(timer)?.stack);
+    const frames = programFrames(creationStacks.get(timer)?.stack);
     const kind = timer._repeat === null ? `real Timeout (${timer._idleTimeout} ms)` : `real interval (every ${timer._repeat} ms)`;
     lines.push(frames.length === 0 ? `${kind} created inside Node or dst-runtime (no program frame on its stack)` : `${kind} created at ${frames[0]}`);
     for (const frame of frames.slice(1, 5)) lines.push(`    from ${frame}`);

@@ -7,6 +7,31 @@ import path from 'node:path';
 const OWN_DIR = ((dir: string) => (path.basename(dir) === 'chunks' ? path.dirname(dir) : dir))(path.dirname(__filename));
 
 /**
+ * A stack line's location as "file:line:col" relative to the working directory, or undefined
+ * when the frame is Node's own or dst-runtime's (or the line is not a frame).
+ */
+export function programFrame(line: string): string | undefined {
+  const m = /\(?((?:file:\/\/)?[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line);
+  if (!m) return undefined;
+  let file = m[1]!;
+  if (file.startsWith('node:')) return undefined;
+  if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
+  if (file.startsWith(OWN_DIR + path.sep)) return undefined;
+  const rel = path.relative(process.cwd(), file);
+  return `${rel.startsWith('..') ? file : rel}:${m[2]}:${m[3]}`;
+}
+
+/** The frames of a stack that belong to the program (not Node's, not dst-runtime's). */
+export function programFrames(stack: string | undefined): string[] {
+  const frames: string[] = [];
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    const frame = programFrame(line);
+    if (frame !== undefined) frames.push(frame);
+  }
+  return frames;
+}
+
+/**
  * The first stack frame outside dst-runtime and Node's internals, as "file:line:col" relative to
  * the working directory. Costly (it captures a stack): called only when tracing or when a limit
  * is close and the culprit must be named.
@@ -19,15 +44,8 @@ export function captureSite(): string | undefined {
   Error.stackTraceLimit = limit;
   const lines = (holder.stack ?? '').split('\n');
   for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const m = /\(?((?:file:\/\/)?[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(line);
-    if (!m) continue;
-    let file = m[1]!;
-    if (file.startsWith('node:')) continue;
-    if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
-    if (file.startsWith(OWN_DIR + path.sep)) continue;
-    const rel = path.relative(process.cwd(), file);
-    return `${rel.startsWith('..') ? file : rel}:${m[2]}:${m[3]}`;
+    const frame = programFrame(lines[i]!);
+    if (frame !== undefined) return frame;
   }
   return undefined;
 }

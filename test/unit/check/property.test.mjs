@@ -1,18 +1,7 @@
 import assert from 'node:assert/strict';
 import { checkLinearizable, checkSerializable, formatCheckResult } from 'dst-runtime/check';
+import { prng } from './prng.mjs';
 
-/** mulberry32: a small seeded PRNG, so every history here is fixed by its seed. */
-function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (n) => Math.floor(next() * n), pick: (xs) => xs[Math.floor(next() * xs.length)] };
-}
 
 /**
  * A concurrent register history that is linearizable by construction: every op gets a
