@@ -1,6 +1,6 @@
 import { formatTimeNs } from './clock/units.js';
 
-export type FailureKind = 'crash' | 'unhandled-rejection' | 'limit' | 'idle' | 'safety' | 'liveness' | 'nondeterminism';
+export type FailureKind = 'crash' | 'unhandled-rejection' | 'limit' | 'idle' | 'safety' | 'liveness' | 'nondeterminism' | 'escape';
 
 /** Everything needed to understand and replay a failed run. */
 export interface FailureReport {

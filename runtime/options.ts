@@ -27,9 +27,14 @@ export interface SimOptions {
   trace?: string;
   /** The simulated network: latency (min/max/distribution), lossRatio, duplicateRatio, tcpTimeoutMs. */
   network?: NetworkOptions;
+  /**
+   * Strict mode: a real (unsimulated) timer that host code creates and that still holds the
+   * event loop fails the run, naming where it was created. Default true (DST_STRICT=0: false).
+   */
+  strict?: boolean;
 }
 
-const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network'];
+const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict'];
 
 export interface ResolvedOptions {
   seed: bigint;
@@ -40,6 +45,7 @@ export interface ResolvedOptions {
   durationNs: number | undefined;
   traceFile: string | undefined;
   network: NetworkOptions | undefined;
+  strict: boolean;
 }
 
 function positiveInteger(value: unknown, name: string): number {
@@ -123,7 +129,11 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
   }
   const traceFile = options.trace ?? (env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined);
   if (options.network !== undefined) validateNetworkOptions(options.network);
-  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network };
+  if (options.strict !== undefined && typeof options.strict !== 'boolean') {
+    throw new UsageError(`Failed to configure simulation: strict must be true or false, got ${String(options.strict)}`);
+  }
+  const strict = options.strict ?? env.DST_STRICT !== '0';
+  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict };
 }
 
 /** Quotes one shell word for a pasteable replay command. */

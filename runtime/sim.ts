@@ -304,6 +304,7 @@ export class Sim {
       traceFile: this.resolved.traceFile,
       network: this.resolved.network,
       replay: replayCommand(this.resolved, this.seed),
+      strict: this.resolved.strict,
     }));
     const interposer = getInterposer();
     const onRejection = (reason: unknown) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection');

@@ -46,6 +46,8 @@ export interface WorldOptions {
   traceFile: string | undefined;
   /** The command that replays this run, printed with every failure. */
   replay: string;
+  /** Library mode: fail the run when host code's real timers escape the simulation (default false). */
+  strict?: boolean;
 }
 
 /** What a host's crash means for the run: a failure (default), or an expected event. */
@@ -757,6 +759,11 @@ export class World {
       incarnation: host?.incarnation,
       replay: this.options.replay,
     };
+  }
+
+  /** Strict mode: real asynchronous work made by host code escaped the simulation; the run fails. */
+  escaped(host: Host | undefined, error: unknown, summary: string): void {
+    this.fail('escape', host, error, summary);
   }
 
   private fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {

@@ -5,6 +5,7 @@
  */
 import { syncBuiltinESMExports } from 'node:module';
 import { setInterposer } from '../runtime/interposer.js';
+import { watchHostRealTimers } from './tripwire.js';
 import type { World } from '../runtime/world.js';
 import { asyncContextShim } from './async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
@@ -76,6 +77,7 @@ export function installShims(world: World): void {
     // network shims.
     touchStdio();
     for (const shim of SHIMS) shim.install(patches);
+    if (world.mode === 'library' && world.options.strict === true) watchHostRealTimers(world, patches);
   } catch (error) {
     patches.restore();
     setActiveWorld(undefined);

@@ -48,6 +48,8 @@ function exitCodeOfFailure(kind: FailureKind): number {
       return ExitCode.nondeterminism;
     case 'idle':
       return ExitCode.idle;
+    case 'escape':
+      return ExitCode.escape;
     case 'crash':
     case 'unhandled-rejection':
       return ExitCode.hostCrash;

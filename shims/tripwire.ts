@@ -22,7 +22,9 @@ import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../runtime/failure.js';
 import { originals } from '../runtime/originals.js';
 import { programFrames } from '../runtime/trace/site.js';
+import type { Host } from '../runtime/hosts/host.js';
 import type { World } from '../runtime/world.js';
+import type { PatchSet } from './registry.js';
 
 export function escapedRealWork(world: World): string | undefined {
   let timeouts = 0;
@@ -174,4 +176,74 @@ export function installTripwire(world: World): void {
     process.stderr.write(`${formatFailure(report)}\n`);
     process.exit(ExitCode.escape);
   };
+}
+
+// ---- library mode: real timers made by host code ---------------------------------------------
+
+/**
+ * Strict mode in library mode. The test runner's own real timers are legitimate there, so the
+ * register-mode count of active resources cannot be used; instead every real Timeout made while
+ * host code runs (a module that captured the real setTimeout before dst-runtime was installed,
+ * or an API built on Node's internal timers) is remembered with its creation stack, and at each
+ * driver checkpoint (and right after the code that made it) one that still holds the event loop
+ * (ref'd, not cleared) fails the run.
+ * Unref'd internal timers (http's connection checks) do not hold the loop and are left alone.
+ * The trap is an accessor on Timeout.prototype._idleTimeout, removed again when the run ends.
+ */
+export function watchHostRealTimers(world: World, patches: PatchSet): void {
+  const probe = originals.setTimeout(() => {}, 1) as unknown as RealTimer;
+  originals.clearTimeout(probe as unknown as NodeJS.Timeout);
+  const proto = Object.getPrototypeOf(probe) as object;
+  if (Object.getOwnPropertyDescriptor(proto, '_idleTimeout') !== undefined) return; // trapped already, or not the Node we know
+  const made: { timer: WeakRef<RealTimer>; host: Host; stack: { stack?: string } }[] = [];
+  Object.defineProperty(proto, '_idleTimeout', {
+    configurable: true,
+    enumerable: false,
+    get: () => undefined,
+    set(this: RealTimer, value: number) {
+      Object.defineProperty(this, '_idleTimeout', { value, writable: true, enumerable: true, configurable: true });
+      const host = world.currentHost();
+      if (host === undefined || host.role === 'system') return;
+      const holder: { stack?: string } = {};
+      Error.captureStackTrace(holder); // formatted lazily, only if reported
+      made.push({ timer: new WeakRef(this), host, stack: holder });
+      // Look once the code that made it has finished its synchronous part (which may unref or
+      // clear it): a short run may end before the driver's next checkpoint.
+      if (!checkQueued) {
+        checkQueued = true;
+        process.nextTick(check);
+      }
+    },
+  });
+  patches.onRestore(() => {
+    delete (proto as Record<string, unknown>)._idleTimeout;
+    world.driver.onCheckpoint = undefined;
+  });
+  let checkQueued = false;
+  const check = (): void => {
+    checkQueued = false;
+    for (let i = 0; i < made.length; i++) {
+      const entry = made[i]!;
+      const timer = entry.timer.deref();
+      if (timer === undefined || timer._destroyed) {
+        made.splice(i--, 1);
+        continue;
+      }
+      if (!timer.hasRef()) continue;
+      const frames = programFrames(entry.stack.stack);
+      const kind = timer._repeat === null ? `a real Timeout (${timer._idleTimeout} ms)` : `a real interval (every ${timer._repeat} ms)`;
+      const where = frames.length === 0 ? 'inside Node or dst-runtime (no program frame on its stack)' : `at ${frames[0]}`;
+      const error = runtimeError(
+        `strict mode: host "${entry.host.name}" created ${kind} that escaped the simulation, ${where}` +
+          frames.slice(1, 5).map((frame) => `\n    from ${frame}`).join('') +
+          `\n  A module captured the real timer functions before dst-runtime was installed (import dst-runtime ` +
+          `before it), or used an API built on Node's internal timers. Pass { strict: false } (or DST_STRICT=0) ` +
+          `to allow it (the run is then not reproducible).`,
+      );
+      made.length = 0;
+      world.escaped(entry.host, error, `strict mode: ${kind} made by host "${entry.host.name}" escaped the simulation`);
+      return;
+    }
+  };
+  world.driver.onCheckpoint = check;
 }

@@ -1,9 +1,8 @@
 // The KV scenarios under runScenario: the correct store passes a seed; a planted bug fails one,
-// identically on replay. (The external checker is not required here: DST_KV_CHECKER=off.)
+// identically on replay. The history checker (dst-runtime/check) runs at the end of each seed.
 import assert from 'node:assert/strict';
 import { runScenario } from 'dst-runtime';
 
-process.env.DST_KV_CHECKER = 'off';
 const { crashRecovery } = await import('../../packages/kv/scenarios/crash-recovery.mjs');
 
 describe('kv scenarios', function () {
@@ -23,6 +22,15 @@ describe('kv scenarios', function () {
     assert.equal(a.ok, false);
     assert.equal(a.failure.kind, 'safety');
     assert.match(a.failure.message, /CommittedNeverRegresses|CommittedLogAgrees|AckedCommitsSurvive/);
+    assert.equal(a.fingerprint, b.fingerprint);
+  });
+
+  it('the history checker finds the staleReads bug (seed 0x1): a G-single read skew, at the end', async () => {
+    const scenario = crashRecovery({ bugs: { staleReads: true } });
+    const [a, b] = [await runScenario(scenario, 1), await runScenario(scenario, 1)];
+    assert.equal(a.ok, false);
+    assert.equal(a.failure.kind, 'liveness');
+    assert.match(a.failure.message, /Serializable: .*G-single/s);
     assert.equal(a.fingerprint, b.fingerprint);
   });
 });
