@@ -4,8 +4,8 @@
 // happened. Then the same seed runs again and must give the same fingerprint, and the seed is
 // printed so any run can be replayed exactly:
 //
-//   npm run demo                       # a fresh seed each time
-//   DST_SEED=0x2a npm run demo         # replay one
+//   npm run demo:lease                 # a fresh seed each time
+//   DST_SEED=0x2a npm run demo:lease   # replay one
 import { Sim } from 'dst-runtime';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -62,5 +62,5 @@ if (first.overlaps.length > 0) console.log(`  first at ${first.overlaps[0].atMs}
 console.log(`\nseed         ${result.seed}`);
 console.log(`fingerprint  ${result.fingerprint}   (replayed: ${replay.fingerprint} ${replay.fingerprint === result.fingerprint ? 'identical' : 'DIFFERENT'})`);
 console.log(`virtual time ${(result.elapsedNs / 1e9).toFixed(3)} s in ${result.events} events`);
-console.log(`replay       DST_SEED=${result.seed} npm run demo`);
+console.log(`replay       DST_SEED=${result.seed} npm run demo:lease`);
 if (replay.fingerprint !== result.fingerprint) process.exitCode = 1;
