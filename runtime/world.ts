@@ -61,6 +61,20 @@ export interface WorldOutcome {
   failure: FailureReport | undefined;
 }
 
+/**
+ * Something a host incarnation holds outside the simulation: a native libuv handle (the
+ * TCPWrap or UDPWrap behind a simulated socket). Until it is closed natively it is a GC root
+ * (Node keeps every open handle alive), and through its simulated model it would keep the whole
+ * world alive after the run.
+ */
+export interface NativeResource {
+  /**
+   * Frees it natively and cuts it off from the simulation, running no code of its host (a
+   * crashed host's callbacks never run; after the run nothing of the world may be reachable).
+   */
+  release(): void;
+}
+
 /** Fraction of a limit after which the runtime starts recording who schedules events. */
 const CULPRIT_WATCH_RATIO = 0.9;
 
@@ -176,6 +190,8 @@ export class World {
   private readonly mains = new Map<string, () => unknown>();
   private readonly crashPolicies = new Map<string, CrashPolicy>();
   private readonly hostDownListeners: Array<(host: Host, how: HostState) => void> = [];
+  /** Native resources of each host incarnation not yet closed by its program (see holdNative). */
+  private readonly nativeResources = new Map<Host, Set<NativeResource>>();
   private systemHost: Host | undefined;
   /** Real asynchronous work the simulation must wait for (a host's modules loading). */
   private blockers = 0;
@@ -314,9 +330,39 @@ export class World {
   }
 
   /**
+   * Registers a native resource of `host` (a libuv handle made for its socket): released when
+   * the incarnation goes down and, at the latest, when the run ends, unless the program closes
+   * it first (dropNative).
+   */
+  holdNative(host: Host, resource: NativeResource): void {
+    let set = this.nativeResources.get(host);
+    if (set === undefined) this.nativeResources.set(host, (set = new Set()));
+    set.add(resource);
+  }
+
+  /** The program closed a resource registered with holdNative() itself. */
+  dropNative(host: Host, resource: NativeResource): void {
+    const set = this.nativeResources.get(host);
+    if (set === undefined) return;
+    set.delete(resource);
+    if (set.size === 0) this.nativeResources.delete(host);
+  }
+
+  /** Releases the native resources of `host` (every host when undefined), in creation order. */
+  private releaseNative(host: Host | undefined): void {
+    const sets = host === undefined ? [...this.nativeResources.values()] : [this.nativeResources.get(host)];
+    if (host === undefined) this.nativeResources.clear();
+    else this.nativeResources.delete(host);
+    for (const set of sets) {
+      if (set === undefined) continue;
+      for (const resource of set) resource.release();
+    }
+  }
+
+  /**
    * Takes a host incarnation down: its pending events, timers and handles are gone, and its
    * code can no longer schedule anything. Listeners (the network) release its sockets the way
-   * the kernel would when a process dies.
+   * the kernel would when a process dies; then the native handles behind them are closed.
    */
   takeDown(host: Host, how: 'crashed' | 'exited'): void {
     if (host.state !== 'running') return;
@@ -327,6 +373,7 @@ export class World {
     if (this.parked.length > 0) this.parked = this.parked.filter((p) => p.host !== host);
     if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
     for (const listener of this.hostDownListeners) listener(host, how);
+    this.releaseNative(host);
     if (this.trace !== undefined) {
       this.trace.write({ n: this.eventsRun, tNs: this.nowNs, host: host.name, boot: host.incarnation, kind: how });
     }
@@ -792,11 +839,17 @@ export class World {
     return this.outcome;
   }
 
-  /** Releases resources (the trace file). Pending events are dropped. */
+  /**
+   * Releases resources: the native handles of every host (whatever the run's end: sockets
+   * still open belong to machines that no longer exist, and an open native handle would keep
+   * this world reachable from Node's handle list) and the trace file. Pending events are dropped.
+   */
   dispose(): void {
     this.stopped = true;
     this.driver.stop();
     this.queue.clear();
+    this.parked = [];
+    this.releaseNative(undefined);
     this.trace?.close();
   }
 

@@ -1,4 +1,4 @@
-import type { Host } from '../runtime/hosts/host.js';
+import { Host } from '../runtime/hosts/host.js';
 import { activeWorld } from '../runtime/world.js';
 
 /**
@@ -12,3 +12,14 @@ export function currentHost(): Host | undefined {
 
 /** Node's major version, for the few behaviours that differ between 20, 22 and 24. */
 export const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+/**
+ * Removes what ties an object (a native handle) to a host through async context: with
+ * async_hooks (Node 20/22) AsyncLocalStorage keeps the store of the context a resource was
+ * made in on the resource itself, and the runtime's store is the host (and so its world).
+ */
+export function forgetHost(resource: Record<PropertyKey, unknown>): void {
+  for (const key of Object.getOwnPropertySymbols(resource)) {
+    if (resource[key] instanceof Host) delete resource[key];
+  }
+}

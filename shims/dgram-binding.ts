@@ -21,6 +21,14 @@
  *   callback fails silently, as in Node (its EMSGSIZE never becomes an 'error' event).
  * - Receive errors arrive as `onmessage(nread < 0, handle)`; dgram emits them as 'error'
  *   events ("recvmsg ECONNREFUSED").
+ *
+ * The native handle is real (a UDPWrap whose uv_udp_t never gets a descriptor) and, like every
+ * open libuv handle, a GC root until closed natively; dgram makes it when the socket is created,
+ * before any bind. The program closes it through close(); a handle of a host that goes down,
+ * or still open when the run ends, is closed by the world (World.holdNative) without running
+ * any of the program's callbacks and cut off from the simulation, so a finished world is never
+ * kept alive by Node's handle list. Node asks every new handle for its async id (getAsyncId, in
+ * dgram's Socket constructor): that is where a host's handles are found before they are used.
  */
 import { AsyncResource } from 'node:async_hooks';
 import { UnsupportedError } from '../runtime/errors.js';
@@ -29,7 +37,8 @@ import { type Family, familyName, familyOf } from '../runtime/network/addresses.
 import { UV } from '../runtime/network/errno.js';
 import type { Network } from '../runtime/network/network.js';
 import { type UdpOwner, type UdpPeer, UdpSocket } from '../runtime/network/udp.js';
-import { currentHost } from './context.js';
+import type { NativeResource } from '../runtime/world.js';
+import { currentHost, forgetHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -60,12 +69,29 @@ const realUdp = {
   addSourceSpecificMembership: proto.addSourceSpecificMembership,
   dropSourceSpecificMembership: proto.dropSourceSpecificMembership,
   close: Object.getPrototypeOf(proto).close as (cb?: () => void) => void,
+  getAsyncId: proto.getAsyncId as () => number,
 };
 
 const kSim = Symbol('dst.simulatedUdpHandle');
+/** A handle a host created that has not turned simulated yet: its RawUdp. */
+const kRaw = Symbol('dst.rawUdpHandle');
+
+/**
+ * A native UDP handle a host created (dgram.createSocket) that has not been used yet: closed
+ * natively if its host goes down or the run ends before it turns simulated.
+ */
+class RawUdp implements NativeResource {
+  constructor(readonly handle: NativeHandle, readonly host: Host) {}
+
+  release(): void {
+    delete this.handle[kRaw];
+    forgetHost(this.handle);
+    realUdp.close.call(this.handle);
+  }
+}
 
 /** Simulation state of one UDP handle. */
-class SimUdp implements UdpOwner {
+class SimUdp implements UdpOwner, NativeResource {
   readonly handle: NativeHandle;
   readonly host: Host;
   readonly network: Network;
@@ -95,6 +121,19 @@ class SimUdp implements UdpOwner {
     else this.host.world.unrefHandle(this.host);
   }
 
+  /**
+   * Its host went down, or the run is over, with the handle still open: frees the native
+   * handle and cuts it off from the simulation, running nothing of the program (the network,
+   * on hostDown, already closed the socket as the kernel would).
+   */
+  release(): void {
+    this.closed = true;
+    this.active();
+    this.socket.owner = undefined;
+    releaseHandle(this.handle);
+    realUdp.close.call(this.handle);
+  }
+
   message(data: Buffer, from: UdpPeer): void {
     if (this.closed || typeof this.handle.onmessage !== 'function') return;
     this.handle.onmessage(data.length, this.handle, data, { address: from.address, family: familyName(from.family), port: from.port });
@@ -113,6 +152,12 @@ function simOf(handle: NativeHandle): SimUdp | undefined {
 /** Gives a native UDP handle the simulated methods, shadowing the prototype's. */
 function simulate(handle: NativeHandle, host: Host, family: Family): SimUdp {
   const sim = new SimUdp(handle, host, family);
+  const raw = handle[kRaw] as RawUdp | undefined;
+  if (raw !== undefined) {
+    delete handle[kRaw];
+    raw.host.world.dropNative(raw.host, raw);
+  }
+  host.world.holdNative(host, sim);
   const own = (name: string, value: unknown) =>
     Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
   Object.defineProperty(handle, kSim, { value: sim, configurable: true });
@@ -135,6 +180,43 @@ function simulate(handle: NativeHandle, host: Host, family: Family): SimUdp {
   own('getSendQueueCount', () => 0);
   own('fd', -1);
   return sim;
+}
+
+/** The inert methods of a released handle (see SimUdp.release), shared by all of them. */
+function releasedBadf(): number {
+  return UV.EBADF;
+}
+function releasedNothing(): void {}
+function releasedZero(): number {
+  return 0;
+}
+function releasedFalse(): boolean {
+  return false;
+}
+function releasedBufferSize(_size: number, isReceive: boolean, ctx: Record<string, unknown>): undefined {
+  ctx.errno = UV.EBADF;
+  ctx.code = 'EBADF';
+  ctx.message = 'bad file descriptor';
+  ctx.syscall = isReceive ? 'uv_recv_buffer_size' : 'uv_send_buffer_size';
+  return undefined;
+}
+
+/**
+ * Turns a simulated handle into an inert one that references nothing of the simulation (its
+ * SimUdp holds the host, the network, the world): a program object still holding the socket
+ * then holds no world, and a call that still reaches the handle finds a closed descriptor.
+ */
+function releaseHandle(handle: NativeHandle): void {
+  const own = (name: string, value: unknown) =>
+    Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
+  delete handle[kSim];
+  forgetHost(handle);
+  const badf = ['recvStart', 'getsockname', 'getpeername', 'disconnect', 'setBroadcast', 'setTTL', 'setMulticastTTL', 'setMulticastLoopback', 'setMulticastInterface'];
+  for (const name of badf) own(name, releasedBadf);
+  for (const name of ['close', 'ref', 'unref']) own(name, releasedNothing);
+  for (const name of ['recvStop', 'getSendQueueSize', 'getSendQueueCount']) own(name, releasedZero);
+  own('hasRef', releasedFalse);
+  own('bufferSize', releasedBufferSize);
 }
 
 /**
@@ -219,6 +301,22 @@ function patchedSend6(this: NativeHandle, ...args: unknown[]): number {
   return sendAny(sim, args);
 }
 
+/**
+ * Node asks every new handle for its async id (dgram's Socket constructor, right after
+ * `new UDP`): one a host made is tracked from here until it turns simulated or is released.
+ */
+function patchedGetAsyncId(this: NativeHandle): number {
+  if (this[kSim] === undefined && this[kRaw] === undefined && this instanceof UDP) {
+    const host = currentHost();
+    if (host !== undefined) {
+      const raw = new RawUdp(this, host);
+      Object.defineProperty(this, kRaw, { value: raw, configurable: true });
+      host.world.holdNative(host, raw);
+    }
+  }
+  return realUdp.getAsyncId.call(this);
+}
+
 function patchedOpen(this: NativeHandle, fd: number): number {
   if (currentHost() === undefined && simOf(this) === undefined) return realUdp.open.call(this, fd) as number;
   throw new UnsupportedError(
@@ -288,6 +386,7 @@ function close(this: NativeHandle, callback?: () => void): void {
     sim.host.world.schedule(sim.host, 0, 'io', callback, this, true, sim.scope);
   }
   // Free the native handle (it never touched the OS).
+  sim.host.world.dropNative(sim.host, sim);
   realUdp.close.call(this);
 }
 
@@ -402,6 +501,7 @@ export const dgramShim: Shim = {
     patches.replace(proto, 'send', patchedSend);
     patches.replace(proto, 'send6', patchedSend6);
     patches.replace(proto, 'open', patchedOpen);
+    patches.replace(proto, 'getAsyncId', patchedGetAsyncId);
     patches.replace(proto, 'addMembership', patchedAddMembership);
     patches.replace(proto, 'dropMembership', patchedDropMembership);
     patches.replace(proto, 'addSourceSpecificMembership', patchedAddSourceSpecificMembership);

@@ -166,19 +166,21 @@ function patchedQuery(method: string) {
  * the run inside Node) never carries a host's settings into the test runner or the next run.
  * Without a setting of its own, a channel reports the real configuration, as in plain Node.
  */
-const simServers = new WeakMap<NativeChannel, { world: World; servers: Array<[string, number]> }>();
+const simServers = new WeakMap<NativeChannel, { world: WeakRef<World>; servers: Array<[string, number]> }>();
 
 function patchedSetServers(this: NativeChannel, servers: Array<[number, string, number]>): number {
   const host = currentHost();
   if (host === undefined) return real.setServers!.call(this, servers) as number;
-  simServers.set(this, { world: host.world, servers: servers.map(([, address, port]) => [address, port]) });
+  // The world by WeakRef: the default resolver's channel lives as long as the process, and
+  // its setting must not keep a finished world alive.
+  simServers.set(this, { world: new WeakRef(host.world), servers: servers.map(([, address, port]) => [address, port]) });
   return 0;
 }
 
 function patchedGetServers(this: NativeChannel): unknown {
   const host = currentHost();
   const own = simServers.get(this);
-  if (host === undefined || own === undefined || own.world !== host.world) return real.getServers!.call(this);
+  if (host === undefined || own === undefined || own.world.deref() !== host.world) return real.getServers!.call(this);
   return own.servers.map(([address, port]) => [address, port]);
 }
 

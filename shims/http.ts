@@ -27,6 +27,7 @@ import type { Host } from '../runtime/hosts/host.js';
 import { originals } from '../runtime/originals.js';
 import type { World } from '../runtime/world.js';
 import { currentHost } from './context.js';
+import { onSocketReleased } from './net-binding.js';
 import { nodeError } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -248,6 +249,26 @@ function serverEmit(this: AnyRecord, event: string | symbol, ...args: unknown[])
   }
   return result;
 }
+
+// ---- sockets released by the world ----------------------------------------------------------
+
+const httpCommon = createRequire(__filename)('node:_http_common') as {
+  freeParser: (parser: unknown, req: unknown, socket: unknown) => void;
+};
+
+/**
+ * A socket whose host went down, or still open when the run ended, was released by the world
+ * (net-binding's SimTcp.release) without Node ever hearing of a close. Its HTTP parser is a
+ * native object Node holds strongly until the socket closes (freeParser, from the 'close'
+ * handlers of the server and the client), and it holds the socket and through it the
+ * program's state: free it as that close would, without emitting anything.
+ */
+onSocketReleased((socket) => {
+  const parser = socket.parser;
+  if (parser === null || parser === undefined) return;
+  const req = socket._httpMessage as AnyRecord | null | undefined;
+  httpCommon.freeParser(parser, req?.parser === parser ? req : null, socket);
+});
 
 // ---- one http.globalAgent per host incarnation --------------------------------------------
 

@@ -24,6 +24,15 @@
  *   buffer's size) per read callback;
  * - writes still queued when the handle closes complete with ECANCELED before the close
  *   callback (libuv's closing phase).
+ *
+ * The native handle behind a socket is real (a TCPWrap, with a uv_tcp_t that never gets a
+ * descriptor) and, like every open libuv handle, a GC root until it is closed natively. The
+ * program closes it through close(); when its host goes down, or when the run ends with the
+ * socket still open, the world closes it (SimTcp.release, via World.holdNative), without
+ * running any of the program's callbacks, and the handle is cut off from the simulation, so a
+ * finished world is never kept alive by Node's handle list. Handles made by a host that never
+ * turned simulated (net.connect(port, name) while the name resolves) are tracked as well: Node
+ * asks every new handle for its async id (getAsyncId), which is where they are found.
  */
 import { AsyncResource } from 'node:async_hooks';
 import { UnsupportedError } from '../runtime/errors.js';
@@ -32,8 +41,8 @@ import { UV } from '../runtime/network/errno.js';
 import type { Network } from '../runtime/network/network.js';
 import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../runtime/network/tcp.js';
 import type { Host } from '../runtime/hosts/host.js';
-import type { World } from '../runtime/world.js';
-import { currentHost } from './context.js';
+import type { NativeResource, World } from '../runtime/world.js';
+import { currentHost, forgetHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -65,11 +74,14 @@ const realTcp = {
   close: Object.getPrototypeOf(Object.getPrototypeOf(TCP.prototype)).close as (cb?: () => void) => void,
   hasRef: Object.getPrototypeOf(Object.getPrototypeOf(TCP.prototype)).hasRef as () => boolean,
   useUserBuffer: TCP.prototype.useUserBuffer as (buffer: Uint8Array) => void,
+  getAsyncId: TCP.prototype.getAsyncId as () => number,
 };
 
 const kSim = Symbol('dst.simulatedHandle');
 /** The onread buffer Node gave a handle before it turned simulated (initSocketHandle). */
 const kUserBuffer = Symbol('dst.userBuffer');
+/** A handle a host created that has not turned simulated yet: its RawTcp. */
+const kRaw = Symbol('dst.rawHandle');
 
 /** The network of the active world; created on first use. */
 let networkOf: (host: Host) => Network = () => {
@@ -112,6 +124,17 @@ export function formatAddress(address: { address: string; port: number; family: 
   return address.family === 6 ? `[${address.address}]:${address.port}` : `${address.address}:${address.port}`;
 }
 
+/**
+ * Called with the JS owner (the net.Socket or net.Server) of every handle the world releases
+ * (SimTcp.release): native objects of layers above a socket that Node frees when the socket
+ * closes, and that would otherwise stay GC roots holding it (an HTTP parser), are freed there.
+ */
+const releaseListeners: Array<(owner: Record<PropertyKey, unknown>) => void> = [];
+
+export function onSocketReleased(listener: (owner: Record<PropertyKey, unknown>) => void): void {
+  releaseListeners.push(listener);
+}
+
 /** Simulated TCP handles that hold a ref of their host, per world. */
 const keepers = new WeakMap<World, Set<SimTcp>>();
 
@@ -125,8 +148,23 @@ export function tcpKeepAlive(world: World): KeepAlive[] {
   return out;
 }
 
+/**
+ * A native TCP handle a host created (net.js's Socket.connect makes it before the name
+ * resolves) that has not turned simulated yet: closed natively if its host goes down or the run
+ * ends before it does.
+ */
+class RawTcp implements NativeResource {
+  constructor(readonly handle: NativeHandle, readonly host: Host) {}
+
+  release(): void {
+    delete this.handle[kRaw];
+    forgetHost(this.handle);
+    realTcp.close.call(this.handle);
+  }
+}
+
 /** Simulation state of one TCP handle. */
-class SimTcp implements TcpOwner, ListenerOwner {
+class SimTcp implements TcpOwner, ListenerOwner, NativeResource {
   readonly handle: NativeHandle;
   readonly host: Host;
   readonly network: Network;
@@ -213,6 +251,31 @@ class SimTcp implements TcpOwner, ListenerOwner {
     const serverSite = siteOf(server, 'listen()');
     const site = siteOf(owner, 'connect()') ?? (serverSite === undefined ? undefined : `accepted by the server of ${serverSite}`);
     return { refs, what: `TCP socket${path}${doing.length > 0 ? ` (${doing.join('; ')})` : ''}`, site };
+  }
+
+  /**
+   * Its host went down, or the run is over, with the handle still open: frees the native
+   * handle and cuts the handle off from the simulation. Nothing of the program runs — no
+   * close callback, no write completion — since a crashed host's code never runs again (the
+   * network, on hostDown, already did what the kernel does to the connection).
+   */
+  release(): void {
+    const handle = this.handle;
+    const bytesRead = (handle.bytesRead as number | undefined) ?? 0;
+    const bytesWritten = (handle.bytesWritten as number | undefined) ?? 0;
+    this.closed = true;
+    this.reading = false;
+    this.connectReq = undefined;
+    this.pendingWrites.length = 0;
+    this.updateRefs();
+    if (this.endpoint !== undefined && this.endpoint.owner === this) this.endpoint.owner = undefined;
+    this.endpoint = undefined;
+    this.listener = undefined;
+    this.userBuffer = undefined;
+    releaseHandle(handle, bytesRead, bytesWritten);
+    realTcp.close.call(handle);
+    const owner = ownerOf(handle);
+    if (owner !== undefined) for (const listener of releaseListeners) listener(owner as Record<PropertyKey, unknown>);
   }
 
   // ---- TcpOwner: events from the endpoint -------------------------------------------------
@@ -310,6 +373,12 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   const refed = realTcp.hasRef.call(handle) as boolean;
   const sim = new SimTcp(handle, host, scope ?? new AsyncResource('TCPWRAP', { requireManualDestroy: true }), refed);
   sim.userBuffer = handle[kUserBuffer] as Uint8Array | undefined;
+  const raw = handle[kRaw] as RawTcp | undefined;
+  if (raw !== undefined) {
+    delete handle[kRaw];
+    raw.host.world.dropNative(raw.host, raw);
+  }
+  host.world.holdNative(host, sim);
   const own = (name: string, value: unknown) =>
     Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
   Object.defineProperty(handle, kSim, { value: sim, configurable: true });
@@ -343,6 +412,48 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   Object.defineProperty(handle, 'bytesRead', { get: () => sim.endpoint?.bytesRead ?? 0, configurable: true });
   Object.defineProperty(handle, 'bytesWritten', { get: () => sim.endpoint?.bytesWritten ?? 0, configurable: true });
   return sim;
+}
+
+/** The inert methods of a released handle (see SimTcp.release), shared by all of them. */
+function releasedBadf(): number {
+  return UV.EBADF;
+}
+function releasedWrite(): number {
+  streamBaseState[kBytesWritten] = 0;
+  streamBaseState[kLastWriteWasAsync] = 0;
+  if (kLastWriteErr !== undefined) streamBaseState[kLastWriteErr] = 0;
+  return UV.EBADF;
+}
+function releasedNothing(): void {}
+function releasedZero(): number {
+  return 0;
+}
+function releasedFalse(): boolean {
+  return false;
+}
+
+/**
+ * Turns a simulated handle into an inert one that references nothing of the simulation: its
+ * methods were closures over its SimTcp (the host, the network, the world). A program object
+ * still holding the socket then holds no world; the few calls that could still reach the
+ * handle (code outside the hosts touching a dead host's socket) find a closed descriptor.
+ */
+function releaseHandle(handle: NativeHandle, bytesRead: number, bytesWritten: number): void {
+  const own = (name: string, value: unknown) =>
+    Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
+  delete handle[kSim];
+  delete handle[kUserBuffer];
+  forgetHost(handle);
+  for (const name of ['readStart', 'shutdown', 'getsockname', 'getpeername']) own(name, releasedBadf);
+  for (const name of ['writeBuffer', 'writev', 'writeUtf8String', 'writeAsciiString', 'writeLatin1String', 'writeUcs2String']) {
+    own(name, releasedWrite);
+  }
+  for (const name of ['close', 'ref', 'unref', 'useUserBuffer']) own(name, releasedNothing);
+  for (const name of ['readStop', 'reset', 'setNoDelay', 'setKeepAlive', 'setBlocking']) own(name, releasedZero);
+  own('hasRef', releasedFalse);
+  own('writeQueueSize', 0);
+  own('bytesRead', bytesRead);
+  own('bytesWritten', bytesWritten);
 }
 
 /** The simulated state of `handle` for a call from `host`, converting it on first use. */
@@ -446,6 +557,22 @@ function patchedUseUserBuffer(this: NativeHandle, buffer: Uint8Array): void {
   realTcp.useUserBuffer.call(this, buffer);
 }
 
+/**
+ * Node asks every new handle for its async id (net.js initSocketHandle, right after `new TCP`):
+ * one a host made is tracked from here until it turns simulated or is released.
+ */
+function patchedGetAsyncId(this: NativeHandle): number {
+  if (this[kSim] === undefined && this[kRaw] === undefined && this instanceof TCP) {
+    const host = currentHost();
+    if (host !== undefined) {
+      const raw = new RawTcp(this, host);
+      Object.defineProperty(this, kRaw, { value: raw, configurable: true });
+      host.world.holdNative(host, raw);
+    }
+  }
+  return realTcp.getAsyncId.call(this);
+}
+
 function patchedOpen(this: NativeHandle, fd: number): number {
   if (currentHost() === undefined) return realTcp.open.call(this, fd) as number;
   throw new UnsupportedError(
@@ -547,8 +674,10 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
       if (typeof callback === 'function') callback.call(handle);
     }, undefined, true, sim.scope);
   }
-  // Free the native handle (it never touched the OS); its own callback does nothing.
-  realTcp.close.call(handle, () => {});
+  // Free the native handle (it never touched the OS). No callback: the close callback is the
+  // event above, in virtual time.
+  sim.host.world.dropNative(sim.host, sim);
+  realTcp.close.call(handle);
 }
 
 function close(this: NativeHandle, callback?: () => void): void {
@@ -621,6 +750,7 @@ export const netShim: Shim = {
     patches.replace(proto, 'connect6', patchedConnect6);
     patches.replace(proto, 'open', patchedOpen);
     patches.replace(proto, 'useUserBuffer', patchedUseUserBuffer);
+    patches.replace(proto, 'getAsyncId', patchedGetAsyncId);
     const Pipe = pipeWrap.Pipe;
     for (const name of ['bind', 'connect', 'listen', 'open'] as const) {
       patches.replace(Pipe.prototype, name, unsupportedPipe(Pipe.prototype[name], `Pipe.${name}`));
