@@ -56,31 +56,46 @@ interface RealTimer {
 const realTimeouts = new Set<WeakRef<RealTimer>>();
 const creationStacks = new WeakMap<object, { stack?: string }>();
 
-function trapRealTimeouts(): void {
+/**
+ * Calls `onCreate` for every real Timeout made from now on, in its constructor (an accessor on
+ * Node's internal Timeout.prototype._idleTimeout, so only real timers pay for it; own keys and
+ * their order stay Node's). Returns the uninstaller, or undefined when the prototype is trapped
+ * already or is not the one this code knows.
+ */
+function trapTimeoutCreation(onCreate: (timer: RealTimer) => void): (() => void) | undefined {
   const probe = originals.setTimeout(() => {}, 1) as unknown as RealTimer;
   originals.clearTimeout(probe as unknown as NodeJS.Timeout);
   const proto = Object.getPrototypeOf(probe) as object;
-  if (Object.getOwnPropertyDescriptor(proto, '_idleTimeout') !== undefined) return; // not the Node we know
+  if (Object.getOwnPropertyDescriptor(proto, '_idleTimeout') !== undefined) return undefined;
   Object.defineProperty(proto, '_idleTimeout', {
     configurable: true,
     enumerable: false,
     get: () => undefined,
     set(this: RealTimer, value: number) {
       Object.defineProperty(this, '_idleTimeout', { value, writable: true, enumerable: true, configurable: true });
-      const holder: { stack?: string } = {};
-      const limit = Error.stackTraceLimit;
-      Error.stackTraceLimit = 30;
-      Error.captureStackTrace(holder); // formatted lazily, only if reported
-      Error.stackTraceLimit = limit;
-      creationStacks.set(this, holder);
-      if (realTimeouts.size >= 1024) {
-        for (const ref of realTimeouts) {
-          const timer = ref.deref();
-          if (timer === undefined || timer._destroyed) realTimeouts.delete(ref);
-        }
-      }
-      realTimeouts.add(new WeakRef(this));
+      onCreate(this);
     },
+  });
+  return () => {
+    delete (proto as Record<string, unknown>)._idleTimeout;
+  };
+}
+
+function trapRealTimeouts(): void {
+  trapTimeoutCreation((timer) => {
+    const holder: { stack?: string } = {};
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 30;
+    Error.captureStackTrace(holder); // formatted lazily, only if reported
+    Error.stackTraceLimit = limit;
+    creationStacks.set(timer, holder);
+    if (realTimeouts.size >= 1024) {
+      for (const ref of realTimeouts) {
+        const t = ref.deref();
+        if (t === undefined || t._destroyed) realTimeouts.delete(ref);
+      }
+    }
+    realTimeouts.add(new WeakRef(timer));
   });
 }
 
@@ -191,35 +206,26 @@ export function installTripwire(world: World): void {
  * The trap is an accessor on Timeout.prototype._idleTimeout, removed again when the run ends.
  */
 export function watchHostRealTimers(world: World, patches: PatchSet): void {
-  const probe = originals.setTimeout(() => {}, 1) as unknown as RealTimer;
-  originals.clearTimeout(probe as unknown as NodeJS.Timeout);
-  const proto = Object.getPrototypeOf(probe) as object;
-  if (Object.getOwnPropertyDescriptor(proto, '_idleTimeout') !== undefined) return; // trapped already, or not the Node we know
   const made: { timer: WeakRef<RealTimer>; host: Host; stack: { stack?: string } }[] = [];
-  Object.defineProperty(proto, '_idleTimeout', {
-    configurable: true,
-    enumerable: false,
-    get: () => undefined,
-    set(this: RealTimer, value: number) {
-      Object.defineProperty(this, '_idleTimeout', { value, writable: true, enumerable: true, configurable: true });
-      const host = world.currentHost();
-      if (host === undefined || host.role === 'system') return;
-      const holder: { stack?: string } = {};
-      Error.captureStackTrace(holder); // formatted lazily, only if reported
-      made.push({ timer: new WeakRef(this), host, stack: holder });
-      // Look once the code that made it has finished its synchronous part (which may unref or
-      // clear it): a short run may end before the driver's next checkpoint.
-      if (!checkQueued) {
-        checkQueued = true;
-        process.nextTick(check);
-      }
-    },
+  let checkQueued = false;
+  const uninstall = trapTimeoutCreation((timer) => {
+    const host = world.currentHost();
+    if (host === undefined || host.role === 'system') return;
+    const holder: { stack?: string } = {};
+    Error.captureStackTrace(holder); // formatted lazily, only if reported
+    made.push({ timer: new WeakRef(timer), host, stack: holder });
+    // Look once the code that made it has finished its synchronous part (which may unref or
+    // clear it): a short run may end before the driver's next checkpoint.
+    if (!checkQueued) {
+      checkQueued = true;
+      process.nextTick(check);
+    }
   });
+  if (uninstall === undefined) return; // trapped already, or not the Node we know
   patches.onRestore(() => {
-    delete (proto as Record<string, unknown>)._idleTimeout;
+    uninstall();
     world.driver.onCheckpoint = undefined;
   });
-  let checkQueued = false;
   const check = (): void => {
     checkQueued = false;
     for (let i = 0; i < made.length; i++) {
