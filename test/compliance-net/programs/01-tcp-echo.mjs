@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41010;
+const PORT = 21010;
 // Each side keeps its own log (the two sides run concurrently: which one reaches a step first
 // depends on the kernel and libuv); the server's log is printed first, then the client's.
 const logs = { server: [], client: [] };

@@ -2,7 +2,7 @@
 // 'close' with hadError. Both an IP literal and a name ('localhost', which emits 'lookup').
 import net from 'node:net';
 
-const PORT = 41020;
+const PORT = 21020;
 const log = (...args) => console.log(...args);
 
 function describe(err) {

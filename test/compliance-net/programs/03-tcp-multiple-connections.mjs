@@ -2,7 +2,7 @@
 // ports differ, the server counts them, and each echo stays on its own connection.
 import net from 'node:net';
 
-const PORT = 41030;
+const PORT = 21030;
 const log = (...args) => console.log(...args);
 let serial = 0;
 

@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41050;
+const PORT = 21050;
 // Each side keeps its own log: the two sides run concurrently, and which of them reaches a
 // step first depends on the kernel. Within one side the order is Node's.
 const logs = { server: [], client: [] };

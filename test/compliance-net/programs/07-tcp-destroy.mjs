@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41070;
+const PORT = 21070;
 // Each side keeps its own log (the two sides run concurrently).
 const logs = { server: [], client: [] };
 const log = (line, ...args) => logs[line.split(' ')[0]].push(format(line, ...args));

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41080;
+const PORT = 21080;
 const TOTAL = 4 * 1024 * 1024;
 const CHUNK = 64 * 1024;
 // Each side keeps its own log (the two sides run concurrently: which one reaches a step first

@@ -3,7 +3,7 @@
 // getConnections() counts the connections still open.
 import net from 'node:net';
 
-const PORT = 41100;
+const PORT = 21100;
 const log = (...args) => console.log(...args);
 const sockets = [];
 

@@ -2,7 +2,7 @@
 // message and fields; the port is free again once the first server closes.
 import net from 'node:net';
 
-const PORT = 41110;
+const PORT = 21110;
 const log = (...args) => console.log(...args);
 
 function describe(err) {

@@ -25,9 +25,9 @@ async function check(label, listenArgs, connectHost, port) {
   await new Promise((resolve) => server.close(resolve));
 }
 
-await check('v4', [41130, '127.0.0.1'], '127.0.0.1', 41130);
-await check('v6', [41131, '::1'], '::1', 41131);
-await check('dual', [41132], '127.0.0.1', 41132);
-await check('dual-v6', [41133], '::1', 41133);
-await check('any4', [41134, '0.0.0.0'], '127.0.0.1', 41134);
+await check('v4', [21130, '127.0.0.1'], '127.0.0.1', 21130);
+await check('v6', [21131, '::1'], '::1', 21131);
+await check('dual', [21132], '127.0.0.1', 21132);
+await check('dual-v6', [21133], '::1', 21133);
+await check('any4', [21134, '0.0.0.0'], '127.0.0.1', 21134);
 process.on('exit', (code) => log('exit', code));

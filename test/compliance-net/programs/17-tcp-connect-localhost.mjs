@@ -2,7 +2,7 @@
 // 'connect' and 'ready', and the connectionAttempt events describe the attempt.
 import net from 'node:net';
 
-const PORT = 41170;
+const PORT = 21170;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => socket.end('hi'));

@@ -2,7 +2,7 @@
 // one round trip apart, so they arrive as two reads) is decoded whole. Also hex and base64.
 import net from 'node:net';
 
-const PORT = 41190;
+const PORT = 21190;
 const log = (...args) => console.log(...args);
 
 const euro = Buffer.from('€', 'utf8'); // 3 bytes

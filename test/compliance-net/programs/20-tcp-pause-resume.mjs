@@ -2,7 +2,7 @@
 // and readableFlowing follow along; 'end' waits until the paused data was consumed.
 import net from 'node:net';
 
-const PORT = 41200;
+const PORT = 21200;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => {

@@ -14,7 +14,7 @@ server.on('connection', (socket) => {
   socket.end();
 });
 log('listening before', server.listening);
-server.listen({ port: 41210, host: '127.0.0.1', backlog: 16 }, async () => {
+server.listen({ port: 21210, host: '127.0.0.1', backlog: 16 }, async () => {
   log('listen callback', server.address().port);
   for (const name of ['first', 'second', 'third']) {
     // Both ends must have closed before the next client: they close concurrently.
@@ -23,7 +23,7 @@ server.listen({ port: 41210, host: '127.0.0.1', backlog: 16 }, async () => {
     });
     await new Promise((resolve) => {
       let connected = false;
-      const c = net.connect(41210, '127.0.0.1', () => {
+      const c = net.connect(21210, '127.0.0.1', () => {
         connected = true;
       });
       c.on('end', () => c.end());
@@ -35,14 +35,14 @@ server.listen({ port: 41210, host: '127.0.0.1', backlog: 16 }, async () => {
     await serverSide;
   }
   try {
-    server.listen(41211);
+    server.listen(21211);
   } catch (err) {
     log('listen while listening throws', err.code, err.message);
   }
   server.close(() => log('closed'));
   // A host name is looked up first (dns.lookup), then bound.
   const named = net.createServer();
-  named.listen(41212, 'localhost', () => {
+  named.listen(21212, 'localhost', () => {
     log('listen on localhost', named.address());
     named.close();
   });

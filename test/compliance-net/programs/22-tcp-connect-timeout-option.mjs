@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41220;
+const PORT = 21220;
 // Each side keeps its own log (the two sides run concurrently).
 const logs = { server: [], client: [] };
 const log = (line, ...args) => logs[line.split(/[:.]/)[0]].push(format(line, ...args));

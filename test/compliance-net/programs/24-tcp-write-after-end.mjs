@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41240;
+const PORT = 21240;
 const logs = { server: [], client: [] };
 const log = (line, ...args) => logs[line.split(':')[0]].push(format(line, ...args));
 

@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41250;
+const PORT = 21250;
 const logs = { server: [], client: [] };
 const log = (line, ...args) => logs[line.split(':')[0]].push(format(line, ...args));
 

@@ -3,7 +3,7 @@
 // side is printed (whether the server saw a connection depends on timing).
 import net from 'node:net';
 
-const PORT = 41270;
+const PORT = 21270;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => socket.on('error', () => {}));

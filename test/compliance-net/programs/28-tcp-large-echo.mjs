@@ -3,7 +3,7 @@
 import net from 'node:net';
 import { createHash } from 'node:crypto';
 
-const PORT = 41280;
+const PORT = 21280;
 const SIZE = 1024 * 1024;
 const log = (...args) => console.log(...args);
 let serverClosed = false;

@@ -2,7 +2,7 @@
 // connection. Arrival order depends on timing, so results are printed sorted.
 import net from 'node:net';
 
-const PORT = 41290;
+const PORT = 21290;
 const log = (...args) => console.log(...args);
 let connections = 0;
 

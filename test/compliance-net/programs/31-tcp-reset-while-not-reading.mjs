@@ -5,7 +5,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41310;
+const PORT = 21310;
 const logs = { server: [], client: [] };
 const log = (line, ...args) => logs[line.split(':')[0]].push(format(line, ...args));
 

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { once } from 'node:events';
 
-const PORT = 41320;
+const PORT = 21320;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer(async (socket) => {

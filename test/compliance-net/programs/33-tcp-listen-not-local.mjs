@@ -2,7 +2,7 @@
 // event. connect() with a localAddress the machine does not have: EADDRNOTAVAIL from bind.
 import net from 'node:net';
 
-const PORT = 41330;
+const PORT = 21330;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer();

@@ -2,7 +2,7 @@
 // one (new local port), the counters start over, and the events fire again.
 import net from 'node:net';
 
-const PORT = 41340;
+const PORT = 21340;
 const log = (...args) => console.log(...args);
 
 let n = 0;

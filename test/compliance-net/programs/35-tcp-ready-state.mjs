@@ -2,7 +2,7 @@
 // socket's life: before connect, while connecting, open, after each half closes, destroyed.
 import net from 'node:net';
 
-const PORT = 41350;
+const PORT = 21350;
 const log = (...args) => console.log(...args);
 const state = (s) => [s.readyState, s.pending, s.connecting, s.readable, s.writable, s.destroyed].join(' ');
 

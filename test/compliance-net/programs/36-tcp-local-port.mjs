@@ -3,8 +3,8 @@
 // listening socket makes a port "in use".
 import net from 'node:net';
 
-const PORT = 41360;
-const LOCAL = 41361;
+const PORT = 21360;
+const LOCAL = 21361;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => {

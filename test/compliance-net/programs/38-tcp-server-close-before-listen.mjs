@@ -2,7 +2,7 @@
 // and 'close' is still emitted; getConnections() on it; listen after close works.
 import net from 'node:net';
 
-const PORT = 41380;
+const PORT = 21380;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer();

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41390;
+const PORT = 21390;
 const TOTAL = 8 * 1024 * 1024;
 const logs = { server: [], client: [] };
 const log = (line, ...args) => logs[line.split(':')[0]].push(format(line, ...args));

@@ -3,7 +3,7 @@
 // replaces the old one.
 import net from 'node:net';
 
-const PORT = 41400;
+const PORT = 21400;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => {

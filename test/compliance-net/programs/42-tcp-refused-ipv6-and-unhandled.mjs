@@ -3,7 +3,7 @@
 // which a process 'uncaughtException' handler can catch.
 import net from 'node:net';
 
-const PORT = 41420;
+const PORT = 21420;
 const log = (...args) => console.log(...args);
 
 await new Promise((resolve) => {

@@ -3,7 +3,7 @@
 // Each connection goes to the listener of the address it was made to.
 import net from 'node:net';
 
-const PORT = 41430;
+const PORT = 21430;
 const log = (...args) => console.log(...args);
 
 function listen(host) {

@@ -3,7 +3,7 @@
 // not keep it alive (the accepted socket on the server side is unref'd too).
 import net from 'node:net';
 
-const PORT = 41450;
+const PORT = 21450;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer((socket) => {

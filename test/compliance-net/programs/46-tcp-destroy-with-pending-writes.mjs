@@ -4,7 +4,7 @@
 // gets ERR_STREAM_DESTROYED (20, 22) or the same ECANCELED (24).
 import net from 'node:net';
 
-const PORT = 41460;
+const PORT = 21460;
 const log = (...args) => console.log(...args);
 
 const server = net.createServer({ pauseOnConnect: true }, (socket) => {

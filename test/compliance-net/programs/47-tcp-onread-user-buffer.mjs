@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { createHash } from 'node:crypto';
 
-const PORT = 41470;
+const PORT = 21470;
 const SIZE = 300 * 1024;
 const log = (...args) => console.log(...args);
 

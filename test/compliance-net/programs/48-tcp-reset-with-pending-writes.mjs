@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { format } from 'node:util';
 
-const PORT = 41480;
+const PORT = 21480;
 const logs = { server: [], client: [] };
 const log = (line, ...args) => logs[line.split(':')[0]].push(format(line, ...args));
 

@@ -3,7 +3,7 @@
 // Without ipv6Only, '::' also covers IPv4 and the same pair conflicts.
 import net from 'node:net';
 
-const PORT = 41490;
+const PORT = 21490;
 const log = (...args) => console.log(...args);
 
 function listen(options, name) {
