@@ -39,11 +39,11 @@ import type { Network } from '../runtime/network/network.js';
 import { type UdpOwner, type UdpPeer, UdpSocket } from '../runtime/network/udp.js';
 import type { NativeResource } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
+import { adoptRaw, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-type NativeHandle = Record<PropertyKey, any>;
 
 const udpWrap = (process as any).binding('udp_wrap');
 const UDP = udpWrap.UDP as new () => NativeHandle;
@@ -73,22 +73,8 @@ const realUdp = {
 };
 
 const kSim = Symbol('dst.simulatedUdpHandle');
-/** A handle a host created that has not turned simulated yet: its RawUdp. */
+/** A handle a host created that has not turned simulated yet (see native-handles.ts). */
 const kRaw = Symbol('dst.rawUdpHandle');
-
-/**
- * A native UDP handle a host created (dgram.createSocket) that has not been used yet: closed
- * natively if its host goes down or the run ends before it turns simulated.
- */
-class RawUdp implements NativeResource {
-  constructor(readonly handle: NativeHandle, readonly host: Host) {}
-
-  release(): void {
-    delete this.handle[kRaw];
-    forgetHost(this.handle);
-    realUdp.close.call(this.handle);
-  }
-}
 
 /** Simulation state of one UDP handle. */
 class SimUdp implements UdpOwner, NativeResource {
@@ -152,47 +138,30 @@ function simOf(handle: NativeHandle): SimUdp | undefined {
 /** Gives a native UDP handle the simulated methods, shadowing the prototype's. */
 function simulate(handle: NativeHandle, host: Host, family: Family): SimUdp {
   const sim = new SimUdp(handle, host, family);
-  const raw = handle[kRaw] as RawUdp | undefined;
-  if (raw !== undefined) {
-    delete handle[kRaw];
-    raw.host.world.dropNative(raw.host, raw);
-  }
-  host.world.holdNative(host, sim);
-  const own = (name: string, value: unknown) =>
-    Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
+  adoptRaw(handle, kRaw, host, sim);
   Object.defineProperty(handle, kSim, { value: sim, configurable: true });
-  own('recvStart', recvStart);
-  own('recvStop', recvStop);
-  own('close', close);
-  own('ref', ref);
-  own('unref', unref);
-  own('hasRef', hasRef);
-  own('getsockname', getsockname);
-  own('getpeername', getpeername);
-  own('disconnect', disconnect);
-  own('setBroadcast', setBroadcast);
-  own('setTTL', setTTL);
-  own('setMulticastTTL', setMulticastTTL);
-  own('setMulticastLoopback', setMulticastLoopback);
-  own('setMulticastInterface', setMulticastInterface);
-  own('bufferSize', bufferSize);
-  own('getSendQueueSize', () => 0);
-  own('getSendQueueCount', () => 0);
-  own('fd', -1);
+  own(handle, 'recvStart', recvStart);
+  own(handle, 'recvStop', recvStop);
+  own(handle, 'close', close);
+  own(handle, 'ref', ref);
+  own(handle, 'unref', unref);
+  own(handle, 'hasRef', hasRef);
+  own(handle, 'getsockname', getsockname);
+  own(handle, 'getpeername', getpeername);
+  own(handle, 'disconnect', disconnect);
+  own(handle, 'setBroadcast', setBroadcast);
+  own(handle, 'setTTL', setTTL);
+  own(handle, 'setMulticastTTL', setMulticastTTL);
+  own(handle, 'setMulticastLoopback', setMulticastLoopback);
+  own(handle, 'setMulticastInterface', setMulticastInterface);
+  own(handle, 'bufferSize', bufferSize);
+  own(handle, 'getSendQueueSize', () => 0);
+  own(handle, 'getSendQueueCount', () => 0);
+  own(handle, 'fd', -1);
   return sim;
 }
 
-/** The inert methods of a released handle (see SimUdp.release), shared by all of them. */
-function releasedBadf(): number {
-  return UV.EBADF;
-}
-function releasedNothing(): void {}
-function releasedZero(): number {
-  return 0;
-}
-function releasedFalse(): boolean {
-  return false;
-}
+/** A released handle's bufferSize (see SimUdp.release): fails as on a closed descriptor. */
 function releasedBufferSize(_size: number, isReceive: boolean, ctx: Record<string, unknown>): undefined {
   ctx.errno = UV.EBADF;
   ctx.code = 'EBADF';
@@ -207,16 +176,14 @@ function releasedBufferSize(_size: number, isReceive: boolean, ctx: Record<strin
  * then holds no world, and a call that still reaches the handle finds a closed descriptor.
  */
 function releaseHandle(handle: NativeHandle): void {
-  const own = (name: string, value: unknown) =>
-    Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
   delete handle[kSim];
   forgetHost(handle);
   const badf = ['recvStart', 'getsockname', 'getpeername', 'disconnect', 'setBroadcast', 'setTTL', 'setMulticastTTL', 'setMulticastLoopback', 'setMulticastInterface'];
-  for (const name of badf) own(name, releasedBadf);
-  for (const name of ['close', 'ref', 'unref']) own(name, releasedNothing);
-  for (const name of ['recvStop', 'getSendQueueSize', 'getSendQueueCount']) own(name, releasedZero);
-  own('hasRef', releasedFalse);
-  own('bufferSize', releasedBufferSize);
+  for (const name of badf) own(handle, name, released.badf);
+  for (const name of ['close', 'ref', 'unref']) own(handle, name, released.nothing);
+  for (const name of ['recvStop', 'getSendQueueSize', 'getSendQueueCount']) own(handle, name, released.zero);
+  own(handle, 'hasRef', released.no);
+  own(handle, 'bufferSize', releasedBufferSize);
 }
 
 /**
@@ -299,22 +266,6 @@ function patchedSend6(this: NativeHandle, ...args: unknown[]): number {
   const sim = simFor(this, 6);
   if (sim === undefined) return Reflect.apply(realUdp.send6, this, args) as number;
   return sendAny(sim, args);
-}
-
-/**
- * Node asks every new handle for its async id (dgram's Socket constructor, right after
- * `new UDP`): one a host made is tracked from here until it turns simulated or is released.
- */
-function patchedGetAsyncId(this: NativeHandle): number {
-  if (this[kSim] === undefined && this[kRaw] === undefined && this instanceof UDP) {
-    const host = currentHost();
-    if (host !== undefined) {
-      const raw = new RawUdp(this, host);
-      Object.defineProperty(this, kRaw, { value: raw, configurable: true });
-      host.world.holdNative(host, raw);
-    }
-  }
-  return realUdp.getAsyncId.call(this);
 }
 
 function patchedOpen(this: NativeHandle, fd: number): number {
@@ -501,7 +452,7 @@ export const dgramShim: Shim = {
     patches.replace(proto, 'send', patchedSend);
     patches.replace(proto, 'send6', patchedSend6);
     patches.replace(proto, 'open', patchedOpen);
-    patches.replace(proto, 'getAsyncId', patchedGetAsyncId);
+    patches.replace(proto, 'getAsyncId', trackingGetAsyncId(UDP, { kSim, kRaw }, realUdp));
     patches.replace(proto, 'addMembership', patchedAddMembership);
     patches.replace(proto, 'dropMembership', patchedDropMembership);
     patches.replace(proto, 'addSourceSpecificMembership', patchedAddSourceSpecificMembership);

@@ -43,11 +43,11 @@ import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, 
 import type { Host } from '../runtime/hosts/host.js';
 import type { NativeResource, World } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
+import { adoptRaw, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-type NativeHandle = Record<PropertyKey, any>;
 
 const binding = (process as any).binding as (name: string) => any;
 const tcpWrap = binding('tcp_wrap');
@@ -80,7 +80,7 @@ const realTcp = {
 const kSim = Symbol('dst.simulatedHandle');
 /** The onread buffer Node gave a handle before it turned simulated (initSocketHandle). */
 const kUserBuffer = Symbol('dst.userBuffer');
-/** A handle a host created that has not turned simulated yet: its RawTcp. */
+/** A handle a host created that has not turned simulated yet (see native-handles.ts). */
 const kRaw = Symbol('dst.rawHandle');
 
 /** The network of the active world; created on first use. */
@@ -146,21 +146,6 @@ export function tcpKeepAlive(world: World): KeepAlive[] {
     if (keeper !== undefined) out.push(keeper);
   }
   return out;
-}
-
-/**
- * A native TCP handle a host created (net.js's Socket.connect makes it before the name
- * resolves) that has not turned simulated yet: closed natively if its host goes down or the run
- * ends before it does.
- */
-class RawTcp implements NativeResource {
-  constructor(readonly handle: NativeHandle, readonly host: Host) {}
-
-  release(): void {
-    delete this.handle[kRaw];
-    forgetHost(this.handle);
-    realTcp.close.call(this.handle);
-  }
 }
 
 /** Simulation state of one TCP handle. */
@@ -373,63 +358,46 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   const refed = realTcp.hasRef.call(handle) as boolean;
   const sim = new SimTcp(handle, host, scope ?? new AsyncResource('TCPWRAP', { requireManualDestroy: true }), refed);
   sim.userBuffer = handle[kUserBuffer] as Uint8Array | undefined;
-  const raw = handle[kRaw] as RawTcp | undefined;
-  if (raw !== undefined) {
-    delete handle[kRaw];
-    raw.host.world.dropNative(raw.host, raw);
-  }
-  host.world.holdNative(host, sim);
-  const own = (name: string, value: unknown) =>
-    Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
+  adoptRaw(handle, kRaw, host, sim);
   Object.defineProperty(handle, kSim, { value: sim, configurable: true });
-  own('readStart', readStart);
-  own('readStop', readStop);
-  own('shutdown', shutdown);
-  own('writeBuffer', writeBuffer);
-  own('writev', writev);
-  own('writeUtf8String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'utf8')));
-  own('writeAsciiString', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'ascii')));
-  own('writeLatin1String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'latin1')));
-  own('writeUcs2String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'ucs2')));
-  own('close', close);
-  own('reset', reset);
-  own('ref', ref);
-  own('unref', unref);
-  own('hasRef', hasRef);
-  own('getsockname', getsockname);
-  own('getpeername', getpeername);
-  own('setNoDelay', () => 0);
-  own('setKeepAlive', () => 0);
-  own('setBlocking', () => 0);
-  own('useUserBuffer', (buffer: Uint8Array) => {
+  own(handle, 'readStart', readStart);
+  own(handle, 'readStop', readStop);
+  own(handle, 'shutdown', shutdown);
+  own(handle, 'writeBuffer', writeBuffer);
+  own(handle, 'writev', writev);
+  own(handle, 'writeUtf8String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'utf8')));
+  own(handle, 'writeAsciiString', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'ascii')));
+  own(handle, 'writeLatin1String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'latin1')));
+  own(handle, 'writeUcs2String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'ucs2')));
+  own(handle, 'close', close);
+  own(handle, 'reset', reset);
+  own(handle, 'ref', ref);
+  own(handle, 'unref', unref);
+  own(handle, 'hasRef', hasRef);
+  own(handle, 'getsockname', getsockname);
+  own(handle, 'getpeername', getpeername);
+  own(handle, 'setNoDelay', () => 0);
+  own(handle, 'setKeepAlive', () => 0);
+  own(handle, 'setBlocking', () => 0);
+  own(handle, 'useUserBuffer', (buffer: Uint8Array) => {
     sim.userBuffer = buffer;
   });
-  own('writeQueueSize', 0);
-  own('fd', -1);
-  own('_externalStream', undefined);
+  own(handle, 'writeQueueSize', 0);
+  own(handle, 'fd', -1);
+  own(handle, '_externalStream', undefined);
   // node:http would hand a native stream to its C++ parser ("consume"); ours is not native.
-  own('_consumed', true);
+  own(handle, '_consumed', true);
   Object.defineProperty(handle, 'bytesRead', { get: () => sim.endpoint?.bytesRead ?? 0, configurable: true });
   Object.defineProperty(handle, 'bytesWritten', { get: () => sim.endpoint?.bytesWritten ?? 0, configurable: true });
   return sim;
 }
 
-/** The inert methods of a released handle (see SimTcp.release), shared by all of them. */
-function releasedBadf(): number {
-  return UV.EBADF;
-}
+/** A released handle's write methods (see SimTcp.release): no bytes, a closed descriptor. */
 function releasedWrite(): number {
   streamBaseState[kBytesWritten] = 0;
   streamBaseState[kLastWriteWasAsync] = 0;
   if (kLastWriteErr !== undefined) streamBaseState[kLastWriteErr] = 0;
   return UV.EBADF;
-}
-function releasedNothing(): void {}
-function releasedZero(): number {
-  return 0;
-}
-function releasedFalse(): boolean {
-  return false;
 }
 
 /**
@@ -439,21 +407,19 @@ function releasedFalse(): boolean {
  * handle (code outside the hosts touching a dead host's socket) find a closed descriptor.
  */
 function releaseHandle(handle: NativeHandle, bytesRead: number, bytesWritten: number): void {
-  const own = (name: string, value: unknown) =>
-    Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
   delete handle[kSim];
   delete handle[kUserBuffer];
   forgetHost(handle);
-  for (const name of ['readStart', 'shutdown', 'getsockname', 'getpeername']) own(name, releasedBadf);
+  for (const name of ['readStart', 'shutdown', 'getsockname', 'getpeername']) own(handle, name, released.badf);
   for (const name of ['writeBuffer', 'writev', 'writeUtf8String', 'writeAsciiString', 'writeLatin1String', 'writeUcs2String']) {
-    own(name, releasedWrite);
+    own(handle, name, releasedWrite);
   }
-  for (const name of ['close', 'ref', 'unref', 'useUserBuffer']) own(name, releasedNothing);
-  for (const name of ['readStop', 'reset', 'setNoDelay', 'setKeepAlive', 'setBlocking']) own(name, releasedZero);
-  own('hasRef', releasedFalse);
-  own('writeQueueSize', 0);
-  own('bytesRead', bytesRead);
-  own('bytesWritten', bytesWritten);
+  for (const name of ['close', 'ref', 'unref', 'useUserBuffer']) own(handle, name, released.nothing);
+  for (const name of ['readStop', 'reset', 'setNoDelay', 'setKeepAlive', 'setBlocking']) own(handle, name, released.zero);
+  own(handle, 'hasRef', released.no);
+  own(handle, 'writeQueueSize', 0);
+  own(handle, 'bytesRead', bytesRead);
+  own(handle, 'bytesWritten', bytesWritten);
 }
 
 /** The simulated state of `handle` for a call from `host`, converting it on first use. */
@@ -555,22 +521,6 @@ function patchedUseUserBuffer(this: NativeHandle, buffer: Uint8Array): void {
   // makes it simulated: remember it for the simulated reads.
   if (simOf(this) === undefined) Object.defineProperty(this, kUserBuffer, { value: buffer, configurable: true, writable: true });
   realTcp.useUserBuffer.call(this, buffer);
-}
-
-/**
- * Node asks every new handle for its async id (net.js initSocketHandle, right after `new TCP`):
- * one a host made is tracked from here until it turns simulated or is released.
- */
-function patchedGetAsyncId(this: NativeHandle): number {
-  if (this[kSim] === undefined && this[kRaw] === undefined && this instanceof TCP) {
-    const host = currentHost();
-    if (host !== undefined) {
-      const raw = new RawTcp(this, host);
-      Object.defineProperty(this, kRaw, { value: raw, configurable: true });
-      host.world.holdNative(host, raw);
-    }
-  }
-  return realTcp.getAsyncId.call(this);
 }
 
 function patchedOpen(this: NativeHandle, fd: number): number {
@@ -750,7 +700,7 @@ export const netShim: Shim = {
     patches.replace(proto, 'connect6', patchedConnect6);
     patches.replace(proto, 'open', patchedOpen);
     patches.replace(proto, 'useUserBuffer', patchedUseUserBuffer);
-    patches.replace(proto, 'getAsyncId', patchedGetAsyncId);
+    patches.replace(proto, 'getAsyncId', trackingGetAsyncId(TCP, { kSim, kRaw }, realTcp));
     const Pipe = pipeWrap.Pipe;
     for (const name of ['bind', 'connect', 'listen', 'open'] as const) {
       patches.replace(Pipe.prototype, name, unsupportedPipe(Pipe.prototype[name], `Pipe.${name}`));
