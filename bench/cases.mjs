@@ -65,13 +65,20 @@ function check(condition, message) {
 }
 
 /**
+ * The baseline's one AsyncLocalStorage, made once per process as the simulator's is: on Node 20
+ * and 22 every live storage adds an init hook to every async resource made afterwards, so one
+ * per run made each repetition slower than the one before (the sixth 2.7x the first).
+ */
+const baselineAls = new AsyncLocalStorage();
+
+/**
  * The driver's theoretical ceiling: a chain of ORIGINAL setImmediate callbacks, 256 queued per
  * loop turn (refilled when the batch is used up, as the driver does), each doing one
  * AsyncLocalStorage run() with a trivial body. No queue, no timers, no user work.
  */
 export function immediateAlsBaseline(sizes) {
   const eventsTotal = sizes.immediateEvents;
-  const als = new AsyncLocalStorage();
+  const als = baselineAls;
   const store = { name: 'baseline' };
   let sink = 0;
   const body = () => {
@@ -98,6 +105,83 @@ export function immediateAlsBaseline(sizes) {
         check(sink === eventsTotal, `the baseline's ALS store was lost (${sink} of ${eventsTotal})`);
         resolve({ events: eventsRun, ...time });
       }
+    }
+    refill();
+  });
+}
+
+/**
+ * The timer workload's floor in the driver's design: the same chains (same delays, real
+ * Math.random) on the cheapest scheduler that still runs each callback in its own ORIGINAL
+ * setImmediate (256 queued per loop turn, as the driver does) under an AsyncLocalStorage store
+ * set per event: one FIFO per instant, a sorted list of instants, plain closures for timers.
+ * No Timeout objects, ids, refs, limits, fingerprint or host clocks. What a simulator of this
+ * design could reach if its own bookkeeping cost nothing; the simulator cannot beat it.
+ */
+export function floorTimers(sizes) {
+  const params = sizes.timers;
+  const store = baselineAls;
+  const hosts = [];
+  for (let h = 0; h < params.hostsCount; h++) hosts.push({ name: `host-${h}` });
+  return new Promise((resolve) => {
+    let nowMs = 0;
+    let arming;
+    const instants = new Map();
+    const due = [];
+    const timers = {
+      setTimeout(fn, ms) {
+        const at = nowMs + ms;
+        let fifo = instants.get(at);
+        if (fifo === undefined) {
+          fifo = { fns: [], hosts: [], head: 0 };
+          instants.set(at, fifo);
+          let i = due.length;
+          due.push(at);
+          while (i > 0 && due[i - 1] > at) {
+            due[i] = due[i - 1];
+            i--;
+          }
+          due[i] = at;
+        }
+        fifo.fns.push(fn);
+        fifo.hosts.push(arming);
+      },
+    };
+    let hostsRunning = params.hostsCount;
+    for (let h = 0; h < params.hostsCount; h++) {
+      arming = hosts[h];
+      startTimerChains(timers, h, params, () => hostsRunning--);
+    }
+    let fifo;
+    let dueIndex = 0;
+    let eventsRun = 0;
+    let pending = 0;
+    let done = false;
+    const watch = stopwatch();
+    const refill = () => {
+      for (let i = 0; i < BASELINE_BATCH; i++) realSetImmediate(step);
+      pending += BASELINE_BATCH;
+    };
+    function step() {
+      pending--;
+      if (done) return;
+      if (pending === 0) refill();
+      while (fifo === undefined || fifo.head === fifo.fns.length) {
+        if (fifo !== undefined) instants.delete(nowMs);
+        if (dueIndex === due.length) {
+          done = true;
+          const time = watch.stop();
+          check(hostsRunning === 0, `${hostsRunning} floor hosts still had chains running when the queue ran dry`);
+          resolve({ events: eventsRun, ...time });
+          return;
+        }
+        nowMs = due[dueIndex++];
+        fifo = instants.get(nowMs);
+      }
+      const i = fifo.head++;
+      arming = fifo.hosts[i];
+      eventsRun++;
+      store.run(arming, fifo.fns[i]);
     }
     refill();
   });
@@ -260,6 +344,7 @@ export const CASES = {
   'explore-jobs-1': (sizes) => exploreSeeds(sizes.explore, 1),
   'explore-jobs-2': (sizes) => exploreSeeds(sizes.explore, 2),
   'baseline-immediate-als': immediateAlsBaseline,
+  'floor-timers': floorTimers,
   'sim-timers': simTimers,
   'fake-timers-timers': fakeTimersTimers,
   'sim-interval': simInterval,

@@ -85,7 +85,7 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
     const virtualSpeed = 'virtualSecondsPerWallSecond';
     const roundTrips = 'roundTripsPerSecond';
     const expected = {
-      timerThroughput: { metric: events, variants: {}, baselines: { driverCeiling: events, fakeTimers: events }, goals: 2, comparisons: 0 },
+      timerThroughput: { metric: events, variants: {}, baselines: { driverCeiling: events, workloadFloor: events, fakeTimers: events }, goals: 2, comparisons: 2 },
       virtualSpeed: { metric: virtualSpeed, variants: {}, baselines: { fakeTimers: virtualSpeed }, goals: 1, comparisons: 0 },
       tcpRoundTrips: { metric: roundTrips, variants: { concurrent: roundTrips }, baselines: { driverCeiling: events }, goals: 0, comparisons: 2 },
       udpGossip: { metric: virtualSpeed, variants: {}, baselines: { driverCeiling: events, interval: virtualSpeed }, goals: 0, comparisons: 2 },
