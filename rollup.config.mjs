@@ -3,9 +3,14 @@
 //   dist/<entry>.mjs   a thin ESM wrapper that imports the .cjs, so ESM and CJS users share ONE
 //                      instance of the runtime (no dual-package hazard: one active simulation)
 //   dist/<entry>.d.ts  bundled type declarations
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
+
+// Start from an empty dist/: chunk names carry a content hash, so every build that changed the
+// runtime left its old chunks behind (138 files, 24 MB after a day of work), and "files" in
+// package.json publishes the whole directory.
+rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true });
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
