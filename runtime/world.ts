@@ -739,12 +739,11 @@ export class World {
    * With async_hooks the same trick would let an enterWith leak into the host's later events
    * (the store would be set on the shared resource), so there events use als.run().
    */
-  private readonly hostScopes = new Map<Host, AsyncResource>();
   private hostScope(host: Host): AsyncResource {
-    let scope = this.hostScopes.get(host);
+    let scope = host.scope;
     if (scope === undefined) {
       scope = alsRun.call(this.als, host, () => new AsyncResource('dst-host', { requireManualDestroy: true })) as AsyncResource;
-      this.hostScopes.set(host, scope);
+      host.scope = scope;
     }
     return scope;
   }

@@ -1,3 +1,4 @@
+import type { AsyncResource } from 'node:async_hooks';
 import { HostClock } from '../clock/host-clock.js';
 import { RandomStream } from '../random/stream.js';
 import type { World } from '../world.js';
@@ -29,6 +30,8 @@ export class Host {
   /** For clients: the main function has settled. */
   mainDone = false;
   clock: HostClock;
+  /** The async scope this incarnation's events run in, made on its first (see World.hostScope()). */
+  scope: AsyncResource | undefined = undefined;
   private mathStream: RandomStream | undefined;
   private cryptoStream: RandomStream | undefined;
 
