@@ -253,8 +253,9 @@ export class Sim {
    *   jumps (forwards or backwards) at once; performance.now, process.hrtime, process.uptime
    *   and performance.timeOrigin do not (monotonic clocks never jump).
    * - `driftPpm`: how fast all of its clocks run from now on (1 + driftPpm/1e6 of virtual
-   *   time); they go on from their current readings, without a jump. Timers set from now on
-   *   use the new rate; a timer already pending keeps the virtual deadline it was given.
+   *   time); they go on from their current readings, without a jump. Timers keep their
+   *   deadlines on the host's clock: a pending one fires when that clock, now running at the
+   *   new rate, reaches it.
    * A host that is down keeps the setting for its next boot.
    */
   setClock(name: string, options: { skewMs?: number; driftPpm?: number }): void {
@@ -274,7 +275,7 @@ export class Sim {
     if (driftPpm !== undefined && !(typeof driftPpm === 'number' && Number.isFinite(driftPpm) && Math.abs(driftPpm) < 1e6)) {
       fail(`driftPpm must be a number between -1e6 and 1e6 (parts per million), got ${String(driftPpm)}`);
     }
-    if (driftPpm !== undefined) host.clock.setDrift(driftPpm, world.nowNs);
+    if (driftPpm !== undefined) world.setDrift(host, driftPpm);
     if (skewMs !== undefined) host.clock.skewMs = skewMs;
   }
 

@@ -15,6 +15,7 @@ import {
   kFire,
   kHost,
   kKind,
+  kLocalClock,
   kRef,
   kScope,
   kSeq,
@@ -515,6 +516,27 @@ export class World {
   }
 
   /** A handle of `host` (a timer, a socket) starts keeping the run alive. */
+  /**
+   * Changes how fast a host's clocks run from now on (Sim.setClock). Its pending timers keep
+   * their deadline on the host's clock, as a kernel's monotonic timers do when the oscillator
+   * that drives them changes pace: each is queued again at the virtual instant where the host's
+   * clock, at the new rate, reaches it. A host that is down only keeps the rate.
+   */
+  setDrift(host: Host, driftPpm: number): void {
+    const clock = host.clock;
+    if (host.state !== 'running') {
+      clock.setDrift(driftPpm, this.nowNs);
+      return;
+    }
+    const nowLocalNs = clock.localNs(this.nowNs);
+    const pending: Array<{ entry: QueueEntry; remainingLocalNs: number }> = [];
+    for (const { timeNs, entry } of this.queue.snapshot()) {
+      if (entry[kHost] === host && entry[kLocalClock] === true) pending.push({ entry, remainingLocalNs: clock.localNs(timeNs) - nowLocalNs });
+    }
+    clock.setDrift(driftPpm, this.nowNs);
+    for (const { entry, remainingLocalNs } of pending) this.enqueue(entry, clock.virtualDelayNs(Math.max(0, Math.round(remainingLocalNs))));
+  }
+
   refHandle(host: Host): void {
     if (host.state !== 'running') return;
     host.refs++;

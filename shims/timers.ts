@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { NS_PER_MS } from '../runtime/clock/units.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { originals } from '../runtime/originals.js';
-import { EVENT_KIND_CODE, kFire, kHost, kKind, kRef, kScope, kSeq, kSite, type QueueEntry } from '../runtime/scheduler/event.js';
+import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../runtime/scheduler/event.js';
 import { captureSite } from '../runtime/trace/site.js';
 import type { World } from '../runtime/world.js';
 import { currentHost, NODE_MAJOR } from './context.js';
@@ -237,6 +237,8 @@ Object.defineProperty(Timeout.prototype, kKind, {
 });
 Object.defineProperty(Timeout.prototype, kRef, { value: false, writable: true, configurable: true });
 Object.defineProperty(Timeout.prototype, kFire, { value: fireTimeout, writable: true, configurable: true });
+// Its delay runs on the host's clock: a drift change re-times it (World.setDrift).
+Object.defineProperty(Timeout.prototype, kLocalClock, { value: true, writable: true, configurable: true });
 
 if (typeof Symbol.dispose === 'symbol') {
   Object.defineProperty(Timeout.prototype, Symbol.dispose, {

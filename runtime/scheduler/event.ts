@@ -50,6 +50,11 @@ export const kRef: unique symbol = Symbol('dst.ref');
 export const kScope: unique symbol = Symbol('dst.scope');
 /** Where it was scheduled (first frame outside dst-runtime); captured only when needed. */
 export const kSite: unique symbol = Symbol('dst.site');
+/**
+ * On an entry's prototype: true when its delay was measured on its host's own clock (a timer),
+ * so a change of that host's drift re-times it while it is pending (World.setDrift).
+ */
+export const kLocalClock: unique symbol = Symbol('dst.localClock');
 /** Runs the entry's work (a method on the entry's prototype). */
 export const kFire: unique symbol = Symbol('dst.fire');
 
@@ -66,6 +71,7 @@ export interface QueueEntry {
   [kRef]: boolean;
   [kScope]: AsyncResource | undefined;
   [kSite]: string | undefined;
+  [kLocalClock]?: boolean;
   [kFire](): void;
 }
 

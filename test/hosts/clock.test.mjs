@@ -68,6 +68,47 @@ describe('Sim.setClock: changing a running host\'s clock (seed 0xc1)', () => {
     assert.equal(result.elapsedNs, 2_500_000_000);
   });
 
+  it('a timer pending when the drift changes fires when the host\'s clock reaches its deadline', async () => {
+    const order = [];
+    const sim = new Sim({ seed: 0xc1 });
+    sim.host('n1', () => {
+      setTimeout(() => order.push(`n1 timeout, local ${performance.now()} ms`), 1_000);
+      const interval = setInterval(() => {
+        order.push(`n1 tick, local ${performance.now()} ms`);
+        if (performance.now() >= 900) clearInterval(interval);
+      }, 300);
+    });
+    sim.client('reference', async () => {
+      await sleep(100);
+      sim.setClock('n1', { driftPpm: 500_000 }); // 1.5x from 100 ms virtual (= 100 ms local) on
+      for (const at of [233, 234, 433, 434, 633, 634, 699, 700, 701]) {
+        await sleep(at - performance.now());
+        order.push(`reference ${at} ms`);
+      }
+    });
+    await sim.run();
+    // Local deadlines stay put. The timeout, due at 1000 ms local, is 900 ms local away when
+    // the drift changes: 600 ms of virtual time, so it fires at 700 ms virtual. The interval's
+    // first tick, due at 300 ms local, comes at the first virtual ns where that much has passed
+    // on the host (133,333,334 ns after the change: 300.000001 ms local), and each next one
+    // 300 ms local = 200 ms virtual later.
+    assert.deepEqual(order, [
+      'reference 233 ms',
+      'n1 tick, local 300.000001 ms',
+      'reference 234 ms',
+      'reference 433 ms',
+      'n1 tick, local 600.000001 ms',
+      'reference 434 ms',
+      'reference 633 ms',
+      'n1 tick, local 900.000001 ms',
+      'reference 634 ms',
+      'reference 699 ms',
+      'n1 timeout, local 1000 ms',
+      'reference 700 ms',
+      'reference 701 ms',
+    ]);
+  });
+
   it('a host that is down keeps the new clock for its next boot', async () => {
     const boots = [];
     const sim = new Sim({ seed: 0xc1 });
