@@ -9,12 +9,13 @@
 // Exit codes (ExitCode in runtime/exit-codes.ts):
 //   0 ok · 1 a host crashed · 64 usage error · 70 a run limit tripped · 71 safety violation
 //   72 liveness failure · 73 nondeterminism · 74 strict mode: real async work escaped
+//   75 a plain program went idle for ever (ref'd handles, nothing scheduled)
 import { fork, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ExitCode, formatFaultMix, formatSeed, parseSeed, runScenario } from 'dst-runtime';
+import { ExitCode, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
 import { describeRecord, firstDivergence } from './trace-diff.mjs';
 
@@ -94,13 +95,10 @@ function replayCommand(file, seed, swarm = false) {
   return [...env, 'dst', 'run', shellQuote(file), '--seed', seed, ...(swarm ? ['--swarm'] : [])].join(' ');
 }
 
-const EXIT_OF_KIND = { ok: ExitCode.ok, crash: ExitCode.hostCrash, limit: ExitCode.limit, safety: ExitCode.safety, liveness: ExitCode.liveness, escape: ExitCode.escape };
-const KIND_OF_EXIT = { 1: 'crash', 70: 'limit', 71: 'safety', 72: 'liveness', 74: 'escape' };
-
 function exitCodeOf(result) {
   if (result.ok) return ExitCode.ok;
   if (result.failure.exitCode !== undefined) return result.failure.exitCode;
-  return EXIT_OF_KIND[result.failure.kind] ?? ExitCode.hostCrash;
+  return exitCodeOfFailure(result.failure.kind) ?? ExitCode.hostCrash;
 }
 
 function tempDir() {
@@ -189,7 +187,7 @@ function runApp(file, seed, { trace, inherit = false } = {}) {
       const events = data.events ?? 0;
       const base = { seed, elapsedNs, events, coverage: [] };
       if (exitCode === 0) return resolve({ ...base, ok: true, fingerprint: data.fingerprint ?? 'unknown' });
-      const kind = KIND_OF_EXIT[exitCode] ?? 'exit';
+      const kind = failureKindOfExitCode(exitCode) ?? 'exit';
       const dstLine = stderr.split('\n').find((l) => l.startsWith('dst: ') && !l.startsWith('dst: seed '));
       const message = dstLine?.slice(5).replace(/ \(Node's report follows\)$/, '') ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
       resolve({
@@ -358,9 +356,9 @@ function printFailureTable(rows, total) {
 /** The exit code of a set of failing rows: nondeterminism first, then the gravest kind. */
 function exitCodeOfRows(rows) {
   if (rows.some((r) => !r.replays)) return ExitCode.nondeterminism;
-  for (const kind of ['safety', 'liveness', 'limit', 'escape', 'crash']) {
+  for (const kind of ['safety', 'liveness', 'limit', 'escape', 'idle', 'crash']) {
     const row = rows.find((r) => r.kind === kind);
-    if (row !== undefined) return row.exitCode ?? EXIT_OF_KIND[kind];
+    if (row !== undefined) return row.exitCode ?? exitCodeOfFailure(kind);
   }
   return rows.length > 0 ? (rows[0].exitCode ?? ExitCode.hostCrash) : ExitCode.ok;
 }

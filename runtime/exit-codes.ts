@@ -1,3 +1,5 @@
+import type { FailureKind } from './failure.js';
+
 /**
  * Process exit codes used by register mode and the `dst` CLI. They are distinct so a script can
  * tell a crashed program from a misuse of the tool. 1 stays Node's own code for an uncaught
@@ -30,3 +32,52 @@ export const ExitCode = {
 } as const;
 
 export type ExitCodeName = keyof typeof ExitCode;
+
+/**
+ * The exit code of a run that failed this way: the one mapping register mode and the `dst` CLI
+ * share, so a program fails with the same code whichever of them ran it.
+ */
+export function exitCodeOfFailure(kind: FailureKind): number {
+  switch (kind) {
+    case 'crash':
+    case 'unhandled-rejection':
+      return ExitCode.hostCrash;
+    case 'limit':
+      return ExitCode.limit;
+    case 'safety':
+      return ExitCode.safety;
+    case 'liveness':
+      return ExitCode.liveness;
+    case 'nondeterminism':
+      return ExitCode.nondeterminism;
+    case 'escape':
+      return ExitCode.escape;
+    case 'idle':
+      return ExitCode.idle;
+  }
+}
+
+/**
+ * The failure kind an exit code stands for (the inverse of exitCodeOfFailure; 1 reads as
+ * 'crash'), or undefined for a code no failure kind uses (a program's own process.exit(n)).
+ */
+export function failureKindOfExitCode(code: number): FailureKind | undefined {
+  switch (code) {
+    case ExitCode.hostCrash:
+      return 'crash';
+    case ExitCode.limit:
+      return 'limit';
+    case ExitCode.safety:
+      return 'safety';
+    case ExitCode.liveness:
+      return 'liveness';
+    case ExitCode.nondeterminism:
+      return 'nondeterminism';
+    case ExitCode.escape:
+      return 'escape';
+    case ExitCode.idle:
+      return 'idle';
+    default:
+      return undefined;
+  }
+}

@@ -16,8 +16,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
-import { ExitCode } from '../runtime/exit-codes.js';
-import { formatFailure, type FailureKind } from '../runtime/failure.js';
+import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
+import { formatFailure } from '../runtime/failure.js';
 import { DEFAULTS, envDurationNs, envPositiveInteger, shellQuote } from '../runtime/options.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite } from '../runtime/trace/site.js';
@@ -35,27 +35,6 @@ function replayCommand(seedText: string): string {
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   return [`DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
-}
-
-/** Each failure kind keeps its own documented exit code, so `dst` and scripts can tell them apart. */
-function exitCodeOfFailure(kind: FailureKind): number {
-  switch (kind) {
-    case 'safety':
-      return ExitCode.safety;
-    case 'liveness':
-      return ExitCode.liveness;
-    case 'nondeterminism':
-      return ExitCode.nondeterminism;
-    case 'idle':
-      return ExitCode.idle;
-    case 'escape':
-      return ExitCode.escape;
-    case 'crash':
-    case 'unhandled-rejection':
-      return ExitCode.hostCrash;
-    default:
-      return ExitCode.limit;
-  }
 }
 
 function usageExit(error: unknown): never {
