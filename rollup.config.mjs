@@ -46,16 +46,6 @@ function esmWrappers() {
   };
 }
 
-/** Copies the module loader hooks (plain JS, run on Node's loader thread) into dist/. */
-function loaderHooks() {
-  return {
-    name: 'loader-hooks',
-    generateBundle() {
-      this.emitFile({ type: 'asset', fileName: 'loader-hooks.mjs', source: readFileSync('shims/loader-hooks.mjs', 'utf8') });
-    },
-  };
-}
-
 export default [
   {
     input,
@@ -72,8 +62,15 @@ export default [
     plugins: [
       typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true }),
       esmWrappers(),
-      loaderHooks(),
     ],
+  },
+  // The module loader hooks for module.register (Node 20): an ES module of its own, run on
+  // Node's loader thread, so it cannot share the CommonJS chunks of the entries above.
+  {
+    input: 'shims/loader-hooks.ts',
+    external,
+    output: { file: 'dist/loader-hooks.mjs', format: 'es', sourcemap: true },
+    plugins: [typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true })],
   },
   // Declarations are bundled per entry, without shared chunks: each dist/<entry>.d.ts is whole,
   // so one entry's declarations (and docs/api.md, generated from dist/index.d.ts) do not move

@@ -5,9 +5,9 @@
  * restart re-evaluates everything.
  *
  * - ESM: the main module is imported with ?dst-host=<name>&dst-boot=<n>&dst-run=<k>; the hooks
- *   carry the query to every import. They are registered once: in-thread with
- *   module.registerHooks where Node has it (22.15+, 24), else with module.register
- *   (loader-hooks.mjs, on Node's loader thread).
+ *   carry the query to every import (the rules are in module-graph.ts). They are registered
+ *   once: in-thread with module.registerHooks where Node has it (22.15+, 24), else with
+ *   module.register (loader-hooks.ts, built into dist/loader-hooks.mjs, on Node's loader thread).
  * - CommonJS: Module._load is patched so that, inside a module host, require() uses that
  *   incarnation's own cache; CommonJS files imported from ESM come through the same cache.
  * - Loading is real asynchronous work (file reads, the loader thread): the simulation waits for
@@ -22,6 +22,7 @@ import { UsageError } from '../runtime/errors.js';
 import { type ModuleHostSpec, setModuleHosts } from '../runtime/interposer.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { currentHost } from './context.js';
+import { commonJsFacade, hostQuery, urlInHostGraph, withEvaluationSignal } from './module-graph.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -51,39 +52,27 @@ function runNumber(host: Host): number {
 let hooksRegistered = false;
 
 // ---- in-thread hooks (module.registerHooks: Node >= 22.15 and 24) ---------------------------
-// The same hooks as dist/loader-hooks.mjs (keep the two in step), synchronous and run on the
-// main thread. Preferred where they exist: with no loader thread, loading a module graph takes
-// no turn of the event loop (measured: 0 immediates run during an import(), against hundreds
-// with module.register on Node 22), so a dynamic import() made by host code in the middle of a
-// run completes before the next event, at the same virtual instant, instead of after a real,
-// machine-dependent delay. Pinned by test/hosts/module-hosts.test.mjs ("dynamic import()").
-
-const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
-const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-
-function hostQuery(url: unknown): string | undefined {
-  if (typeof url !== 'string' || !url.startsWith('file:')) return undefined;
-  const match = QUERY.exec(url);
-  return match ? match[0].replace(/^&/, '?') : undefined;
-}
+// The rules of shims/module-graph.ts, as dist/loader-hooks.mjs applies them on the loader
+// thread, here synchronous and on the main thread. Preferred where they exist: with no loader
+// thread, loading a module graph takes no turn of the event loop (measured: 0 immediates run
+// during an import(), against hundreds with module.register on Node 22), so a dynamic import()
+// made by host code in the middle of a run completes before the next event, at the same
+// virtual instant, instead of after a real, machine-dependent delay. Pinned by
+// test/hosts/module-hosts.test.mjs ("dynamic import()").
 
 interface Resolved { url: string; format?: string | null }
 interface Loaded { format: string; source?: string | ArrayBuffer | ArrayBufferView | null; shortCircuit?: boolean }
 
 function resolveHook(specifier: string, context: { parentURL?: string }, nextResolve: (s: string, c: unknown) => Resolved): Resolved {
   const resolved = nextResolve(specifier, context);
-  const query = hostQuery(context.parentURL);
-  if (query === undefined || !resolved.url.startsWith('file:') || QUERY.test(resolved.url)) return resolved;
-  const separator = resolved.url.includes('?') ? '&' : '?';
-  return { ...resolved, url: `${resolved.url}${separator}${query.slice(1)}` };
+  const url = urlInHostGraph(resolved.url, context.parentURL);
+  return url === resolved.url ? resolved : { ...resolved, url };
 }
 
 function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
   if (hostQuery(url) === undefined) return nextLoad(url, context);
   const result = nextLoad(url, context);
   if (result.format === 'commonjs') {
-    // A CommonJS file of a host graph: an ES module that requires it through the host's cache.
     const filename = fileURLToPath(url);
     let names: string[] = [];
     try {
@@ -91,26 +80,9 @@ function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknow
     } catch {
       // Unparseable: default export only, as Node does.
     }
-    const named = [...new Set(names)].filter((n) => n !== 'default');
-    const lines = [
-      SIGNAL,
-      `const m = globalThis[Symbol.for('dst-runtime.requireForHost')](${JSON.stringify(filename)});`,
-      'export default m;',
-      ...named.map((n, i) => `const e${i} = m?.[${JSON.stringify(n)}]; export { e${i} as ${IDENTIFIER.test(n) ? n : JSON.stringify(n)} };`),
-    ];
-    return { format: 'module', source: lines.join('\n'), shortCircuit: true };
+    return { format: 'module', source: commonJsFacade(filename, names), shortCircuit: true };
   }
-  if (result.format === 'module' && result.source != null) {
-    let source = typeof result.source === 'string' ? result.source : Buffer.from(result.source as Uint8Array).toString('utf8');
-    // Keep line numbers: the signal goes on the first line (after a shebang, on the second).
-    if (source.startsWith('#!')) {
-      const end = source.indexOf('\n');
-      source = end === -1 ? `${source}\n${SIGNAL}` : `${source.slice(0, end + 1)}${SIGNAL}${source.slice(end + 1)}`;
-    } else {
-      source = `${SIGNAL}${source}`;
-    }
-    return { ...result, source };
-  }
+  if (result.format === 'module' && result.source != null) return { ...result, source: withEvaluationSignal(result.source) };
   return result;
 }
 

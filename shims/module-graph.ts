@@ -1,0 +1,57 @@
+/**
+ * The rules that give each module host incarnation its own module graph, shared by the two
+ * ways dst-runtime hooks Node's ESM loader: in-thread hooks (module.registerHooks, Node >=
+ * 22.15 and 24; shims/module-hosts.ts) and hooks on Node's loader thread (module.register,
+ * Node 20; shims/loader-hooks.ts, built on its own into dist/loader-hooks.mjs). Pure string
+ * work: no Node state, so the loader thread can run it too.
+ *
+ * - A module imported from a host's graph (its URL carries ?dst-host=<name>&dst-boot=<n>&dst-run=<k>)
+ *   resolves to a URL with the same query, so the ESM loader, which caches by URL, makes a
+ *   fresh instance per host and per restart - node_modules too.
+ * - A CommonJS file inside a host graph becomes a small ES module that requires it through the
+ *   host's own CommonJS cache (globalThis[Symbol.for('dst-runtime.requireForHost')]),
+ *   exporting module.exports as default plus the names cjs-module-lexer finds, as Node does.
+ * - Every module of a host graph first tells the runtime that evaluation has started
+ *   (globalThis[Symbol.for('dst-runtime.evaluating')]): loading is real asynchronous work, so
+ *   the simulation waits for it and resumes once the graph starts to run.
+ *
+ * URLs without the query are left alone: the hooks stay registered for the whole process.
+ */
+
+const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
+const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** The host query of a file: URL (as "?dst-host=..."), or undefined outside every host graph. */
+export function hostQuery(url: unknown): string | undefined {
+  if (typeof url !== 'string' || !url.startsWith('file:')) return undefined;
+  const match = QUERY.exec(url);
+  return match ? match[0].replace(/^&/, '?') : undefined;
+}
+
+/** The URL a module resolved to, carrying its importer's host query when it has one. */
+export function urlInHostGraph(resolvedUrl: string, parentURL: string | undefined): string {
+  const query = hostQuery(parentURL);
+  if (query === undefined || !resolvedUrl.startsWith('file:') || QUERY.test(resolvedUrl)) return resolvedUrl;
+  const separator = resolvedUrl.includes('?') ? '&' : '?';
+  return `${resolvedUrl}${separator}${query.slice(1)}`;
+}
+
+/** The ES module standing for CommonJS file `filename` of a host graph, exporting `names`. */
+export function commonJsFacade(filename: string, names: readonly string[]): string {
+  const named = [...new Set(names)].filter((n) => n !== 'default');
+  return [
+    SIGNAL,
+    `const m = globalThis[Symbol.for('dst-runtime.requireForHost')](${JSON.stringify(filename)});`,
+    'export default m;',
+    ...named.map((n, i) => `const e${i} = m?.[${JSON.stringify(n)}]; export { e${i} as ${IDENTIFIER.test(n) ? n : JSON.stringify(n)} };`),
+  ].join('\n');
+}
+
+/** An ES module's source with the evaluation signal first; line numbers are kept (after a shebang, on its second line). */
+export function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView): string {
+  const text = typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
+  if (!text.startsWith('#!')) return `${SIGNAL}${text}`;
+  const end = text.indexOf('\n');
+  return end === -1 ? `${text}\n${SIGNAL}` : `${text.slice(0, end + 1)}${SIGNAL}${text.slice(end + 1)}`;
+}
