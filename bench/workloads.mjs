@@ -117,22 +117,29 @@ export function startIntervalHost(timers, params) {
  * The request/response server: every line a client sends is one request; the server does a
  * little work and answers with one line. Handles any number of connections.
  */
+/** Calls `onLine` with every complete line (without its newline) `socket` receives, as latin1. */
+function onLines(socket, onLine) {
+  let buffered = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      onLine(line);
+    }
+  });
+}
+
 export function startRpcServer(net, params) {
   const server = net.createServer((socket) => {
     const ring = new Array(8);
     let handled = 0;
-    let buffered = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk) => {
-      buffered += chunk;
-      let newline;
-      while ((newline = buffered.indexOf('\n')) !== -1) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        handled++;
-        const value = littleWork(ring, handled);
-        socket.write(`ok ${line.slice(4)} ${value > 0.5 ? 1 : 0}\n`);
-      }
+    onLines(socket, (line) => {
+      handled++;
+      const value = littleWork(ring, handled);
+      socket.write(`ok ${line.slice(4)} ${value > 0.5 ? 1 : 0}\n`);
     });
     socket.on('error', () => socket.destroy());
   });
@@ -151,20 +158,12 @@ export async function runRpcConnection(net, host, params, connectionIndex, round
     socket.once('connect', resolve);
     socket.once('error', reject);
   });
-  socket.setEncoding('latin1');
-  let buffered = '';
   let answer;
-  socket.on('data', (chunk) => {
-    buffered += chunk;
-    let newline;
-    while ((newline = buffered.indexOf('\n')) !== -1) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      const resolve = answer;
-      if (resolve === undefined) throw new Error(`Failed to run the TCP workload: an answer nobody asked for: "${line}"`);
-      answer = undefined;
-      resolve(line);
-    }
+  onLines(socket, (line) => {
+    const resolve = answer;
+    if (resolve === undefined) throw new Error(`Failed to run the TCP workload: an answer nobody asked for: "${line}"`);
+    answer = undefined;
+    resolve(line);
   });
   let answered = 0;
   for (let i = 0; i < roundTrips; i++) {
