@@ -592,16 +592,26 @@ export class World {
    * real duration must not decide which simulated events run first.
    */
   waitForRealWork(done: Promise<unknown>): () => void {
+    const release = this.holdForRealWork();
+    done.then(release, release);
+    return release;
+  }
+
+  /** How many pieces of real work hold the simulation now (module loading, fs calls in flight, ...). */
+  get realWorkHolds(): number {
+    return this.blockers;
+  }
+
+  /** Holds the simulation until the returned function is called (once is enough; more are no-ops). */
+  holdForRealWork(): () => void {
     this.blockers++;
     let released = false;
-    const release = () => {
+    return () => {
       if (released) return;
       released = true;
       this.blockers--;
       if (!this.stopped) this.driver.kick();
     };
-    done.then(release, release);
-    return release;
   }
 
   private next(): QueueEntry | undefined {

@@ -16,6 +16,7 @@ import { dnsShim } from './dns-binding.js';
 import { dnsResolverShim } from './dns-resolver.js';
 import { escapesShim } from './escapes.js';
 import { fetchShim } from './fetch.js';
+import { fsShim } from './fs.js';
 import { httpShim } from './http.js';
 import { mathShim } from './math.js';
 import { moduleHostsShim } from './module-hosts.js';
@@ -46,6 +47,7 @@ export const SHIMS: readonly Shim[] = [
   httpShim,
   fetchShim,
   moduleHostsShim,
+  fsShim,
   processHostShim,
   escapesShim,
 ];

@@ -1,0 +1,200 @@
+/**
+ * fs until the simulated disk exists: host code reads (and writes) the real files, but every
+ * asynchronous fs call a host makes is real work the simulation waits for, as it waits for a
+ * host's modules to load. Virtual time stands still until the call completes; then its
+ * completion reaches host code as an 'io' event at that same instant, queued in the order the
+ * calls were made, whatever order the thread pool finished them in, each in its own turn (so
+ * the promise continuations of one settle before the next, as between two I/O callbacks in
+ * Node). So a run stays a pure function of its seed (and of the files' contents), and a run
+ * cannot end, or move on, while a host still waits for the disk.
+ *
+ * Without this, a host's `await fs.promises.readFile(...)` let the simulation run on (or end
+ * as 'quiescent', the client never finished) while the read was in flight, and its completion
+ * landed between simulated events at a point that depended on the real machine.
+ *
+ * It works on the fs binding that lib/fs.js and lib/internal/fs/promises.js call at call time
+ * (so callbacks, promises, FileHandle methods and streams are all covered): a call from host
+ * code with an FSReqCallback (the callback API) or kUsePromises (the promise API) among its
+ * arguments is an asynchronous one; synchronous calls are left alone. Calls from outside
+ * every host (the test runner) are untouched.
+ */
+import type { AsyncResource } from 'node:async_hooks';
+import type { Host } from '../runtime/hosts/host.js';
+import type { World } from '../runtime/world.js';
+import { captureContext } from './async-context.js';
+import { programFrames } from '../runtime/trace/site.js';
+import { currentHost } from './context.js';
+import type { PatchSet } from './registry.js';
+import type { Shim } from './shim.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const binding = (process as any).binding('fs') as Record<string, any>;
+const FSReqCallback = binding.FSReqCallback as new () => { oncomplete?: (...results: unknown[]) => void };
+const kUsePromises = binding.kUsePromises as symbol;
+/**
+ * Arrays the binding shares between calls: an asynchronous stat through the callback API
+ * hands its result over in one of them, so a completion held back behind an earlier call
+ * keeps a copy.
+ */
+const SHARED_ARRAYS = new Set<unknown>(['statValues', 'bigintStatValues', 'statFsValues', 'bigintStatFsValues'].map((k) => binding[k]).filter((a) => a !== undefined));
+
+/** One asynchronous call in flight, completed in call order. */
+interface Call {
+  host: Host;
+  /** Passes the completion on to host code; set when the real call completes. */
+  deliver: (() => void) | undefined;
+  release: () => void;
+  /** The async context to deliver in (the program's own ALS stores), as for timers. */
+  scope: AsyncResource | undefined;
+}
+
+/** Each world's calls in flight, oldest first. */
+const inFlight = new WeakMap<World, Call[]>();
+
+function begin(host: Host, scope: AsyncResource | undefined): Call {
+  const world = host.world;
+  let calls = inFlight.get(world);
+  if (calls === undefined) inFlight.set(world, (calls = []));
+  const call: Call = { host, deliver: undefined, release: world.holdForRealWork(), scope };
+  calls.push(call);
+  return call;
+}
+
+/**
+ * Records `call`'s completion; every completed call at the head of the line becomes an 'io'
+ * event of its host at the current instant, in call order. (A host that is down by then gets
+ * none: a killed process sees no callbacks.) The simulation stays held while any call is in
+ * flight, so these events cannot run before the others are queued.
+ */
+function complete(call: Call, deliver: () => void): void {
+  call.deliver = deliver;
+  const world = call.host.world;
+  const calls = inFlight.get(world);
+  if (calls === undefined) return;
+  while (calls.length > 0 && calls[0]!.deliver !== undefined) {
+    const head = calls.shift()!;
+    world.schedule(head.host, 0, 'io', head.deliver!, undefined, true, head.scope);
+    head.release();
+  }
+}
+
+/** A call that threw synchronously (bad arguments): nothing to wait for, nothing to deliver. */
+function abandon(call: Call): void {
+  const calls = inFlight.get(call.host.world);
+  const at = calls?.indexOf(call) ?? -1;
+  if (at !== -1) calls!.splice(at, 1);
+  call.release();
+  // The calls behind it may all be done already.
+  if (calls !== undefined && calls.length > 0 && calls[0]!.deliver !== undefined) complete(calls[0]!, calls[0]!.deliver);
+}
+
+const kCall = Symbol('dst.fsCall');
+
+function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) => void; [kCall]?: Call }): void {
+  const oncomplete = req.oncomplete!;
+  const call = begin(host, captureContext('FSREQCALLBACK'));
+  req[kCall] = call;
+  req.oncomplete = function heldOncomplete(this: unknown, ...results: unknown[]) {
+    const kept = results.map((r) => (SHARED_ARRAYS.has(r) ? (r as Float64Array).slice() : r));
+    complete(call, () => Reflect.apply(oncomplete, req, kept));
+  };
+}
+
+function heldPromise(host: Host, start: () => Promise<unknown>): Promise<unknown> {
+  const call = begin(host, undefined);
+  let real: Promise<unknown>;
+  try {
+    real = start();
+  } catch (error) {
+    abandon(call);
+    throw error;
+  }
+  return new Promise((resolve, reject) => {
+    real.then(
+      (value) => complete(call, () => resolve(value)),
+      (error: unknown) => complete(call, () => reject(error)),
+    );
+  });
+}
+
+/**
+ * The host whose asynchronous call this is, or undefined when the call is to be left alone:
+ * made outside every host; made while other real work already holds the simulation (a module
+ * graph loading: its reads are part of that work, and no event can run meanwhile anyway); or
+ * made by Node's module loader itself (its reads of the program's modules), recognised by the
+ * loader's frames on the (async) stack with none of the program's own beside them.
+ */
+function holderOf(): Host | undefined {
+  const host = currentHost();
+  if (host === undefined) return undefined;
+  const world = host.world;
+  if (world.realWorkHolds > (inFlight.get(world)?.length ?? 0)) return undefined;
+  const stack: { stack?: string } = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 40;
+  try {
+    Error.captureStackTrace(stack, holderOf);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  const text = stack.stack ?? '';
+  if (!text.includes('node:internal/modules/')) return host;
+  // The loader on the stack: its own read unless the program's code is there too (a module's
+  // top-level code, evaluated by the loader, or the program's await import()).
+  return programFrames(text).length > 0 ? host : undefined;
+}
+
+/**
+ * The argument that makes a binding call asynchronous: an FSReqCallback (the callback API) or
+ * kUsePromises (the promise API). Usually the last, not always (Node 24's stat takes one more
+ * after it), so the arguments are searched from the end.
+ */
+function asyncMarker(args: unknown[]): unknown {
+  for (let i = args.length - 1; i >= 0; i--) {
+    const arg = args[i];
+    if (arg === kUsePromises || arg instanceof FSReqCallback) return arg;
+  }
+  return undefined;
+}
+
+function holding(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  const held = function (this: unknown, ...args: unknown[]): unknown {
+    const marker = asyncMarker(args);
+    if (marker === undefined) return Reflect.apply(original, this, args);
+    const host = holderOf();
+    if (host === undefined) return Reflect.apply(original, this, args);
+    if (marker === kUsePromises) return heldPromise(host, () => Reflect.apply(original, this, args) as Promise<unknown>);
+    const req = marker as InstanceType<typeof FSReqCallback> & { [kCall]?: Call };
+    if (typeof req.oncomplete !== 'function') return Reflect.apply(original, this, args);
+    heldCallback(host, req);
+    try {
+      return Reflect.apply(original, this, args);
+    } catch (error) {
+      if (req[kCall] !== undefined) abandon(req[kCall]);
+      throw error;
+    }
+  };
+  Object.defineProperty(held, 'name', { value: original.name, configurable: true });
+  Object.defineProperty(held, 'length', { value: original.length, configurable: true });
+  return held;
+}
+
+export const fsShim: Shim = {
+  name: 'fs',
+  install(patches: PatchSet) {
+    for (const key of Object.keys(binding).sort()) {
+      const value = binding[key];
+      // Constructors (FSReqCallback, FileHandle, StatWatcher) stay as they are.
+      if (typeof value !== 'function' || /^[A-Z]/.test(key)) continue;
+      patches.replace(binding, key, holding(value));
+    }
+    // FileHandle.close() (fs.promises) returns a promise of its own, not through the binding.
+    const fileHandle = (binding.FileHandle as { prototype: Record<string, any> }).prototype;
+    const close = fileHandle.close as (...args: unknown[]) => Promise<unknown>;
+    patches.replace(fileHandle, 'close', function closeHeld(this: unknown, ...args: unknown[]) {
+      const host = holderOf();
+      if (host === undefined) return Reflect.apply(close, this, args);
+      return heldPromise(host, () => Reflect.apply(close, this, args));
+    });
+  },
+};

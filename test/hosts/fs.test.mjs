@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Sim } from 'dst-runtime';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const FIXTURES = fileURLToPath(new URL('./fixtures/fs/', import.meta.url));
+const REGISTER_MJS = fileURLToPath(new URL('../../dist/register.mjs', import.meta.url));
+
+describe('fs in a host: real files, held in virtual time, completions in call order (seed 0xf5)', function () {
+  this.timeout(60_000);
+  let dir;
+  let big;
+  let small;
+  let medium;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-fs-'));
+    big = path.join(dir, 'big.bin');
+    small = path.join(dir, 'small.txt');
+    medium = path.join(dir, 'medium.txt');
+    fs.writeFileSync(big, Buffer.alloc(32 * 1024 * 1024, 7)); // slow to read: the thread pool finishes it last
+    fs.writeFileSync(small, 'small\n');
+    fs.writeFileSync(medium, 'medium'.repeat(1000));
+  });
+
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('a client awaiting a read finishes before the run ends, and virtual time stands still meanwhile', async () => {
+    const seen = {};
+    const sim = new Sim({ seed: 0xf5 });
+    sim.client('reader', async () => {
+      seen.before = performance.now();
+      seen.text = await fs.promises.readFile(small, 'utf8');
+      seen.after = performance.now();
+      await sleep(10);
+      seen.end = performance.now();
+    });
+    const result = await sim.run();
+    assert.equal(result.stopReason, 'clients-done');
+    assert.equal(seen.text, 'small\n');
+    assert.equal(seen.after, seen.before);
+    assert.equal(seen.end, seen.before + 10);
+  });
+
+  it('delivers completions in the order the calls were made, callbacks and promises alike', async () => {
+    const runOnce = async () => {
+      const order = [];
+      const sim = new Sim({ seed: 0xf5 });
+      sim.client('reader', async () => {
+        const fd = fs.openSync(big, 'r'); // synchronous calls are left alone
+        const buffer = Buffer.alloc(32 * 1024 * 1024);
+        const waits = [];
+        // One slow call (32 MB in one read), then quick ones: the thread pool finishes the
+        // quick ones first, the host sees them after the read, in the order it made them.
+        waits.push(new Promise((resolve) => fs.read(fd, buffer, 0, buffer.length, 0, (err, n) => { order.push(`read ${err ?? n}`); resolve(); })));
+        waits.push(fs.promises.stat(medium).then((stats) => order.push(`promise stat medium ${stats.size}`)));
+        waits.push(new Promise((resolve) => fs.stat(small, (err, stats) => { order.push(`stat small ${err ?? stats.size}`); resolve(); })));
+        waits.push(new Promise((resolve) => fs.stat(medium, (err, stats) => { order.push(`stat medium ${err ?? stats.size}`); resolve(); })));
+        setTimeout(() => order.push('timer 0'), 0);
+        await Promise.all(waits);
+        fs.closeSync(fd);
+        order.push(`all at ${performance.now()} ms`);
+        await sleep(5);
+      });
+      const result = await sim.run();
+      return { order, fingerprint: result.fingerprint };
+    };
+    const first = await runOnce();
+    // Each callback stat carries its own file's size although the binding hands both over in
+    // one shared array. The calls take no virtual time: all of them land before the 1 ms timer.
+    assert.deepEqual(first.order, [
+      `read ${32 * 1024 * 1024}`,
+      'promise stat medium 6000',
+      'stat small 6',
+      'stat medium 6000',
+      'all at 0 ms',
+      'timer 0',
+    ]);
+    const second = await runOnce();
+    assert.deepEqual(second, first);
+  });
+
+  it('multi-step calls (readFile: open, stat, read, close) interleave the same way every run', async () => {
+    const runOnce = async () => {
+      const order = [];
+      const sim = new Sim({ seed: 0xf5 });
+      sim.client('reader', async () => {
+        await Promise.all([
+          new Promise((resolve) => fs.readFile(big, (err, data) => { order.push(`big ${err ?? data.length}`); resolve(); })),
+          fs.promises.readFile(small, 'utf8').then((text) => order.push(`small ${text.length}`)),
+          new Promise((resolve) => fs.stat(medium, (err, stats) => { order.push(`stat medium ${err ?? stats.size}`); resolve(); })),
+        ]);
+      });
+      const result = await sim.run();
+      return { order, fingerprint: result.fingerprint };
+    };
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await runOnce());
+    assert.deepEqual(runs[0].order.slice().sort(), [`big ${32 * 1024 * 1024}`, 'small 6', 'stat medium 6000']);
+    assert.deepEqual(runs[1], runs[0]);
+    assert.deepEqual(runs[2], runs[0]);
+  });
+
+  it('streams read through the same path: a read stream delivers the whole file', async () => {
+    let total = 0;
+    let chunks = 0;
+    const sim = new Sim({ seed: 0xf5 });
+    sim.client('reader', async () => {
+      for await (const chunk of fs.createReadStream(medium, { highWaterMark: 1024 })) {
+        total += chunk.length;
+        chunks++;
+      }
+    });
+    const result = await sim.run();
+    assert.equal(result.stopReason, 'clients-done');
+    assert.equal(total, 6000);
+    assert.equal(chunks, 6);
+  });
+
+  it('a host that crashed while its call was in flight never sees the callback', async () => {
+    const seen = [];
+    const sim = new Sim({ seed: 0xf5 });
+    sim.host('n1', () => {
+      setTimeout(() => {
+        fs.readFile(big, () => seen.push('callback ran'));
+        sim.crash('n1'); // the host dies with the read in flight
+      }, 5);
+    }, { onCrash: 'keep-down' });
+    sim.client('observer', async () => {
+      await sleep(20);
+      seen.push(`observer at ${performance.now()} ms`);
+    });
+    await sim.run();
+    assert.deepEqual(seen, ['observer at 20 ms']);
+  });
+
+  it('leaves calls from outside every host alone, during a run too', async () => {
+    let outside;
+    const sim = new Sim({ seed: 0xf5 });
+    sim.client('c', () => sleep(5));
+    const running = sim.run();
+    outside = await fs.promises.readFile(small, 'utf8');
+    await running;
+    assert.equal(outside, 'small\n');
+  });
+
+  it('register mode: a module\'s top-level await of a read completes before a pending timer, every run', () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
+    const runs = [0, 1].map(() =>
+      spawnSync(process.execPath, ['--import', REGISTER_MJS, 'top-level-read.mjs'], { cwd: FIXTURES, env: { ...env, DST_SEED: '0xf5' }, encoding: 'utf8', timeout: 60_000 }),
+    );
+    for (const run of runs) assert.equal(run.status, 0, run.stderr);
+    assert.equal(runs[0].stdout, 'read true at 0 ms\nstat true at 0 ms\ntimer at 1 ms\n');
+    assert.equal(runs[1].stdout, runs[0].stdout);
+    const fingerprint = (run) => /fingerprint ([0-9a-f]{16})/.exec(run.stderr)?.[1];
+    assert.ok(fingerprint(runs[0]) !== undefined, runs[0].stderr);
+    assert.equal(fingerprint(runs[1]), fingerprint(runs[0]));
+  });
+});
