@@ -65,6 +65,26 @@ function check(condition, message) {
 }
 
 /**
+ * Calls `runOne` once per callback of the ORIGINAL setImmediate, BASELINE_BATCH of them queued
+ * per loop turn and refilled when used up (as the driver does), until it returns false.
+ */
+function driveImmediates(runOne) {
+  let pending = 0;
+  let done = false;
+  const refill = () => {
+    for (let i = 0; i < BASELINE_BATCH; i++) realSetImmediate(step);
+    pending += BASELINE_BATCH;
+  };
+  function step() {
+    pending--;
+    if (done) return;
+    if (pending === 0) refill();
+    if (!runOne()) done = true;
+  }
+  refill();
+}
+
+/**
  * The baseline's one AsyncLocalStorage, made once per process as the simulator's is: on Node 20
  * and 22 every live storage adds an init hook to every async resource made afterwards, so one
  * per run made each repetition slower than the one before (the sixth 2.7x the first).
@@ -86,27 +106,16 @@ export function immediateAlsBaseline(sizes) {
   };
   return new Promise((resolve) => {
     let eventsRun = 0;
-    let pending = 0;
-    let done = false;
     const watch = stopwatch();
-    const refill = () => {
-      for (let i = 0; i < BASELINE_BATCH; i++) realSetImmediate(step);
-      pending += BASELINE_BATCH;
-    };
-    function step() {
-      pending--;
-      if (done) return;
-      if (pending === 0) refill();
+    driveImmediates(() => {
       als.run(store, body);
       eventsRun++;
-      if (eventsRun === eventsTotal) {
-        done = true;
-        const time = watch.stop();
-        check(sink === eventsTotal, `the baseline's ALS store was lost (${sink} of ${eventsTotal})`);
-        resolve({ events: eventsRun, ...time });
-      }
-    }
-    refill();
+      if (eventsRun < eventsTotal) return true;
+      const time = watch.stop();
+      check(sink === eventsTotal, `the baseline's ALS store was lost (${sink} of ${eventsTotal})`);
+      resolve({ events: eventsRun, ...time });
+      return false;
+    });
   });
 }
 
@@ -155,25 +164,15 @@ export function floorTimers(sizes) {
     let fifo;
     let dueIndex = 0;
     let eventsRun = 0;
-    let pending = 0;
-    let done = false;
     const watch = stopwatch();
-    const refill = () => {
-      for (let i = 0; i < BASELINE_BATCH; i++) realSetImmediate(step);
-      pending += BASELINE_BATCH;
-    };
-    function step() {
-      pending--;
-      if (done) return;
-      if (pending === 0) refill();
+    driveImmediates(() => {
       while (fifo === undefined || fifo.head === fifo.fns.length) {
         if (fifo !== undefined) instants.delete(nowMs);
         if (dueIndex === due.length) {
-          done = true;
           const time = watch.stop();
           check(hostsRunning === 0, `${hostsRunning} floor hosts still had chains running when the queue ran dry`);
           resolve({ events: eventsRun, ...time });
-          return;
+          return false;
         }
         nowMs = due[dueIndex++];
         fifo = instants.get(nowMs);
@@ -182,8 +181,8 @@ export function floorTimers(sizes) {
       arming = fifo.hosts[i];
       eventsRun++;
       store.run(arming, fifo.fns[i]);
-    }
-    refill();
+      return true;
+    });
   });
 }
 
