@@ -16,7 +16,7 @@ import { NS_PER_MS } from '../runtime/clock/units.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { originals } from '../runtime/originals.js';
 import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../runtime/scheduler/event.js';
-import { captureSite } from '../runtime/trace/site.js';
+import { captureSite, captureSiteLater, type LaterSite, siteOf } from '../runtime/trace/site.js';
 import type { World } from '../runtime/world.js';
 import { currentHost, NODE_MAJOR } from './context.js';
 import { validateFunction } from './node-errors.js';
@@ -160,7 +160,8 @@ export class Timeout implements QueueEntry {
     this[kScope] = captureContext('Timeout');
     // Intervals keep their creation site so a runaway one can be named when a limit trips.
     this[kSeq] = 0;
-    if (host.world.captureSites || isRepeat) this[kSite] = captureSite();
+    if (host.world.captureSites) this[kSite] = captureSite();
+    else if (isRepeat) sites.set(this, captureSiteLater());
     if (isRefed) host.world.refHandle(host);
   }
 
@@ -218,10 +219,15 @@ export class Timeout implements QueueEntry {
  * interval): rarely, so kept aside rather than in a field of every handle — each byte of a
  * Timeout is allocated once per setTimeout call.
  */
-const sites = new WeakMap<object, string | undefined>();
+const sites = new WeakMap<object, string | LaterSite | undefined>();
 const siteAccessor: PropertyDescriptor = {
   get(this: object): string | undefined {
-    return sites.get(this);
+    const site = sites.get(this);
+    if (typeof site !== 'object') return site;
+    // An interval's creation stack, formatted on first use.
+    const formatted = siteOf(site);
+    sites.set(this, formatted);
+    return formatted;
   },
   set(this: object, site: string | undefined): void {
     sites.set(this, site);

@@ -49,3 +49,27 @@ export function captureSite(): string | undefined {
   }
   return undefined;
 }
+
+/** A stack captured now and formatted only when its site is asked for (siteOf). */
+export interface LaterSite {
+  stack?: string;
+}
+
+/**
+ * Captures the stack now, for a site that is rarely read (an interval's creation site, named
+ * only if a limit trips): V8 records the frames at once and formats them only when `stack` is
+ * read, which is most of what captureSite() costs.
+ */
+export function captureSiteLater(): LaterSite {
+  const holder: LaterSite = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 30;
+  Error.captureStackTrace(holder, captureSiteLater);
+  Error.stackTraceLimit = limit;
+  return holder;
+}
+
+/** The site of a stack captured by captureSiteLater(): its first frame of the program. */
+export function siteOf(later: LaterSite): string | undefined {
+  return programFrames(later.stack)[0];
+}
