@@ -1,10 +1,11 @@
 /**
  * Strict mode for APIs the simulation cannot own: child processes and worker threads run
- * outside the simulated world (real time, real I/O, real scheduling), so calling them from a
- * simulated host is an error that names the API and says what to do instead. Outside hosts
- * (the test runner) they are untouched.
+ * outside the simulated world (real time, real I/O, real scheduling), and file watchers report
+ * real changes at real times, so calling them from a simulated host is an error that names the
+ * API and says what to do instead. Outside hosts (the test runner) they are untouched.
  */
 import childProcess from 'node:child_process';
+import fs from 'node:fs';
 import workerThreads from 'node:worker_threads';
 import { UnsupportedError } from '../runtime/errors.js';
 import { currentHost } from './context.js';
@@ -40,5 +41,12 @@ export const escapesShim: Shim = {
     Object.setPrototypeOf(Worker, RealWorker);
     (Worker as unknown as { prototype: unknown }).prototype = RealWorker.prototype;
     patches.replace(workerThreads, 'Worker', Worker);
+    const watchInstead =
+      'a file watcher reports real changes at real times; poll with fs.stat from a simulated timer (setInterval), or have the writer tell the reader over the simulated network';
+    const fsModule = fs as unknown as Record<string, (...args: any[]) => any>;
+    patches.replace(fsModule, 'watch', guard(fsModule.watch!, 'fs.watch()', watchInstead));
+    patches.replace(fsModule, 'watchFile', guard(fsModule.watchFile!, 'fs.watchFile()', watchInstead));
+    const fsPromises = fs.promises as unknown as Record<string, (...args: any[]) => any>;
+    patches.replace(fsPromises, 'watch', guard(fsPromises.watch!, 'fs.promises.watch()', watchInstead));
   },
 };

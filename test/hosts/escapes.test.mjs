@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import childProcess from 'node:child_process';
+import fs from 'node:fs';
+import { watch as watchPromises } from 'node:fs/promises';
 import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { Sim } from 'dst-runtime';
 
 describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () => {
-  it('refuses child processes, worker threads, unix sockets and real fds inside hosts, naming the API', async () => {
+  it('refuses child processes, worker threads, unix sockets, real fds and file watchers inside hosts, naming the API', async () => {
     const errors = [];
     const sim = new Sim({ seed: 0xe5 });
     sim.client('c', () => {
@@ -22,6 +24,9 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
       attempt(() => new Worker('console.log(1)', { eval: true }));
       attempt(() => net.createServer().listen('/tmp/dst-test.sock'));
       attempt(() => net.connect({ path: '/tmp/dst-test.sock' }));
+      attempt(() => fs.watch('.'));
+      attempt(() => fs.watchFile('package.json', () => {}));
+      attempt(() => watchPromises('.'));
     });
     await sim.run();
     assert.deepEqual(errors, [
@@ -30,6 +35,9 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
       'DST_UNSUPPORTED: new worker_threads.Worker() is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: Pipe.bind (a unix domain socket or named pipe) is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: Pipe.connect (a unix domain socket or named pipe) is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: fs.watch() is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: fs.watchFile() is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: fs.promises.watch() is not supported inside a dst-runtime simulation',
     ]);
   });
 
