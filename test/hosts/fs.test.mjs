@@ -105,6 +105,27 @@ describe('fs in a host: real files, held in virtual time, completions in call or
     assert.deepEqual(runs[2], runs[0]);
   });
 
+  it('passes errors on unchanged: ENOENT reaches callbacks and promises with Node\'s code and message', async () => {
+    const missing = path.join(dir, 'missing.txt');
+    const plain = await fs.promises.readFile(missing).catch((error) => error);
+    const seen = [];
+    const sim = new Sim({ seed: 0xf5 });
+    sim.client('reader', async () => {
+      await new Promise((resolve) => fs.readFile(missing, (error) => { seen.push(error); resolve(); }));
+      seen.push(await fs.promises.readFile(missing).catch((error) => error));
+      seen.push(await fs.promises.stat(missing).catch((error) => error));
+    });
+    const result = await sim.run();
+    assert.equal(result.stopReason, 'clients-done');
+    assert.equal(plain.code, 'ENOENT');
+    for (const error of seen) {
+      assert.ok(error instanceof Error);
+      assert.equal(error.code, 'ENOENT');
+      assert.equal(error.path, missing);
+    }
+    assert.equal(seen[1].message, plain.message);
+  });
+
   it('streams read through the same path: a read stream delivers the whole file', async () => {
     let total = 0;
     let chunks = 0;
