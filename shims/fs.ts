@@ -22,7 +22,7 @@ import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../runtime/hosts/host.js';
 import type { World } from '../runtime/world.js';
 import { captureContext } from './async-context.js';
-import { programFrames } from '../runtime/trace/site.js';
+import { captureSite, programFrames } from '../runtime/trace/site.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -46,6 +46,8 @@ interface Call {
   release: () => void;
   /** The async context to deliver in (the program's own ALS stores), as for timers. */
   scope: AsyncResource | undefined;
+  /** Where the program made the call, when the world records sites (a trace, a limit close). */
+  site: string | undefined;
 }
 
 /** Each world's calls in flight, oldest first. */
@@ -55,7 +57,8 @@ function begin(host: Host, scope: AsyncResource | undefined): Call {
   const world = host.world;
   let calls = inFlight.get(world);
   if (calls === undefined) inFlight.set(world, (calls = []));
-  const call: Call = { host, deliver: undefined, release: world.holdForRealWork(), scope };
+  const site = world.captureSites ? captureSite() : undefined;
+  const call: Call = { host, deliver: undefined, release: world.holdForRealWork(), scope, site };
   calls.push(call);
   return call;
 }
@@ -73,7 +76,7 @@ function complete(call: Call, deliver: () => void): void {
   if (calls === undefined) return;
   while (calls.length > 0 && calls[0]!.deliver !== undefined) {
     const head = calls.shift()!;
-    world.schedule(head.host, 0, 'io', head.deliver!, undefined, true, head.scope);
+    world.schedule(head.host, 0, 'io', head.deliver!, undefined, true, head.scope, head.site);
     head.release();
   }
 }

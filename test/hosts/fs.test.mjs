@@ -126,6 +126,19 @@ describe('fs in a host: real files, held in virtual time, completions in call or
     assert.equal(seen[1].message, plain.message);
   });
 
+  it('in a trace, a completion is an io event whose site is the program\'s fs call', async () => {
+    const trace = path.join(dir, 'trace.jsonl');
+    const sim = new Sim({ seed: 0xf5, trace });
+    sim.client('reader', () => new Promise((resolve) => fs.stat(small, resolve))); // FS-CALL-SITE
+    await sim.run();
+    const records = fs.readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const io = records.filter((r) => r.kind === 'io');
+    const line = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').findIndex((l) => l.includes('// FS-CALL-SITE')) + 1;
+    assert.equal(io.length, 1);
+    assert.equal(io[0].host, 'reader');
+    assert.match(io[0].site, new RegExp(`fs\\.test\\.mjs:${line}:\\d+$`));
+  });
+
   it('streams read through the same path: a read stream delivers the whole file', async () => {
     let total = 0;
     let chunks = 0;
