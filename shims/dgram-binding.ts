@@ -39,7 +39,7 @@ import type { Network } from '../runtime/network/network.js';
 import { type UdpOwner, type UdpPeer, UdpSocket } from '../runtime/network/udp.js';
 import type { NativeResource } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
-import { adoptRaw, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
+import { makeSimulated, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -138,8 +138,7 @@ function simOf(handle: NativeHandle): SimUdp | undefined {
 /** Gives a native UDP handle the simulated methods, shadowing the prototype's. */
 function simulate(handle: NativeHandle, host: Host, family: Family): SimUdp {
   const sim = new SimUdp(handle, host, family);
-  adoptRaw(handle, kRaw, host, sim);
-  Object.defineProperty(handle, kSim, { value: sim, configurable: true });
+  makeSimulated(handle, { kSim, kRaw }, host, sim);
   own(handle, 'recvStart', recvStart);
   own(handle, 'recvStop', recvStop);
   own(handle, 'close', close);

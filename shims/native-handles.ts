@@ -40,7 +40,7 @@ class RawHandle implements NativeResource {
  * The getAsyncId of a handle class's prototype, tracking new handles: Node asks every new handle
  * for its async id right after constructing it (net.js initSocketHandle, dgram's Socket
  * constructor), so one a host made is held as raw from there until it turns simulated
- * (adoptRaw) or is released.
+ * (makeSimulated) or is released.
  */
 export function trackingGetAsyncId(
   HandleClass: abstract new (...args: never[]) => unknown,
@@ -60,14 +60,18 @@ export function trackingGetAsyncId(
   };
 }
 
-/** A handle turns simulated: the world now holds `sim` for it instead of the raw handle. */
-export function adoptRaw(handle: NativeHandle, kRaw: symbol, host: Host, sim: NativeResource): void {
-  const raw = handle[kRaw] as RawHandle | undefined;
+/**
+ * A handle turns simulated: it carries `sim` under kSim, and the world holds `sim` for it instead
+ * of the raw handle it held since the handle was made.
+ */
+export function makeSimulated(handle: NativeHandle, keys: { kSim: symbol; kRaw: symbol }, host: Host, sim: NativeResource): void {
+  const raw = handle[keys.kRaw] as RawHandle | undefined;
   if (raw !== undefined) {
-    delete handle[kRaw];
+    delete handle[keys.kRaw];
     raw.host.world.dropNative(raw.host, raw);
   }
   host.world.holdNative(host, sim);
+  Object.defineProperty(handle, keys.kSim, { value: sim, configurable: true });
 }
 
 /** The inert methods of released handles, shared by all of them (they close over nothing). */

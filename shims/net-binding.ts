@@ -43,7 +43,7 @@ import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, 
 import type { Host } from '../runtime/hosts/host.js';
 import type { NativeResource, World } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
-import { adoptRaw, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
+import { makeSimulated, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -358,8 +358,7 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   const refed = realTcp.hasRef.call(handle) as boolean;
   const sim = new SimTcp(handle, host, scope ?? new AsyncResource('TCPWRAP', { requireManualDestroy: true }), refed);
   sim.userBuffer = handle[kUserBuffer] as Uint8Array | undefined;
-  adoptRaw(handle, kRaw, host, sim);
-  Object.defineProperty(handle, kSim, { value: sim, configurable: true });
+  makeSimulated(handle, { kSim, kRaw }, host, sim);
   own(handle, 'readStart', readStart);
   own(handle, 'readStop', readStop);
   own(handle, 'shutdown', shutdown);
