@@ -34,27 +34,27 @@ export const ExitCode = {
 export type ExitCodeName = keyof typeof ExitCode;
 
 /**
- * The exit code of a run that failed this way: the one mapping register mode and the `dst` CLI
- * share, so a program fails with the same code whichever of them ran it.
+ * The exit code of each failure kind: the one mapping register mode and the `dst` CLI share, so
+ * a program fails with the same code whichever of them ran it. A Record over FailureKind, so a
+ * new kind cannot be left out. Its first kind with a code is the one that code reads back as.
  */
-export function exitCodeOfFailure(kind: FailureKind): number {
-  switch (kind) {
-    case 'crash':
-    case 'unhandled-rejection':
-      return ExitCode.hostCrash;
-    case 'limit':
-      return ExitCode.limit;
-    case 'safety':
-      return ExitCode.safety;
-    case 'liveness':
-      return ExitCode.liveness;
-    case 'nondeterminism':
-      return ExitCode.nondeterminism;
-    case 'escape':
-      return ExitCode.escape;
-    case 'idle':
-      return ExitCode.idle;
-  }
+const EXIT_CODE_OF_KIND: Readonly<Record<FailureKind, number>> = {
+  crash: ExitCode.hostCrash,
+  'unhandled-rejection': ExitCode.hostCrash,
+  limit: ExitCode.limit,
+  safety: ExitCode.safety,
+  liveness: ExitCode.liveness,
+  nondeterminism: ExitCode.nondeterminism,
+  escape: ExitCode.escape,
+  idle: ExitCode.idle,
+};
+
+/**
+ * The exit code of a run that failed this way (see EXIT_CODE_OF_KIND); undefined for a string
+ * that is no failure kind (a caller in plain JavaScript).
+ */
+export function exitCodeOfFailure(kind: FailureKind): number | undefined {
+  return Object.hasOwn(EXIT_CODE_OF_KIND, kind) ? EXIT_CODE_OF_KIND[kind] : undefined;
 }
 
 /**
@@ -62,22 +62,8 @@ export function exitCodeOfFailure(kind: FailureKind): number {
  * 'crash'), or undefined for a code no failure kind uses (a program's own process.exit(n)).
  */
 export function failureKindOfExitCode(code: number): FailureKind | undefined {
-  switch (code) {
-    case ExitCode.hostCrash:
-      return 'crash';
-    case ExitCode.limit:
-      return 'limit';
-    case ExitCode.safety:
-      return 'safety';
-    case ExitCode.liveness:
-      return 'liveness';
-    case ExitCode.nondeterminism:
-      return 'nondeterminism';
-    case ExitCode.escape:
-      return 'escape';
-    case ExitCode.idle:
-      return 'idle';
-    default:
-      return undefined;
+  for (const [kind, kindCode] of Object.entries(EXIT_CODE_OF_KIND)) {
+    if (kindCode === code) return kind as FailureKind;
   }
+  return undefined;
 }
