@@ -2,8 +2,9 @@
  * The rules that give each module host incarnation its own module graph, shared by the two
  * ways dst-runtime hooks Node's ESM loader: in-thread hooks (module.registerHooks, Node >=
  * 22.15 and 24; shims/module-hosts.ts) and hooks on Node's loader thread (module.register,
- * Node 20; shims/loader-hooks.ts, built on its own into dist/loader-hooks.mjs). Pure string
- * work: no Node state, so the loader thread can run it too.
+ * Node 20; shims/loader-hooks.ts, built on its own into dist/loader-hooks.mjs). Functions of
+ * URLs, sources and the files they name, holding no state of the runtime, so the loader thread
+ * can run them too; each hook keeps only its sync or async shape and its thread's lexer.
  *
  * - A module imported from a host's graph (its URL carries ?dst-host=<name>&dst-boot=<n>&dst-run=<k>)
  *   resolves to a URL with the same query, so the ESM loader, which caches by URL, makes a
@@ -17,6 +18,19 @@
  *
  * URLs without the query are left alone: the hooks stay registered for the whole process.
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** What a resolve hook gets from the next one, and what a load hook gets and returns. */
+export interface Resolved {
+  url: string;
+  format?: string | null;
+}
+export interface Loaded {
+  format: string;
+  source?: string | ArrayBuffer | ArrayBufferView | null;
+  shortCircuit?: boolean;
+}
 
 const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
 const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
@@ -30,7 +44,7 @@ export function hostQuery(url: unknown): string | undefined {
 }
 
 /** The URL a module resolved to, carrying its importer's host query when it has one. */
-export function urlInHostGraph(resolvedUrl: string, parentURL: string | undefined): string {
+function urlInHostGraph(resolvedUrl: string, parentURL: string | undefined): string {
   const query = hostQuery(parentURL);
   if (query === undefined || !resolvedUrl.startsWith('file:') || QUERY.test(resolvedUrl)) return resolvedUrl;
   const separator = resolvedUrl.includes('?') ? '&' : '?';
@@ -38,7 +52,7 @@ export function urlInHostGraph(resolvedUrl: string, parentURL: string | undefine
 }
 
 /** The ES module standing for CommonJS file `filename` of a host graph, exporting `names`. */
-export function commonJsFacade(filename: string, names: readonly string[]): string {
+function commonJsFacade(filename: string, names: readonly string[]): string {
   const named = [...new Set(names)].filter((n) => n !== 'default');
   return [
     SIGNAL,
@@ -49,9 +63,35 @@ export function commonJsFacade(filename: string, names: readonly string[]): stri
 }
 
 /** An ES module's source with the evaluation signal first; line numbers are kept (after a shebang, on its second line). */
-export function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView): string {
+function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView): string {
   const text = typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
   if (!text.startsWith('#!')) return `${SIGNAL}${text}`;
   const end = text.indexOf('\n');
   return end === -1 ? `${text}\n${SIGNAL}` : `${text.slice(0, end + 1)}${SIGNAL}${text.slice(end + 1)}`;
+}
+
+/** What the resolve hook returns: `resolved`, carrying its importer's host query when it has one. */
+export function resolvedInHostGraph(resolved: Resolved, parentURL: string | undefined): Resolved {
+  const url = urlInHostGraph(resolved.url, parentURL);
+  return url === resolved.url ? resolved : { ...resolved, url };
+}
+
+/**
+ * What the load hook returns for `url`, a module of a host graph, given what the next hook
+ * loaded: a CommonJS file becomes its facade (its export names from `parseExports`, the
+ * lexer of the caller's thread), an ES module gets the evaluation signal, anything else passes.
+ */
+export function loadedInHostGraph(url: string, result: Loaded, parseExports: (source: string) => string[]): Loaded {
+  if (result.format === 'commonjs') {
+    const filename = fileURLToPath(url);
+    let names: string[] = [];
+    try {
+      names = parseExports(readFileSync(filename, 'utf8'));
+    } catch {
+      // Unparseable: default export only, as Node does.
+    }
+    return { format: 'module', source: commonJsFacade(filename, names), shortCircuit: true };
+  }
+  if (result.format === 'module' && result.source != null) return { ...result, source: withEvaluationSignal(result.source) };
+  return result;
 }

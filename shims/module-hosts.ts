@@ -13,16 +13,15 @@
  * - Loading is real asynchronous work (file reads, the loader thread): the simulation waits for
  *   it (World.waitForRealWork) until the host's module graph starts to evaluate.
  */
-import { readFileSync } from 'node:fs';
 import Module, { register } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parse as parseCjs } from 'cjs-module-lexer';
 import { UsageError } from '../runtime/errors.js';
 import { type ModuleHostSpec, setModuleHosts } from '../runtime/interposer.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { currentHost } from './context.js';
-import { commonJsFacade, hostQuery, urlInHostGraph, withEvaluationSignal } from './module-graph.js';
+import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph } from './module-graph.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -60,30 +59,13 @@ let hooksRegistered = false;
 // virtual instant, instead of after a real, machine-dependent delay. Pinned by
 // test/hosts/module-hosts.test.mjs ("dynamic import()").
 
-interface Resolved { url: string; format?: string | null }
-interface Loaded { format: string; source?: string | ArrayBuffer | ArrayBufferView | null; shortCircuit?: boolean }
-
 function resolveHook(specifier: string, context: { parentURL?: string }, nextResolve: (s: string, c: unknown) => Resolved): Resolved {
-  const resolved = nextResolve(specifier, context);
-  const url = urlInHostGraph(resolved.url, context.parentURL);
-  return url === resolved.url ? resolved : { ...resolved, url };
+  return resolvedInHostGraph(nextResolve(specifier, context), context.parentURL);
 }
 
 function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
   if (hostQuery(url) === undefined) return nextLoad(url, context);
-  const result = nextLoad(url, context);
-  if (result.format === 'commonjs') {
-    const filename = fileURLToPath(url);
-    let names: string[] = [];
-    try {
-      names = parseCjs(readFileSync(filename, 'utf8')).exports;
-    } catch {
-      // Unparseable: default export only, as Node does.
-    }
-    return { format: 'module', source: commonJsFacade(filename, names), shortCircuit: true };
-  }
-  if (result.format === 'module' && result.source != null) return { ...result, source: withEvaluationSignal(result.source) };
-  return result;
+  return loadedInHostGraph(url, nextLoad(url, context), (source) => parseCjs(source).exports);
 }
 
 /** Which loader hooks this Node gets: in-thread (registerHooks) where available, else a loader thread. */
