@@ -370,7 +370,6 @@ export class World {
     host.state = how;
     this.refs -= host.refs;
     host.refs = 0;
-    host.pausedEvents.length = 0;
     if (this.parked.length > 0) this.parked = this.parked.filter((p) => p.host !== host);
     if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
     for (const listener of this.hostDownListeners) listener(host, how);
@@ -764,12 +763,14 @@ export class World {
   private alsEnabled = false;
 
   /**
-   * With context frames, als.run() builds two new frames (copies of a Map) per call, the largest
-   * cost of an event on Node 24; entering a frame made once per host incarnation costs none.
-   * The frame holds the host and nothing the event could change: a store entered by the event's
-   * code (enterWith) replaces the current frame, and runInAsyncScope restores it afterwards.
-   * With async_hooks the same trick would let an enterWith leak into the host's later events
-   * (the store would be set on the shared resource), so there events use als.run().
+   * The scope an event enters when it captured none. With context frames, als.run() builds two
+   * new frames (copies of a Map) per call, the largest cost of an event on Node 24; entering a
+   * frame made once per host incarnation costs none. The frame holds the host and nothing the
+   * event could change: a store entered by the event's code (enterWith) replaces the current
+   * frame, and runInAsyncScope restores it afterwards. With async_hooks the same scope serves
+   * only until the program uses a store of its own: from then on an enterWith would leak into the
+   * host's later events through the shared resource, so invoke() sets the store on the driver's
+   * immediate instead.
    */
   private hostScope(host: Host): AsyncResource {
     let scope = host.scope;

@@ -22,9 +22,8 @@ export class Host {
   readonly role: HostRole;
   readonly incarnation: number;
   state: HostState = 'running';
-  /** A paused host's events wait (in order) until it is resumed. */
+  /** A paused host's events wait (in order, in World's parked list) until it is resumed. */
   paused = false;
-  readonly pausedEvents: import('../scheduler/event.js').SimEvent[] = [];
   /** Ref'd handles and pending ref'd events of this incarnation (part of world.refs). */
   refs = 0;
   /** For clients: the main function has settled. */
