@@ -22,7 +22,7 @@ import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../runtime/hosts/host.js';
 import type { World } from '../runtime/world.js';
 import { captureContext } from './async-context.js';
-import { captureSite, programFrames } from '../runtime/trace/site.js';
+import { captureSite, captureStack, programFrames } from '../runtime/trace/site.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -132,15 +132,7 @@ function holderOf(): Host | undefined {
   if (host === undefined) return undefined;
   const world = host.world;
   if (world.realWorkHolds > (inFlight.get(world)?.length ?? 0)) return undefined;
-  const stack: { stack?: string } = {};
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 40;
-  try {
-    Error.captureStackTrace(stack, holderOf);
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-  const text = stack.stack ?? '';
+  const text = captureStack(holderOf, 40).stack ?? '';
   if (!text.includes('node:internal/modules/')) return host;
   // The loader on the stack: its own read unless the program's code is there too (a module's
   // top-level code, evaluated by the loader, or the program's await import()).

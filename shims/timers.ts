@@ -16,7 +16,7 @@ import { NS_PER_MS } from '../runtime/clock/units.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { originals } from '../runtime/originals.js';
 import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../runtime/scheduler/event.js';
-import { captureSite, captureSiteLater, type LaterSite, siteOf } from '../runtime/trace/site.js';
+import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../runtime/trace/site.js';
 import type { World } from '../runtime/world.js';
 import { currentHost, NODE_MAJOR } from './context.js';
 import { validateFunction } from './node-errors.js';
@@ -219,7 +219,7 @@ export class Timeout implements QueueEntry {
  * interval): rarely, so kept aside rather than in a field of every handle — each byte of a
  * Timeout is allocated once per setTimeout call.
  */
-const sites = new WeakMap<object, string | LaterSite | undefined>();
+const sites = new WeakMap<object, string | CapturedStack | undefined>();
 const siteAccessor: PropertyDescriptor = {
   get(this: object): string | undefined {
     const site = sites.get(this);

@@ -21,7 +21,7 @@
 import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../runtime/failure.js';
 import { originals } from '../runtime/originals.js';
-import { programFrames } from '../runtime/trace/site.js';
+import { captureStack, programFrames } from '../runtime/trace/site.js';
 import type { Host } from '../runtime/hosts/host.js';
 import type { World } from '../runtime/world.js';
 import type { PatchSet } from './registry.js';
@@ -83,12 +83,7 @@ function trapTimeoutCreation(onCreate: (timer: RealTimer) => void): (() => void)
 
 function trapRealTimeouts(): void {
   trapTimeoutCreation((timer) => {
-    const holder: { stack?: string } = {};
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 30;
-    Error.captureStackTrace(holder); // formatted lazily, only if reported
-    Error.stackTraceLimit = limit;
-    creationStacks.set(timer, holder);
+    creationStacks.set(timer, captureStack()); // formatted lazily, only if reported
     if (realTimeouts.size >= 1024) {
       for (const ref of realTimeouts) {
         const t = ref.deref();

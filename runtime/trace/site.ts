@@ -31,18 +31,31 @@ export function programFrames(stack: string | undefined): string[] {
   return frames;
 }
 
+/** A captured stack: V8 records the frames at once and formats them into `stack` on first read. */
+export interface CapturedStack {
+  stack?: string;
+}
+
 /**
- * The first stack frame outside dst-runtime and Node's internals, as "file:line:col" relative to
- * the working directory. Costly (it captures a stack): called only when tracing or when a limit
- * is close and the culprit must be named.
+ * Captures the stack below `below` (that function's frame and those above it are left out;
+ * without it, the stack from the caller on), `frames` deep whatever Error.stackTraceLimit the
+ * program has set.
  */
-export function captureSite(): string | undefined {
-  const holder: { stack?: string } = {};
+export function captureStack(below: Function = captureStack, frames = 30): CapturedStack {
+  const holder: CapturedStack = {};
   const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 30;
-  Error.captureStackTrace(holder, captureSite);
-  Error.stackTraceLimit = limit;
-  const lines = (holder.stack ?? '').split('\n');
+  Error.stackTraceLimit = frames;
+  try {
+    Error.captureStackTrace(holder, below);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  return holder;
+}
+
+/** The first frame of a captured stack that belongs to the program, as "file:line:col". */
+export function siteOf(captured: CapturedStack): string | undefined {
+  const lines = (captured.stack ?? '').split('\n');
   for (let i = 1; i < lines.length; i++) {
     const frame = programFrame(lines[i]!);
     if (frame !== undefined) return frame;
@@ -50,26 +63,19 @@ export function captureSite(): string | undefined {
   return undefined;
 }
 
-/** A stack captured now and formatted only when its site is asked for (siteOf). */
-export interface LaterSite {
-  stack?: string;
+/**
+ * The first stack frame outside dst-runtime and Node's internals, as "file:line:col" relative to
+ * the working directory. Costly (it captures a stack): called only when tracing or when a limit
+ * is close and the culprit must be named.
+ */
+export function captureSite(): string | undefined {
+  return siteOf(captureStack(captureSite));
 }
 
 /**
  * Captures the stack now, for a site that is rarely read (an interval's creation site, named
- * only if a limit trips): V8 records the frames at once and formats them only when `stack` is
- * read, which is most of what captureSite() costs.
+ * only if a limit trips; siteOf formats it): formatting is most of what captureSite() costs.
  */
-export function captureSiteLater(): LaterSite {
-  const holder: LaterSite = {};
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 30;
-  Error.captureStackTrace(holder, captureSiteLater);
-  Error.stackTraceLimit = limit;
-  return holder;
-}
-
-/** The site of a stack captured by captureSiteLater(): its first frame of the program. */
-export function siteOf(later: LaterSite): string | undefined {
-  return programFrames(later.stack)[0];
+export function captureSiteLater(): CapturedStack {
+  return captureStack(captureSiteLater);
 }
