@@ -63,15 +63,19 @@ function begin(host: Host, scope: AsyncResource | undefined): Call {
   return call;
 }
 
-/**
- * Records `call`'s completion; every completed call at the head of the line becomes an 'io'
- * event of its host at the current instant, in call order. (A host that is down by then gets
- * none: a killed process sees no callbacks.) The simulation stays held while any call is in
- * flight, so these events cannot run before the others are queued.
- */
+/** Records `call`'s completion and passes on every completed call at the head of the line. */
 function complete(call: Call, deliver: () => void): void {
   call.deliver = deliver;
-  const world = call.host.world;
+  flush(call.host.world);
+}
+
+/**
+ * Every completed call at the head of the line becomes an 'io' event of its host at the current
+ * instant, in call order. (A host that is down by then gets none: a killed process sees no
+ * callbacks.) The simulation stays held while any call is in flight, so these events cannot run
+ * before the others are queued.
+ */
+function flush(world: World): void {
   const calls = inFlight.get(world);
   if (calls === undefined) return;
   while (calls.length > 0 && calls[0]!.deliver !== undefined) {
@@ -83,12 +87,12 @@ function complete(call: Call, deliver: () => void): void {
 
 /** A call that threw synchronously (bad arguments): nothing to wait for, nothing to deliver. */
 function abandon(call: Call): void {
-  const calls = inFlight.get(call.host.world);
+  const world = call.host.world;
+  const calls = inFlight.get(world);
   const at = calls?.indexOf(call) ?? -1;
   if (at !== -1) calls!.splice(at, 1);
   call.release();
-  // The calls behind it may all be done already.
-  if (calls !== undefined && calls.length > 0 && calls[0]!.deliver !== undefined) complete(calls[0]!, calls[0]!.deliver);
+  flush(world); // the calls behind it may all be done already
 }
 
 const kCall = Symbol('dst.fsCall');
