@@ -16,7 +16,7 @@ export class Driver {
   private readonly onStep: () => boolean;
   /** Called at every batch boundary and when the driver goes idle: a cheap place for tripwires. */
   onCheckpoint: (() => void) | undefined;
-  /** Called around queueing a batch of original immediates (see World: quietRefill). */
+  /** Called around queueing a batch of original immediates (World disables its storage meanwhile). */
   beforeRefill: (() => void) | undefined;
   afterRefill: (() => void) | undefined;
 
