@@ -41,11 +41,12 @@ import type { NativeResource } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
 import { makeSimulated, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from './registry.js';
+import { nodeBinding } from './node-binding.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-const udpWrap = (process as any).binding('udp_wrap');
+const udpWrap = nodeBinding('udp_wrap');
 const UDP = udpWrap.UDP as new () => NativeHandle;
 const FLAG_IPV6ONLY: number = udpWrap.constants.UV_UDP_IPV6ONLY ?? 1;
 const FLAG_REUSEADDR: number = udpWrap.constants.UV_UDP_REUSEADDR ?? 4;

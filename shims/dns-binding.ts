@@ -15,10 +15,11 @@ import { familyOf } from '../runtime/network/addresses.js';
 import { UV } from '../runtime/network/errno.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
+import { nodeBinding } from './node-binding.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const cares = (process as any).binding('cares_wrap');
+const cares = nodeBinding('cares_wrap');
 const real = { getaddrinfo: cares.getaddrinfo, getnameinfo: cares.getnameinfo };
 /** Node's DNS_ORDER_* constants (verbatim 0, ipv4first 1, ipv6first 2) where exported. */
 const ORDER_IPV4_FIRST: number = cares.DNS_ORDER_IPV4_FIRST ?? 1;

@@ -27,13 +27,14 @@ import type { SimEvent } from '../runtime/scheduler/event.js';
 import type { World } from '../runtime/world.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
+import { nodeBinding } from './node-binding.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type NativeChannel = Record<PropertyKey, any>;
 type QueryReq = { oncomplete: (...args: unknown[]) => void } & Record<PropertyKey, unknown>;
 
-const cares = (process as any).binding('cares_wrap');
+const cares = nodeBinding('cares_wrap');
 const ChannelWrap = cares.ChannelWrap as new (...args: unknown[]) => NativeChannel;
 const proto = ChannelWrap.prototype as NativeChannel;
 

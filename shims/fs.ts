@@ -25,10 +25,11 @@ import { captureContext } from './async-context.js';
 import { captureSite, captureStack, programFrames } from '../runtime/trace/site.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
+import { nodeBinding } from './node-binding.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const binding = (process as any).binding('fs') as Record<string, any>;
+const binding = nodeBinding('fs') as Record<string, any>;
 const FSReqCallback = binding.FSReqCallback as new () => { oncomplete?: (...results: unknown[]) => void };
 const kUsePromises = binding.kUsePromises as symbol;
 /**

@@ -45,14 +45,14 @@ import type { NativeResource, World } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
 import { makeSimulated, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from './registry.js';
+import { nodeBinding } from './node-binding.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-const binding = (process as any).binding as (name: string) => any;
-const tcpWrap = binding('tcp_wrap');
-const pipeWrap = binding('pipe_wrap');
-const streamWrap = binding('stream_wrap');
+const tcpWrap = nodeBinding('tcp_wrap');
+const pipeWrap = nodeBinding('pipe_wrap');
+const streamWrap = nodeBinding('stream_wrap');
 const TCP = tcpWrap.TCP as new (type: number) => NativeHandle;
 const TCP_SOCKET: number = tcpWrap.constants.SOCKET;
 const UV_TCP_IPV6ONLY: number = tcpWrap.constants.UV_TCP_IPV6ONLY ?? 1;

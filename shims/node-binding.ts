@@ -1,0 +1,42 @@
+/**
+ * The internal bindings the shims wrap (fs, tcp_wrap, udp_wrap, cares_wrap, ...), taken through
+ * `process.binding` without spending its deprecation warning.
+ *
+ * Under `--pending-deprecation` (or NODE_PENDING_DEPRECATION=1) Node wraps `process.binding` in
+ * util.deprecate (DEP0111): its first call emits a DeprecationWarning, and with
+ * `--throw-deprecation` throws it. Taken plainly, our bindings would print a warning the program
+ * never caused, or crash every program at startup. So the warning a fetch of ours sets off is
+ * held back; since the wrapper warns only once, a wrapper of ours then gives it to the program's
+ * own first `process.binding()` call, as Node would have. Without the flag nothing is emitted,
+ * nothing held, and `process.binding` is left as it is.
+ */
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Binding = (name: string) => any;
+
+const processBinding = (process as any).binding as Binding;
+/** The arguments of the DEP0111 warning held back, until the program calls process.binding. */
+let owed: unknown[] | undefined;
+
+export function nodeBinding(name: string): any {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function holdBack(this: unknown, ...args: unknown[]): void {
+    if (args[1] === 'DeprecationWarning' && args[2] === 'DEP0111') owed = args.slice(0, 3);
+    else Reflect.apply(emitWarning, this, args);
+  } as typeof process.emitWarning;
+  try {
+    return processBinding(name);
+  } finally {
+    process.emitWarning = emitWarning;
+    if (owed !== undefined && (process as any).binding === processBinding) {
+      (process as any).binding = function deprecated(this: unknown, ...args: unknown[]): unknown {
+        if (owed !== undefined) {
+          const [message, type, code] = owed as [string, string, string];
+          owed = undefined;
+          process.emitWarning(message, type, code, deprecated);
+        }
+        return Reflect.apply(processBinding, this, args);
+      };
+    }
+  }
+}
