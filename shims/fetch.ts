@@ -112,6 +112,9 @@ let warmUpRun: Promise<void> | undefined;
  */
 function loadUndici(): Dispatcher | undefined {
   const g = globalThis as AnyRecord;
+  // Without WebAssembly (--jitless) undici cannot compile llhttp: on Node 20 and 22 loading it
+  // rejects unhandled, and a fetch fails in plain Node too. Leave it unloaded, as plain Node does.
+  if (g[GLOBAL_DISPATCHER] === undefined && g.WebAssembly === undefined) return undefined;
   if (g[GLOBAL_DISPATCHER] === undefined) {
     withTemporary([[g.WebAssembly, 'compile', compileNow]], () => void g.Response);
     llhttpReady = g[GLOBAL_DISPATCHER] !== undefined;
@@ -331,7 +334,7 @@ export const fetchShim: Shim = {
   name: 'fetch',
   install(patches: PatchSet) {
     const dispatcher = loadUndici();
-    if (dispatcher === undefined) return; // fetch is disabled (--no-experimental-fetch)
+    if (dispatcher === undefined) return; // fetch is disabled (--no-experimental-fetch) or cannot work (--jitless)
     const Agent = dispatcher.constructor as DispatcherClass;
     if (!warmedUp) {
       warmedUp = true;

@@ -4,6 +4,7 @@
  * capture the simulated ones; the stdio streams are created before anything touches net.
  */
 import { syncBuiltinESMExports } from 'node:module';
+import { UsageError } from '../runtime/errors.js';
 import { setInterposer } from '../runtime/interposer.js';
 import { watchHostRealTimers } from './tripwire.js';
 import type { World } from '../runtime/world.js';
@@ -63,7 +64,20 @@ function touchStdio(): void {
   void process.stdin;
 }
 
+/** Node settings under which the shims cannot work, with what to do instead; undefined: none. */
+function unsupportedRuntime(): string | undefined {
+  if (Object.isFrozen(Date) || Object.isFrozen(Math)) {
+    return (
+      'Failed to install dst-runtime: the JavaScript intrinsics are frozen (--frozen-intrinsics), and dst-runtime ' +
+      'simulates Date, Math.random, timers and crypto by replacing them in place. Run the simulation without --frozen-intrinsics.'
+    );
+  }
+  return undefined;
+}
+
 export function installShims(world: World): void {
+  const refusal = unsupportedRuntime();
+  if (refusal !== undefined) throw new UsageError(refusal);
   if (installed !== undefined) {
     throw new Error(
       `Failed to install dst-runtime shims: they are already installed (seed ${installed.world.seedText})`,

@@ -11,6 +11,8 @@
  * nothing held, and `process.binding` is left as it is.
  */
 
+import { UsageError } from '../runtime/errors.js';
+
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Binding = (name: string) => any;
 
@@ -26,6 +28,13 @@ export function nodeBinding(name: string): any {
   } as typeof process.emitWarning;
   try {
     return processBinding(name);
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code !== 'ERR_ACCESS_DENIED') throw error;
+    throw new UsageError(
+      `Failed to load dst-runtime: Node's permission model (--permission or --experimental-permission) ` +
+        `denies process.binding('${name}'), and dst-runtime needs Node's bindings to simulate net, dgram, dns and fs. ` +
+        'Run the simulation without the permission model.',
+    );
   } finally {
     process.emitWarning = emitWarning;
     if (owed !== undefined && (process as any).binding === processBinding) {

@@ -201,7 +201,12 @@ export function startRegisterMode(): World {
     }
   });
 
-  installShims(world);
+  try {
+    installShims(world);
+  } catch (error) {
+    if (error instanceof UsageError) usageExit(error);
+    throw error;
+  }
   recordCreationSites();
   if (env.DST_STRICT !== '0') installTripwire(world);
   return world;
