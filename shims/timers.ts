@@ -11,7 +11,7 @@
 import type { AsyncResource } from 'node:async_hooks';
 import { captureContext } from './async-context.js';
 import timersModule from 'node:timers';
-import { promisify } from 'node:util';
+import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../runtime/clock/units.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { originals } from '../runtime/originals.js';
@@ -19,7 +19,7 @@ import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, 
 import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../runtime/trace/site.js';
 import type { World } from '../runtime/world.js';
 import { currentHost, NODE_MAJOR } from './context.js';
-import { validateFunction } from './node-errors.js';
+import { outOfRange, validateFunction, validateNumber } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -427,6 +427,15 @@ function simClearTimeout(timer: unknown): void {
     unenroll(timer);
     return;
   }
+  if (typeof timer === 'object' && timer !== null && enrolledTimers.has(timer)) {
+    // Node's clearTimeout takes any object with an _onTimeout (timers.enroll's too).
+    const item = timer as Enrollable;
+    if (item._onTimeout) {
+      item._onTimeout = null;
+      unenrollItem(item);
+    }
+    return;
+  }
   if (typeof timer === 'number' || typeof timer === 'string') {
     const host = currentHost();
     const found = host === undefined ? undefined : knownTimersById.get(host.world)?.get(String(timer));
@@ -486,7 +495,170 @@ export function setPromisifyCustom(timeout: Function, immediate: Function): void
   Object.defineProperty(simSetImmediate, promisify.custom, { value: immediate, enumerable: false, writable: true, configurable: true });
 }
 
+// ---- timers.enroll / active / _unrefActive / unenroll (deprecated; Node 20 and 22 only) -------
+
+/** What timers.enroll and timers.active work on: any object with an `_onTimeout` to call. */
+interface Enrollable {
+  _onTimeout?: unknown;
+  _idleTimeout?: number;
+  _idleStart?: number | null;
+  _idleNext?: unknown;
+  _idlePrev?: unknown;
+  _destroyed?: boolean;
+}
+
+/**
+ * The queue entry of an object armed by timers.active / _unrefActive, kept beside the object
+ * (Node links the object itself into its timer lists; ours gets only Node's own string keys).
+ */
+class EnrolledTimer implements QueueEntry {
+  declare readonly item: Enrollable;
+  declare [kHost]: Host;
+  declare [kSeq]: number;
+  declare [kScope]: AsyncResource | undefined;
+  declare [kSite]: string | undefined;
+  declare [kKind]: number; // on the prototype: 'timeout'
+  declare [kRef]: boolean; // on the prototype: false (refs are counted as a handle's)
+  declare [kFire]: () => void; // on the prototype: fireEnrolled
+  /** Whether it holds a ref of its host: true (active), false (_unrefActive), null (not armed). */
+  declare refed: boolean | null;
+
+  constructor(item: Enrollable, host: Host) {
+    this.item = item;
+    this[kHost] = host;
+    this[kSeq] = 0;
+    this[kScope] = captureContext('Timeout');
+    this[kSite] = undefined;
+    this.refed = null;
+  }
+}
+Object.defineProperty(EnrolledTimer.prototype, kKind, { value: KIND_TIMEOUT, writable: true, configurable: true });
+Object.defineProperty(EnrolledTimer.prototype, kRef, { value: false, writable: true, configurable: true });
+Object.defineProperty(EnrolledTimer.prototype, kLocalClock, { value: true, writable: true, configurable: true });
+Object.defineProperty(EnrolledTimer.prototype, kFire, {
+  value: function fireEnrolled(this: EnrolledTimer): void {
+    const entry = this;
+    entry[kSeq] = 0;
+    // Node's listOnTimeout: unlinked, then called as a method (a TypeError names
+    // `timer._onTimeout`, as Node's does); destroyed afterwards unless the callback armed it again.
+    const timer = entry.item;
+    timer._idleNext = null;
+    timer._idlePrev = null;
+    try {
+      (timer._onTimeout as () => void)();
+    } finally {
+      if (entry[kSeq] === 0 && !timer._destroyed) {
+        timer._destroyed = true;
+        releaseEnrolled(entry);
+      }
+    }
+  },
+  writable: true,
+  configurable: true,
+});
+
+const enrolledTimers = new WeakMap<object, EnrolledTimer>();
+/**
+ * What an armed object's _idleNext and _idlePrev point to: in Node, its neighbours in the timer
+ * list of its duration (the list itself when alone), never the object.
+ */
+const timerListLink = Object.freeze({});
+
+function releaseEnrolled(entry: EnrolledTimer): void {
+  if (entry.refed === true) entry[kHost].world.unrefHandle(entry[kHost]);
+  entry.refed = null;
+}
+
+/** Node's getTimerDuration: a non-negative finite number, TIMEOUT_MAX at most (with a warning). */
+function timerDuration(msecs: unknown, name: string, caller: Function): number {
+  validateNumber(msecs, name, caller);
+  if (msecs < 0 || !Number.isFinite(msecs)) throw outOfRange(name, 'a non-negative finite number', msecs, caller);
+  if (msecs > TIMEOUT_MAX_MS) {
+    process.emitWarning(
+      `${msecs} does not fit into a 32-bit signed integer.\nTimer duration was truncated to ${TIMEOUT_MAX_MS}.`,
+      'TimeoutOverflowWarning',
+    );
+    return TIMEOUT_MAX_MS;
+  }
+  return msecs;
+}
+
+function unenrollItem(item: Enrollable): void {
+  const entry = enrolledTimers.get(item);
+  if (item._destroyed) return;
+  item._destroyed = true;
+  if (entry !== undefined) {
+    entry[kSeq] = 0; // its place in the queue is stale now
+    releaseEnrolled(entry);
+  }
+  item._idleNext = null;
+  item._idlePrev = null;
+  item._idleTimeout = -1;
+}
+
+/** Node's insertGuarded: (re)arms `item` at now + its _idleTimeout, ref'd or not. */
+function armEnrolled(host: Host, item: Enrollable, refed: boolean): void {
+  const msecs = item._idleTimeout;
+  if (msecs === undefined || msecs < 0) return;
+  let entry = enrolledTimers.get(item);
+  if (entry === undefined || entry[kHost] !== host) {
+    if (entry !== undefined) entry[kSeq] = 0;
+    entry = new EnrolledTimer(item, host);
+    enrolledTimers.set(item, entry);
+  }
+  const world = host.world;
+  item._idleStart = Math.floor(world.nowNs / NS_PER_MS);
+  item._idleNext = timerListLink;
+  item._idlePrev = timerListLink;
+  const wasDestroyed = item._destroyed;
+  if (wasDestroyed || wasDestroyed === undefined) item._destroyed = false;
+  if (refed && entry.refed !== true) world.refHandle(host);
+  else if (!refed && entry.refed === true) world.unrefHandle(host);
+  entry.refed = refed;
+  world.enqueue(entry, host.clock.virtualDelayNs(Math.trunc(msecs) * NS_PER_MS));
+}
+
+interface LegacyTimers {
+  enroll(item: object, msecs: unknown): void;
+  active(item: object): void;
+  _unrefActive(item: object): void;
+  unenroll(item: object): void;
+}
+
+/** The deprecated functions as Node 20 and 22 have them, on virtual time inside hosts. */
+function legacyTimers(real: LegacyTimers): LegacyTimers {
+  function enroll(this: unknown, item: Enrollable, msecs: unknown): void {
+    if (currentHost() === undefined && !enrolledTimers.has(item)) return Reflect.apply(real.enroll, this, [item, msecs]);
+    const ms = timerDuration(msecs, 'msecs', enroll);
+    if (item._idleNext) unenrollItem(item);
+    item._idleNext = item;
+    item._idlePrev = item;
+    item._idleTimeout = ms;
+  }
+  function active(this: unknown, item: Enrollable): void {
+    const host = currentHost();
+    if (host === undefined) return Reflect.apply(real.active, this, [item]);
+    armEnrolled(host, item, true);
+  }
+  function _unrefActive(this: unknown, item: Enrollable): void {
+    const host = currentHost();
+    if (host === undefined) return Reflect.apply(real._unrefActive, this, [item]);
+    armEnrolled(host, item, false);
+  }
+  function unenroll(this: unknown, item: Enrollable): void {
+    if (!enrolledTimers.has(item)) return Reflect.apply(real.unenroll, this, [item]);
+    unenrollItem(item);
+  }
+  return {
+    enroll: deprecate(enroll, 'timers.enroll() is deprecated. Please use setTimeout instead.', 'DEP0095'),
+    active: deprecate(active, 'timers.active() is deprecated. Please use timeout.refresh() instead.', 'DEP0126'),
+    _unrefActive: deprecate(_unrefActive, 'timers._unrefActive() is deprecated. Please use timeout.refresh() instead.', 'DEP0127'),
+    unenroll: deprecate(unenroll, 'timers.unenroll() is deprecated. Please use clearTimeout instead.', 'DEP0096'),
+  };
+}
+
 const NAMES = ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate'] as const;
+const LEGACY_NAMES = ['enroll', 'active', '_unrefActive', 'unenroll'] as const;
 
 export const timersShim: Shim = {
   name: 'timers',
@@ -497,6 +669,10 @@ export const timersShim: Shim = {
       // The global slot and node:timers' export are separate properties: patch both.
       patches.replace(g, name, simulatedTimers[name]);
       patches.replace(mod, name, simulatedTimers[name]);
+    }
+    if (typeof mod.enroll === 'function') {
+      const legacy = legacyTimers(mod as unknown as LegacyTimers);
+      for (const name of LEGACY_NAMES) patches.replace(mod, name, legacy[name]);
     }
   },
 };
