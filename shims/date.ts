@@ -16,6 +16,10 @@
  * cannot leak it past uninstall (the PatchSet restores the slot). It also gives virtual time to
  * code that captured the native Date before install and calls `.now()` on it.
  *
+ * `Intl.DateTimeFormat`'s `format()` and `formatToParts()` called without a date format "now",
+ * which the spec reads from the intrinsic Date.now (V8: the real clock): inside a host they
+ * format the host's virtual time.
+ *
  * Known limits, both from V8: `Function.prototype.toString.call(Date)` on any Proxy gives
  * "function () { [native code] }" (without the name; `String(Date)` and `Date.toString()` are
  * mirrored exactly by the get trap), and a class that extended the native Date BEFORE install
@@ -74,6 +78,47 @@ const handler: ProxyHandler<DateConstructor> = {
 /** The simulated Date: one Proxy for the life of the process, so classes extending it keep working. */
 export const SimDate: DateConstructor = new Proxy(NativeDate, handler);
 
+// ---- Intl.DateTimeFormat: format() and formatToParts() without a date mean "now" -------------
+
+// The spec has them read %Date.now% (the intrinsic, which V8 answers from the real clock), not
+// the global Date.now: inside a host they get the host's virtual time instead.
+const dtfPrototype = Intl.DateTimeFormat.prototype;
+const nativeFormatGetter = Object.getOwnPropertyDescriptor(dtfPrototype, 'format')!.get!;
+const nativeFormatToParts = dtfPrototype.formatToParts;
+type FormatFunction = (date?: Date | number) => string;
+/** Each DateTimeFormat's simulated bound format: one per object, like the spec's [[BoundFormat]]. */
+const boundFormats = new WeakMap<object, FormatFunction>();
+
+/** `date`, or the host's current time when it is undefined inside a host. */
+function dateOrNow(date: unknown): unknown {
+  if (date !== undefined) return date;
+  const host = currentHost();
+  return host === undefined ? undefined : host.dateNowMs();
+}
+
+const formatAccessor = Object.getOwnPropertyDescriptor(
+  {
+    get format(): FormatFunction {
+      // Throws Node's own TypeError for a receiver that is not a DateTimeFormat.
+      const native = Reflect.apply(nativeFormatGetter, this, []) as FormatFunction;
+      let bound = boundFormats.get(this as object);
+      if (bound === undefined) {
+        // Like the native one: anonymous, length 1, not a constructor.
+        bound = [(date?: Date | number): string => native(dateOrNow(date) as Date | number | undefined)][0]!;
+        boundFormats.set(this as object, bound);
+      }
+      return bound;
+    },
+  },
+  'format',
+)!.get!;
+
+const intlMethods = {
+  formatToParts(this: Intl.DateTimeFormat, date?: Date | number): Intl.DateTimeFormatPart[] {
+    return Reflect.apply(nativeFormatToParts, this, [dateOrNow(date)]) as Intl.DateTimeFormatPart[];
+  },
+};
+
 export const dateShim: Shim = {
   name: 'date',
   install(patches: PatchSet) {
@@ -81,5 +126,7 @@ export const dateShim: Shim = {
     // `new Date().constructor === Date` while installed; dates made earlier share the prototype.
     patches.replace(NativeDate.prototype, 'constructor', SimDate);
     patches.replace(globalThis, 'Date', SimDate);
+    patches.defineGetter(dtfPrototype, 'format', formatAccessor, false);
+    patches.replace(dtfPrototype, 'formatToParts', intlMethods.formatToParts);
   },
 };

@@ -162,4 +162,28 @@ setTimeout(() => {
     );
     assert.equal(stdout, '5000000n [0,5000000]\n');
   });
+
+  it('Intl.DateTimeFormat format() and formatToParts() without a date format virtual now, not the real clock', function () {
+    const { stdout } = simulate(
+      'intl-now.mjs',
+      `const f = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', dateStyle: 'short', timeStyle: 'medium' });
+const parts = () => f.formatToParts().map((p) => p.value).join('');
+console.log(f.format(), '|', f.format(undefined), '|', parts(), '|', f.format === f.format);
+await new Promise((resolve) => setTimeout(resolve, 3_661_000));
+console.log(f.format(), '|', parts(), '|', f.format(0), '|', [Date.UTC(2030, 0, 2)].map(f.format)[0]);
+`,
+    );
+    // Formatted here by the same Node and ICU
+    const f = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', dateStyle: 'short', timeStyle: 'medium' });
+    // (formatToParts keeps the narrow no-break space that V8's format turns into a plain one).
+    const parts = (date) => f.formatToParts(date).map((p) => p.value).join('');
+    const start = f.format(EPOCH_MS);
+    const later = EPOCH_MS + 3_661_000;
+    assert.equal(start.slice(0, 8), '1/1/25, ');
+    assert.equal(
+      stdout,
+      `${start} | ${start} | ${parts(EPOCH_MS)} | true\n` +
+        `${f.format(later)} | ${parts(later)} | ${f.format(0)} | ${f.format(Date.UTC(2030, 0, 2))}\n`,
+    );
+  });
 });
