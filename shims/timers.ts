@@ -544,6 +544,12 @@ Object.defineProperty(EnrolledTimer.prototype, kFire, {
     const timer = entry.item;
     timer._idleNext = null;
     timer._idlePrev = null;
+    if (!timer._onTimeout) {
+      // Node skips an object whose _onTimeout is falsy (cleared), marking it destroyed.
+      if (!timer._destroyed) timer._destroyed = true;
+      releaseEnrolled(entry);
+      return;
+    }
     try {
       (timer._onTimeout as () => void)();
     } finally {
@@ -618,6 +624,23 @@ function armEnrolled(host: Host, item: Enrollable, refed: boolean): void {
   world.enqueue(entry, host.clock.virtualDelayNs(Math.trunc(msecs) * NS_PER_MS));
 }
 
+/** Node's insertGuarded on one of our Timeouts: re-armed at now + its duration, ref'd or not. */
+function activateTimeout(timer: Timeout, refed: boolean): void {
+  if (timer._idleTimeout < 0) return;
+  const host = timer[kHost];
+  if (timer._destroyed) {
+    timer._destroyed = false;
+    if (refed) host.world.refHandle(host);
+  } else if (refed !== timer[kRefed]) {
+    if (refed) host.world.refHandle(host);
+    else host.world.unrefHandle(host);
+  }
+  timer[kRefed] = refed;
+  arm(timer);
+}
+
+const unenrollTimeout = unenroll;
+
 interface LegacyTimers {
   enroll(item: object, msecs: unknown): void;
   active(item: object): void;
@@ -636,16 +659,19 @@ function legacyTimers(real: LegacyTimers): LegacyTimers {
     item._idleTimeout = ms;
   }
   function active(this: unknown, item: Enrollable): void {
+    if (item instanceof Timeout) return activateTimeout(item, true);
     const host = currentHost();
     if (host === undefined) return Reflect.apply(real.active, this, [item]);
     armEnrolled(host, item, true);
   }
   function _unrefActive(this: unknown, item: Enrollable): void {
+    if (item instanceof Timeout) return activateTimeout(item, false);
     const host = currentHost();
     if (host === undefined) return Reflect.apply(real._unrefActive, this, [item]);
     armEnrolled(host, item, false);
   }
   function unenroll(this: unknown, item: Enrollable): void {
+    if (item instanceof Timeout) return unenrollTimeout(item);
     if (!enrolledTimers.has(item)) return Reflect.apply(real.unenroll, this, [item]);
     unenrollItem(item);
   }
@@ -671,7 +697,9 @@ export const timersShim: Shim = {
       patches.replace(mod, name, simulatedTimers[name]);
     }
     if (typeof mod.enroll === 'function') {
-      const legacy = legacyTimers(mod as unknown as LegacyTimers);
+      // Node's own functions, taken before they are replaced below.
+      const real = mod as unknown as LegacyTimers;
+      const legacy = legacyTimers({ enroll: real.enroll, active: real.active, _unrefActive: real._unrefActive, unenroll: real.unenroll });
       for (const name of LEGACY_NAMES) patches.replace(mod, name, legacy[name]);
     }
   },

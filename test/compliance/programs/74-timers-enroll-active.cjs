@@ -101,7 +101,30 @@ async function main() {
     }
   }
 
-  // 9. Only an unref'd armed object left: the process exits without firing it.
+  // 9. An object with no _onTimeout fires as nothing and is destroyed; unenroll of an object
+  // never enrolled; and the functions applied to timers made by setTimeout / setInterval.
+  const bare = { _idleTimeout: 1 };
+  timers.active(bare);
+  const never = {};
+  timers.unenroll(never);
+  log('unenrolled, never enrolled:', never._idleTimeout, never._destroyed);
+  let runs = 0;
+  const iv = setInterval(() => {
+    runs++;
+    timers.unenroll(iv);
+    log('interval unenrolled in its callback', runs, iv._idleTimeout, iv._destroyed);
+  }, 1);
+  const t = setTimeout(() => log('timeout made unref by _unrefActive fired'), 3);
+  timers._unrefActive(t);
+  log('after _unrefActive: hasRef', t.hasRef());
+  await sleep(20);
+  log('bare object destroyed:', bare._destroyed, 'interval runs:', runs);
+  const u = setTimeout(() => log('unref\'d timeout made ref\'d by active fired'), 10);
+  u.unref();
+  timers.active(u);
+  log('after active: hasRef', u.hasRef());
+
+  // 10. Only an unref'd armed object left: the process exits without firing it.
   const h = { _onTimeout() { log('h fired (wrong: nothing keeps the process alive)'); } };
   timers.enroll(h, 100);
   timers._unrefActive(h);
