@@ -18,4 +18,7 @@ export const originals = {
   hrtime: process.hrtime,
   hrtimeBigint: process.hrtime.bigint,
   performanceNow: performance.now.bind(performance),
+  /** Node's process object: a program may replace the global (`globalThis.process = {}`). */
+  process,
+  nextTick: process.nextTick,
 } as const;

@@ -8,6 +8,10 @@ import { formatSeed } from './random/seed.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig } from './network/rules.js';
 import { type CrashPolicy, World } from './world.js';
+import { originals } from './originals.js';
+
+/** Node's process object, taken at load: a program may replace the global one. */
+const nodeProcess: NodeJS.Process = originals.process;
 
 /** What a finished run returns. */
 export interface SimResult {
@@ -78,14 +82,14 @@ type UncaughtListener = (this: NodeJS.Process, error: unknown, origin: string) =
  * (those added during the run stay, after them).
  */
 function takeOverUncaught(world: World): { restore(): void } {
-  const saved = process.rawListeners('uncaughtException') as UncaughtListener[];
+  const saved = nodeProcess.rawListeners('uncaughtException') as UncaughtListener[];
   let restored = false;
   const restore = () => {
     if (restored) return;
     restored = true;
-    const added = (process.rawListeners('uncaughtException') as UncaughtListener[]).filter((l) => l !== onUncaught);
-    process.removeAllListeners('uncaughtException');
-    for (const listener of [...saved, ...added]) process.on('uncaughtException', listener);
+    const added = (nodeProcess.rawListeners('uncaughtException') as UncaughtListener[]).filter((l) => l !== onUncaught);
+    nodeProcess.removeAllListeners('uncaughtException');
+    for (const listener of [...saved, ...added]) nodeProcess.on('uncaughtException', listener);
   };
   const onUncaught: UncaughtListener = function (error, origin) {
     const host = world.als.getStore();
@@ -96,7 +100,7 @@ function takeOverUncaught(world: World): { restore(): void } {
     if (saved.length === 0) {
       // Nothing listened before the run: the exception is fatal, as it would have been.
       restore();
-      process.nextTick(() => {
+      nodeProcess.nextTick(() => {
         throw error;
       });
       return;
@@ -108,8 +112,8 @@ function takeOverUncaught(world: World): { restore(): void } {
       Reflect.apply(listener, process, [error, origin]);
     }
   };
-  process.removeAllListeners('uncaughtException');
-  process.on('uncaughtException', onUncaught);
+  nodeProcess.removeAllListeners('uncaughtException');
+  nodeProcess.on('uncaughtException', onUncaught);
   return { restore };
 }
 
@@ -311,7 +315,7 @@ export class Sim {
     const onRejection = (reason: unknown) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection');
     interposer.install(world);
     const uncaught = takeOverUncaught(world);
-    process.prependListener('unhandledRejection', onRejection);
+    nodeProcess.prependListener('unhandledRejection', onRejection);
     try {
       for (const p of this.pending) {
         const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
@@ -327,7 +331,7 @@ export class Sim {
         stopReason: outcome.reason as SimResult['stopReason'],
       };
     } finally {
-      process.removeListener('unhandledRejection', onRejection);
+      nodeProcess.removeListener('unhandledRejection', onRejection);
       interposer.uninstall(world);
       uncaught.restore();
       world.dispose();

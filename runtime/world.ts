@@ -557,7 +557,7 @@ export class World {
   private kickSoon(): void {
     if (this.stopped || this.driver.running || this.kickQueued) return;
     this.kickQueued = true;
-    process.nextTick(this.deferredKick);
+    originals.nextTick(this.deferredKick);
   }
 
   unrefHandle(host: Host): void {

@@ -36,6 +36,10 @@ import {
 } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
+import { originals } from '../runtime/originals.js';
+
+/** Node's process object, taken at load: a program may replace the global one. */
+const nodeProcess: NodeJS.Process = originals.process;
 
 type AnyFunction = (this: unknown, ...args: any[]) => any;
 type Buf = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
@@ -297,7 +301,7 @@ function drawInt(host: Host, min: number, max: number, callback: Function | unde
       const n = (x % range) + min;
       if (isSync) return n;
       // Node passes `undefined` (not null) as the error here.
-      process.nextTick(callback, undefined, n);
+      nodeProcess.nextTick(callback, undefined, n);
       return undefined;
     }
   }

@@ -25,6 +25,10 @@ import { World } from '../runtime/world.js';
 import { installShims } from './install.js';
 import { formatAddress, kCreatedAt, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net-binding.js';
 import { installTripwire } from './tripwire.js';
+import { originals } from '../runtime/originals.js';
+
+/** Node's process object, taken at load: a program may replace the global one. */
+const nodeProcess: NodeJS.Process = originals.process;
 
 const VERSION_STATE = Symbol.for('dst-runtime.register');
 
@@ -39,8 +43,8 @@ function replayCommand(seedText: string): string {
 
 function usageExit(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`dst: ${message}\n`);
-  process.exit(ExitCode.usage);
+  nodeProcess.stderr.write(`dst: ${message}\n`);
+  nodeProcess.exit(ExitCode.usage);
 }
 
 type IdleMode = 'fail' | 'exit';
@@ -140,13 +144,13 @@ export function startRegisterMode(): World {
   g[VERSION_STATE] = world;
 
   world.onFailure = (report) => {
-    process.stderr.write(`${formatFailure(report)}\n`);
-    process.exit(exitCodeOfFailure(report.kind));
+    nodeProcess.stderr.write(`${formatFailure(report)}\n`);
+    nodeProcess.exit(exitCodeOfFailure(report.kind));
   };
 
   // A crash prints Node's own error (after 'exit' handlers), so the seed block comes first.
-  process.on('uncaughtExceptionMonitor', (error, origin) => {
-    const fatal = process.listenerCount('uncaughtException') === 0 && !process.hasUncaughtExceptionCaptureCallback();
+  nodeProcess.on('uncaughtExceptionMonitor', (error, origin) => {
+    const fatal = nodeProcess.listenerCount('uncaughtException') === 0 && !nodeProcess.hasUncaughtExceptionCaptureCallback();
     if (!fatal) return;
     const host = world.currentHost() ?? main;
     const what = origin === 'unhandledRejection' ? 'an unhandled rejection' : 'an uncaught exception';
@@ -158,12 +162,12 @@ export function startRegisterMode(): World {
       `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
     );
     world.flushTrace();
-    process.stderr.write(`${formatFailure(report, { withError: false })}\n`);
+    nodeProcess.stderr.write(`${formatFailure(report, { withError: false })}\n`);
   });
 
   // Registered before the program's own code runs, so this comes first: in real Node the
   // program's 'beforeExit' listeners would never run while the handles keep it alive.
-  process.on('beforeExit', () => {
+  nodeProcess.on('beforeExit', () => {
     if (world.refs === 0 || idleMode === 'exit' || world.result !== undefined) return;
     const lines = keepAliveReport(world);
     const count = lines.length;
@@ -175,19 +179,19 @@ export function startRegisterMode(): World {
         `the program alive (real Node would wait for ever)`,
     );
     world.flushTrace();
-    process.stderr.write(
+    nodeProcess.stderr.write(
       `${formatFailure(report)}\n  fix      close them (server.close(), socket.end()) or unref() them; ` +
         `DST_IDLE=exit exits with the program's own code instead\n`,
     );
-    process.exit(ExitCode.idle);
+    nodeProcess.exit(ExitCode.idle);
   });
 
-  process.on('exit', (code) => {
+  nodeProcess.on('exit', (code) => {
     world.flushTrace();
     const summary =
       `dst: seed ${seedText}  fingerprint ${world.fingerprint}  virtual ${formatTimeNs(world.nowNs)}  ` +
       `events ${world.eventsRun}  exit ${code}`;
-    if (env.DST_QUIET !== '1') process.stderr.write(`${summary}\n`);
+    if (env.DST_QUIET !== '1') nodeProcess.stderr.write(`${summary}\n`);
     if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') {
       const report = {
         seed: seedText,

@@ -23,6 +23,9 @@ import { outOfRange, validateFunction, validateNumber } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
+/** Node's process object, taken at load: a program may replace the global one. */
+const nodeProcess: NodeJS.Process = originals.process;
+
 /** 2^31 - 1: Node's TIMEOUT_MAX. */
 export const TIMEOUT_MAX_MS = 2 ** 31 - 1;
 
@@ -55,16 +58,16 @@ export function coerceDelayMs(after: unknown): number {
   }
   if (!(ms >= 1 && ms <= TIMEOUT_MAX_MS)) {
     if (ms > TIMEOUT_MAX_MS) {
-      process.emitWarning(
+      nodeProcess.emitWarning(
         `${ms} does not fit into a 32-bit signed integer.\nTimeout duration was set to 1.`,
         'TimeoutOverflowWarning',
       );
     } else if (NODE_MAJOR >= 23 && ms < 0 && !warnedNegativeNumber) {
       warnedNegativeNumber = true;
-      process.emitWarning(`${ms} is a negative number.\nTimeout duration was set to 1.`, 'TimeoutNegativeWarning');
+      nodeProcess.emitWarning(`${ms} is a negative number.\nTimeout duration was set to 1.`, 'TimeoutNegativeWarning');
     } else if (NODE_MAJOR >= 23 && Number.isNaN(ms) && !warnedNotNumber) {
       warnedNotNumber = true;
-      process.emitWarning(`${ms} is not a number.\nTimeout duration was set to 1.`, 'TimeoutNaNWarning');
+      nodeProcess.emitWarning(`${ms} is not a number.\nTimeout duration was set to 1.`, 'TimeoutNaNWarning');
     }
     ms = 1;
   }
@@ -580,7 +583,7 @@ function timerDuration(msecs: unknown, name: string, caller: Function): number {
   validateNumber(msecs, name, caller);
   if (msecs < 0 || !Number.isFinite(msecs)) throw outOfRange(name, 'a non-negative finite number', msecs, caller);
   if (msecs > TIMEOUT_MAX_MS) {
-    process.emitWarning(
+    nodeProcess.emitWarning(
       `${msecs} does not fit into a 32-bit signed integer.\nTimer duration was truncated to ${TIMEOUT_MAX_MS}.`,
       'TimeoutOverflowWarning',
     );

@@ -26,10 +26,13 @@ import type { Host } from '../runtime/hosts/host.js';
 import type { World } from '../runtime/world.js';
 import type { PatchSet } from './registry.js';
 
+/** Node's process object, taken at load: a program may replace the global one. */
+const nodeProcess: NodeJS.Process = originals.process;
+
 export function escapedRealWork(world: World): string | undefined {
   let timeouts = 0;
   let immediates = 0;
-  for (const kind of process.getActiveResourcesInfo()) {
+  for (const kind of nodeProcess.getActiveResourcesInfo()) {
     if (kind === 'Timeout') timeouts++;
     else if (kind === 'Immediate') immediates++;
   }
@@ -183,8 +186,8 @@ export function installTripwire(world: World): void {
     );
     const host = world.currentHost();
     const report = world.report('crash', host, error, `strict mode: ${escaped} escaped the simulation`);
-    process.stderr.write(`${formatFailure(report)}\n`);
-    process.exit(ExitCode.escape);
+    nodeProcess.stderr.write(`${formatFailure(report)}\n`);
+    nodeProcess.exit(ExitCode.escape);
   };
 }
 
@@ -213,7 +216,7 @@ export function watchHostRealTimers(world: World, patches: PatchSet): void {
     // clear it): a short run may end before the driver's next checkpoint.
     if (!checkQueued) {
       checkQueued = true;
-      process.nextTick(check);
+      nodeProcess.nextTick(check);
     }
   });
   if (uninstall === undefined) return; // trapped already, or not the Node we know
