@@ -4,8 +4,14 @@
  * itself, and perf_hooks.performance is the same object as globalThis.performance.
  * timeOrigin is a prototype getter in Node; an own getter shadows it while installed.
  * (marks, measures and event-loop utilization keep Node's internal clock: never fingerprinted.)
+ *
+ * A PerformanceObserver gets its entries from a real immediate Node queues when an entry is
+ * made (lib/internal/perf/observe.js took the original setImmediate at startup): in plain Node
+ * that delivery comes before any later timer. So while an observer is observing, a mark or a
+ * measure made by host code holds the simulation until the delivery has run.
  */
-import { performance as perf } from 'node:perf_hooks';
+import { performance as perf, PerformanceObserver } from 'node:perf_hooks';
+import { queueOwnImmediate } from '../runtime/driver/own-immediates.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -32,10 +38,61 @@ function timeOrigin(this: unknown): number {
   return host.clock.timeOriginMs();
 }
 
+// ---- PerformanceObserver delivery before the next event -----------------------------------
+
+const perfPrototype = Object.getPrototypeOf(perf) as Record<string, Function>;
+const observerPrototype = PerformanceObserver.prototype as unknown as Record<string, Function>;
+const real = {
+  mark: perfPrototype.mark!,
+  measure: perfPrototype.measure!,
+  observe: observerPrototype.observe!,
+  disconnect: observerPrototype.disconnect!,
+};
+/** Observers between a successful observe() and disconnect(). */
+const observing = new Set<object>();
+
+/** After an entry was made by host code: no event runs until the observers have had it. */
+function holdForDelivery(): void {
+  if (observing.size === 0) return;
+  const host = currentHost();
+  if (host === undefined) return;
+  // Queued after Node's delivery immediate (made by the entry), so it runs after it.
+  queueOwnImmediate(host.world.holdForRealWork());
+}
+
+const observed = {
+  mark(this: unknown, ...args: unknown[]): unknown {
+    const entry = Reflect.apply(real.mark, this, args);
+    holdForDelivery();
+    return entry;
+  },
+  measure(this: unknown, ...args: unknown[]): unknown {
+    const entry = Reflect.apply(real.measure, this, args);
+    holdForDelivery();
+    return entry;
+  },
+  observe(this: object, ...args: unknown[]): unknown {
+    const result = Reflect.apply(real.observe, this, args);
+    observing.add(this);
+    return result;
+  },
+  disconnect(this: object, ...args: unknown[]): unknown {
+    observing.delete(this);
+    return Reflect.apply(real.disconnect, this, args);
+  },
+};
+for (const name of ['mark', 'measure', 'observe', 'disconnect'] as const) {
+  Object.defineProperty(observed[name], 'length', { value: real[name].length, configurable: true });
+}
+
 export const performanceShim: Shim = {
   name: 'performance',
   install(patches: PatchSet) {
     patches.replace(perf, 'now', now);
     patches.defineGetter(perf, 'timeOrigin', timeOrigin, true);
+    patches.replace(perfPrototype, 'mark', observed.mark);
+    patches.replace(perfPrototype, 'measure', observed.measure);
+    patches.replace(observerPrototype, 'observe', observed.observe);
+    patches.replace(observerPrototype, 'disconnect', observed.disconnect);
   },
 };

@@ -20,6 +20,7 @@
  */
 import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../runtime/failure.js';
+import { ownImmediates } from '../runtime/driver/own-immediates.js';
 import { originals } from '../runtime/originals.js';
 import { captureStack, programFrames } from '../runtime/trace/site.js';
 import type { Host } from '../runtime/hosts/host.js';
@@ -36,11 +37,63 @@ export function escapedRealWork(world: World): string | undefined {
     if (kind === 'Timeout') timeouts++;
     else if (kind === 'Immediate') immediates++;
   }
-  const extraImmediates = immediates - world.driver.queuedImmediates;
+  let extraImmediates = immediates - world.driver.queuedImmediates;
+  if (extraImmediates > 0) extraImmediates -= nodeInternalImmediates(world);
   const parts: string[] = [];
   if (timeouts > 0) parts.push(`${timeouts} real timer${timeouts === 1 ? '' : 's'} (Timeout)`);
   if (extraImmediates > 0) parts.push(`${extraImmediates} real immediate${extraImmediates === 1 ? '' : 's'}`);
   return parts.length === 0 ? undefined : parts.join(' and ');
+}
+
+/**
+ * Real immediates that are not the program's: queued by Node's own modules, which took the
+ * original setImmediate when Node started (a PerformanceObserver's delivery,
+ * lib/internal/perf/observe.js), or by dst-runtime itself (a hold released once such a delivery
+ * has run). Legitimate, not an escape. Counted among the immediates not yet run: the list of this
+ * loop turn after the driver's running immediate, and the list of the next turn (walked back
+ * from a probe).
+ */
+function nodeInternalImmediates(world: World): number {
+  const seen = new Set<RealTimer>();
+  const walked = new Set<RealTimer>();
+  const walkFrom = (anchor: RealTimer | null | undefined): void => {
+    for (let item: RealTimer | null | undefined = anchor; item !== null && item !== undefined && !walked.has(item); item = item._idlePrev) walked.add(item);
+    for (let item = anchor?._idleNext; item !== null && item !== undefined && !walked.has(item); item = item._idleNext) walked.add(item);
+  };
+  // Anchors in every list that can hold pending immediates: the driver's last (this turn's list
+  // when a checkpoint runs inside it), ours (holds waiting on Node's own immediates), a probe
+  // (the next turn's list).
+  walkFrom(world.driver.lastQueued as RealTimer | undefined);
+  for (const own of ownImmediates) walkFrom(own as RealTimer);
+  const probe = originals.setImmediate(() => {}) as unknown as RealTimer;
+  try {
+    walkFrom(probe);
+  } finally {
+    originals.clearImmediate(probe as unknown as NodeJS.Immediate);
+  }
+  walked.delete(probe);
+  for (const item of walked) {
+    if (!item._destroyed && typeof item.hasRef === 'function' && item.hasRef()) seen.add(item);
+  }
+  let count = 0;
+  for (const item of seen) if (isNodeInternal(item._onImmediate)) count++;
+  return count;
+}
+
+/** Verdicts by function source: whether a callback is defined in Node's modules or dst-runtime's. */
+const internalBySource = new Map<string, boolean>();
+
+function isNodeInternal(fn: unknown): boolean {
+  if (typeof fn !== 'function') return false;
+  const source = Function.prototype.toString.call(fn);
+  let verdict = internalBySource.get(source);
+  if (verdict === undefined) {
+    const url = functionUrl(fn);
+    // Not a frame of the program: Node's own (node:...) or dst-runtime's. Unknown: the program's.
+    verdict = url !== undefined && programFrames(`\n    at ${url}`).length === 0;
+    internalBySource.set(source, verdict);
+  }
+  return verdict;
 }
 
 // ---- where escaped real timers come from ----------------------------------------------------
@@ -50,6 +103,7 @@ interface RealTimer {
   _onTimeout: unknown;
   _onImmediate: unknown;
   _idlePrev: RealTimer | null;
+  _idleNext: RealTimer | null;
   _destroyed: boolean;
   _repeat: number | null;
   hasRef(): boolean;
@@ -97,8 +151,14 @@ function trapRealTimeouts(): void {
   });
 }
 
-/** Where a function is defined (file:line:col), from the inspector; undefined if unavailable. */
+/** Where a function is defined (a program frame, file:line:col), from the inspector; undefined if unavailable. */
 function functionLocation(fn: unknown): string | undefined {
+  const where = functionUrl(fn);
+  return where === undefined ? undefined : programFrames(`\n    at ${where}`)[0];
+}
+
+/** Where a function is defined, as url:line:col, from the inspector; undefined if unavailable. */
+function functionUrl(fn: unknown): string | undefined {
   if (typeof fn !== 'function' || !process.features.inspector) return undefined;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const inspector = require('node:inspector') as typeof import('node:inspector');
@@ -119,7 +179,7 @@ function functionLocation(fn: unknown): string | undefined {
         if (loc === undefined) return;
         const url = scripts.get(loc.scriptId);
         if (url === undefined || url === '') return;
-        where = programFrames(`\n    at ${url}:${loc.lineNumber + 1}:${loc.columnNumber + 1}`)[0];
+        where = `${url}:${loc.lineNumber + 1}:${loc.columnNumber + 1}`;
       });
     });
   } catch {

@@ -19,6 +19,12 @@ export class Driver {
   /** Called around queueing a batch of original immediates (World disables its storage meanwhile). */
   beforeRefill: (() => void) | undefined;
   afterRefill: (() => void) | undefined;
+  /**
+   * The last original Immediate the driver queued. When a checkpoint runs (from refill(), inside
+   * the last immediate of a batch) it is the immediate running, and what follows it in Node's list
+   * are the real immediates still to run in this turn (the tripwire looks at them).
+   */
+  lastQueued: object | undefined;
 
   /**
    * `onStep` runs the next event and returns false when there is nothing more to run for now
@@ -64,7 +70,7 @@ export class Driver {
     const setImmediate = originals.setImmediate;
     this.beforeRefill?.();
     try {
-      for (let i = 0; i < DRIVER_BATCH; i++) setImmediate(this.step);
+      for (let i = 0; i < DRIVER_BATCH; i++) this.lastQueued = setImmediate(this.step);
     } finally {
       this.afterRefill?.();
     }

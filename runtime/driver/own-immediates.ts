@@ -1,0 +1,17 @@
+import { originals } from '../originals.js';
+
+/**
+ * Original immediates dst-runtime queues besides the driver's (a hold released once Node has run
+ * an immediate of its own), while pending. The strict-mode tripwire walks Node's immediate lists
+ * from them: an immediate of this loop turn that is not the driver's can be found no other way.
+ */
+export const ownImmediates = new Set<object>();
+
+/** Queues `fn` on the ORIGINAL setImmediate, known to the tripwire until it runs. */
+export function queueOwnImmediate(fn: () => void): void {
+  const immediate: object = originals.setImmediate(() => {
+    ownImmediates.delete(immediate);
+    fn();
+  });
+  ownImmediates.add(immediate);
+}
