@@ -6,6 +6,7 @@ import { type FailureKind, type FailureReport, runtimeError } from './failure.js
 import { Host, type HostRole, type HostState } from './hosts/host.js';
 import { getHostProcessHooks } from './interposer.js';
 import { originals } from './originals.js';
+import { outsideDomain } from './driver/outside-domain.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
 import {
@@ -557,7 +558,7 @@ export class World {
   private kickSoon(): void {
     if (this.stopped || this.driver.running || this.kickQueued) return;
     this.kickQueued = true;
-    originals.nextTick(this.deferredKick);
+    outsideDomain(() => originals.nextTick(this.deferredKick));
   }
 
   unrefHandle(host: Host): void {

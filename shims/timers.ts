@@ -14,6 +14,7 @@ import timersModule from 'node:timers';
 import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../runtime/clock/units.js';
 import type { Host } from '../runtime/hosts/host.js';
+import { activeDomain, type DomainLike } from '../runtime/driver/outside-domain.js';
 import { originals } from '../runtime/originals.js';
 import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../runtime/scheduler/event.js';
 import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../runtime/trace/site.js';
@@ -39,6 +40,21 @@ const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
 
 /** Timers per world that were coerced to a primitive id (Node's knownTimersById). */
 const knownTimersById = new WeakMap<World, Map<string, Timeout>>();
+/**
+ * The node:domain each handle was made in, entered around its callbacks as Node's domain hooks
+ * do (and not exited when the callback throws: the domain's error handler does that). Rare, so
+ * kept aside rather than in a field of every handle.
+ */
+const handleDomains = new WeakMap<object, DomainLike>();
+let domainsSeen = false;
+
+function noteDomain(handle: object): void {
+  const domain = activeDomain();
+  if (domain === undefined) return;
+  handleDomains.set(handle, domain);
+  domainsSeen = true;
+}
+
 /** Timer ids (what +timeout returns) count per world, so a seed gives the same ids every run. */
 function nextTimerId(world: World): number {
   return world.nextHandleId++;
@@ -86,6 +102,8 @@ function fireTimeout(this: Timeout): void {
     if (!timer._destroyed) timer._destroyed = true;
     return;
   }
+  const domain = domainsSeen ? handleDomains.get(timer) : undefined;
+  domain?.enter();
   try {
     const args = timer._timerArgs;
     if (args === undefined) (timer._onTimeout as () => void)();
@@ -104,6 +122,7 @@ function fireTimeout(this: Timeout): void {
       }
     }
   }
+  domain?.exit();
 }
 
 /**
@@ -161,6 +180,7 @@ export class Timeout implements QueueEntry {
     this[kId] = nextTimerId(host.world);
     this[kHost] = host;
     this[kScope] = captureContext('Timeout');
+    if (domainsSeen || activeDomain() !== undefined) noteDomain(this);
     // Intervals keep their creation site so a runaway one can be named when a limit trips.
     this[kSeq] = 0;
     if (host.world.captureSites) this[kSite] = captureSite();
@@ -299,12 +319,15 @@ function fireImmediate(this: Immediate): void {
   immediate[kRefed] = null;
   const callback = immediate._onImmediate as Function;
   const argv = immediate._argv;
+  const domain = domainsSeen ? handleDomains.get(immediate) : undefined;
+  domain?.enter();
   try {
     if (argv === undefined) callback.call(immediate);
     else Reflect.apply(callback, immediate, argv);
   } finally {
     cleanImmediate(immediate);
   }
+  domain?.exit();
 }
 
 function cleanImmediate(immediate: Immediate): void {
@@ -341,6 +364,7 @@ export class Immediate implements QueueEntry {
     this[kRefed] = false;
     this[kHost] = host;
     this[kScope] = captureContext('Immediate');
+    if (domainsSeen || activeDomain() !== undefined) noteDomain(this);
     this[kSeq] = 0;
     this.ref();
     host.world.enqueue(this, 0);

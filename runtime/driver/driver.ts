@@ -1,4 +1,5 @@
 import { originals } from '../originals.js';
+import { outsideDomain } from './outside-domain.js';
 
 /** How many original setImmediate callbacks are queued per turn of Node's event loop. */
 export const DRIVER_BATCH = 256;
@@ -70,7 +71,9 @@ export class Driver {
     const setImmediate = originals.setImmediate;
     this.beforeRefill?.();
     try {
-      for (let i = 0; i < DRIVER_BATCH; i++) this.lastQueued = setImmediate(this.step);
+      outsideDomain(() => {
+        for (let i = 0; i < DRIVER_BATCH; i++) this.lastQueued = setImmediate(this.step);
+      });
     } finally {
       this.afterRefill?.();
     }

@@ -1,4 +1,5 @@
 import { originals } from '../originals.js';
+import { outsideDomain } from './outside-domain.js';
 
 /**
  * Original immediates dst-runtime queues besides the driver's (a hold released once Node has run
@@ -9,9 +10,11 @@ export const ownImmediates = new Set<object>();
 
 /** Queues `fn` on the ORIGINAL setImmediate, known to the tripwire until it runs. */
 export function queueOwnImmediate(fn: () => void): void {
-  const immediate: object = originals.setImmediate(() => {
-    ownImmediates.delete(immediate);
-    fn();
-  });
+  const immediate: object = outsideDomain(() =>
+    originals.setImmediate(() => {
+      ownImmediates.delete(immediate);
+      fn();
+    }),
+  );
   ownImmediates.add(immediate);
 }
