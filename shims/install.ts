@@ -20,6 +20,7 @@ import { fetchShim } from './fetch.js';
 import { fsShim } from './fs.js';
 import { httpShim } from './http.js';
 import { mathShim } from './math.js';
+import { messagingShim } from './messaging.js';
 import { moduleHostsShim } from './module-hosts.js';
 import { processHostShim } from './process-host.js';
 import { netShim, setNetworkResolver } from './net-binding.js';
@@ -47,6 +48,7 @@ export const SHIMS: readonly Shim[] = [
   dgramShim,
   httpShim,
   fetchShim,
+  messagingShim,
   moduleHostsShim,
   fsShim,
   processHostShim,
