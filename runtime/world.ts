@@ -537,6 +537,19 @@ export class World {
     for (const { entry, remainingLocalNs } of pending) this.enqueue(entry, clock.virtualDelayNs(Math.max(0, Math.round(remainingLocalNs))));
   }
 
+  /**
+   * The entries of `host` that are pending: queued, parked while it is paused, and the one
+   * running now (for process.getActiveResourcesInfo, which counts a timer during its callback).
+   */
+  pendingEntries(host: Host): QueueEntry[] {
+    const out: QueueEntry[] = [];
+    for (const { entry } of this.queue.snapshot()) if (entry[kHost] === host) out.push(entry);
+    for (const p of this.parked) if (p.host === host && p.entry[kSeq] === p.seq) out.push(p.entry);
+    const current = this.current;
+    if (current !== undefined && current[kHost] === host && !out.includes(current)) out.push(current);
+    return out;
+  }
+
   refHandle(host: Host): void {
     if (host.state !== 'running') return;
     host.refs++;

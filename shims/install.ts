@@ -8,6 +8,7 @@ import { UsageError } from '../runtime/errors.js';
 import { setInterposer } from '../runtime/interposer.js';
 import { watchHostRealTimers } from './tripwire.js';
 import type { World } from '../runtime/world.js';
+import { activeResourcesShim } from './active-resources.js';
 import { asyncContextShim } from './async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
 import { cryptoShim } from './crypto.js';
@@ -53,6 +54,7 @@ export const SHIMS: readonly Shim[] = [
   fsShim,
   processHostShim,
   escapesShim,
+  activeResourcesShim,
 ];
 
 setNetworkResolver((host) => host.world.network);

@@ -710,6 +710,26 @@ function legacyTimers(real: LegacyTimers): LegacyTimers {
   };
 }
 
+/**
+ * The ref'd simulated timers and immediates of `host`, as Node counts them for
+ * process.getActiveResourcesInfo(): a timer still counts during its own callback, an object
+ * armed by timers.active counts as a Timeout.
+ */
+export function refedTimerCounts(host: Host): { timeouts: number; immediates: number } {
+  let timeouts = 0;
+  let immediates = 0;
+  for (const entry of host.world.pendingEntries(host)) {
+    if (entry instanceof Timeout) {
+      if (entry[kRefed] && !entry._destroyed) timeouts++;
+    } else if (entry instanceof Immediate) {
+      if (entry[kRefed] === true && !entry._destroyed) immediates++;
+    } else if (entry instanceof EnrolledTimer) {
+      if (entry.refed === true) timeouts++;
+    }
+  }
+  return { timeouts, immediates };
+}
+
 const NAMES = ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate'] as const;
 const LEGACY_NAMES = ['enroll', 'active', '_unrefActive', 'unenroll'] as const;
 

@@ -29,11 +29,13 @@ import type { PatchSet } from './registry.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
+/** Node's own, taken before the active-resources shim lists simulated timers in it. */
+const realActiveResourcesInfo = nodeProcess.getActiveResourcesInfo;
 
 export function escapedRealWork(world: World): string | undefined {
   let timeouts = 0;
   let immediates = 0;
-  for (const kind of nodeProcess.getActiveResourcesInfo()) {
+  for (const kind of realActiveResourcesInfo.call(nodeProcess)) {
     if (kind === 'Timeout') timeouts++;
     else if (kind === 'Immediate') immediates++;
   }
