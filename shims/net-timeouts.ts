@@ -7,35 +7,22 @@
  */
 import net from 'node:net';
 import { currentHost, NODE_MAJOR } from './context.js';
-import { outOfRange, validateFunction, validateNumber } from './node-errors.js';
+import { validateFunction } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
-import { createTimeout, simulatedTimers, TIMEOUT_MAX_MS } from './timers.js';
+import { createTimeout, simulatedTimers, timerDuration } from './timers.js';
 
 const realSetTimeout = net.Socket.prototype.setTimeout;
 
 /** net.js's private kTimeout symbol, found on a fresh socket (it is set in the constructor). */
 const kTimeout: symbol | undefined = Object.getOwnPropertySymbols(new net.Socket()).find((s) => s.description === 'timeout');
 
-function getTimerDuration(msecs: unknown, name: string): number {
-  validateNumber(msecs, name);
-  if (msecs < 0 || !Number.isFinite(msecs)) throw outOfRange(name, 'a non-negative finite number', msecs);
-  if (msecs > TIMEOUT_MAX_MS) {
-    process.emitWarning(
-      `${msecs} does not fit into a 32-bit signed integer.\nTimer duration was truncated to ${TIMEOUT_MAX_MS}.`,
-      'TimeoutOverflowWarning',
-    );
-    return TIMEOUT_MAX_MS;
-  }
-  return msecs;
-}
-
 function setTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, callback?: () => void): net.Socket {
   const host = currentHost();
   if (host === undefined || kTimeout === undefined) return Reflect.apply(realSetTimeout, this, arguments);
   if (this.destroyed) return this;
   (this as { timeout?: number }).timeout = msecs;
-  const duration = getTimerDuration(msecs, 'msecs');
+  const duration = timerDuration(msecs, 'msecs');
   simulatedTimers.clearTimeout(this[kTimeout]);
   this[kTimeout] = null;
   if (duration === 0) {

@@ -602,8 +602,11 @@ function releaseEnrolled(entry: EnrolledTimer): void {
   entry.refed = null;
 }
 
-/** Node's getTimerDuration: a non-negative finite number, TIMEOUT_MAX at most (with a warning). */
-function timerDuration(msecs: unknown, name: string, caller: Function): number {
+/**
+ * Node's getTimerDuration (timers.enroll, socket.setTimeout): a non-negative finite number,
+ * TIMEOUT_MAX at most (with a warning).
+ */
+export function timerDuration(msecs: unknown, name: string, caller?: Function): number {
   validateNumber(msecs, name, caller);
   if (msecs < 0 || !Number.isFinite(msecs)) throw outOfRange(name, 'a non-negative finite number', msecs, caller);
   if (msecs > TIMEOUT_MAX_MS) {

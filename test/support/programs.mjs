@@ -1,10 +1,12 @@
 /**
  * Running a compliance program as a child process, plainly or under the simulator: shared by
- * the compliance harnesses (test/compliance, test/compliance-net).
+ * the compliance harnesses (test/compliance, test/compliance-net), and the harness the network
+ * corpora share.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -64,4 +66,64 @@ export function readReport(file) {
 /** The programs of `dir` whose names match `pattern`, sorted. */
 export function listPrograms(dir, pattern) {
   return fs.readdirSync(dir).filter((name) => pattern.test(name)).sort();
+}
+
+/**
+ * The two halves of a network compliance harness (test/compliance-net): each program prints the
+ * same stdout and exits with the same code plainly and under the simulator (`seedMain`); and
+ * under the simulator `seedMain` twice replays exactly (stdout, fingerprint, event count) while
+ * `seedOther` prints the same. `plainFinished(stdout)` says whether a plain run got far enough
+ * for the comparison to mean something.
+ */
+export function describeNetCompliance({ name, dir, programs, minPrograms, seedMain, seedOther, plainFinished }) {
+  const run = (program, options = {}) => runProgram(dir, program, options);
+
+  describe(`${name} compliance: plain Node ${process.version} vs the simulator (--import dist/register.mjs)`, function () {
+    before(function () {
+      assert.ok(fs.existsSync(REGISTER_MJS), `Failed to find ${REGISTER_MJS}: run \`npm run build\` first`);
+      assert.ok(programs.length >= minPrograms, `expected at least ${minPrograms} ${name} programs in ${dir}, found ${programs.length}`);
+    });
+
+    for (const program of programs) {
+      it(`${program}: same stdout and exit code`, function () {
+        const plain = run(program);
+        const simulated = run(program, { seed: seedMain });
+        const context = `\n--- plain stderr ---\n${plain.stderr}\n--- simulated stderr ---\n${simulated.stderr}`;
+        assert.ok(plainFinished(plain.stdout), `${program} did not finish cleanly on plain Node:\n${plain.stdout}${context}`);
+        assert.equal(simulated.stdout, plain.stdout, `stdout differs (DST_SEED=${seedMain})${context}`);
+        assert.equal(simulated.status, plain.status, `exit code differs (DST_SEED=${seedMain})${context}`);
+      });
+    }
+  });
+
+  describe(`${name} compliance programs are deterministic under the simulator`, function () {
+    let tmpDir;
+    before(function () {
+      tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-compliance-net-'));
+    });
+    after(function () {
+      fs.rmSync(tmpDir, { recursive: true, force: true });
+    });
+
+    for (const program of programs) {
+      it(`${program}: seed ${seedMain} twice replays exactly; seed ${seedOther} prints the same`, function () {
+        const firstReport = path.join(tmpDir, `${program}.1.json`);
+        const secondReport = path.join(tmpDir, `${program}.2.json`);
+        const first = run(program, { seed: seedMain, reportFile: firstReport });
+        const again = run(program, { seed: seedMain, reportFile: secondReport });
+        const other = run(program, { seed: seedOther });
+
+        assert.equal(again.stdout, first.stdout, `stdout differs between two runs of seed ${seedMain}`);
+        assert.equal(again.status, first.status, `exit code differs between two runs of seed ${seedMain}`);
+        const a = readReport(firstReport);
+        const b = readReport(secondReport);
+        assert.equal(a.seed, seedMain);
+        assert.equal(b.fingerprint, a.fingerprint, `fingerprint differs between two runs of seed ${seedMain}`);
+        assert.equal(b.events, a.events, `event count differs between two runs of seed ${seedMain}`);
+
+        assert.equal(other.stdout, first.stdout, `stdout differs between seeds ${seedMain} and ${seedOther}`);
+        assert.equal(other.status, first.status, `exit code differs between seeds ${seedMain} and ${seedOther}`);
+      });
+    }
+  });
 }
