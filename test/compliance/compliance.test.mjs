@@ -17,10 +17,8 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { listPrograms, readReport, REGISTER_MJS, runProgram } from '../support/programs.mjs';
+import { describeReplays, listPrograms, REGISTER_MJS, runProgram } from '../support/programs.mjs';
 
 const PROGRAMS_DIR = fileURLToPath(new URL('./programs/', import.meta.url));
 /** How the simulator is loaded: the package's own export, resolved from inside the package. */
@@ -63,33 +61,11 @@ describe(`compliance: plain Node ${process.version} vs --import ${REGISTER_SPECI
   }
 });
 
-describe('compliance programs are deterministic under the simulator', function () {
-  let tmpDir;
-  before(function () {
-    tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-compliance-'));
-  });
-  after(function () {
-    fs.rmSync(tmpDir, { recursive: true, force: true });
-  });
-
-  for (const program of PROGRAMS) {
-    it(`${program}: seeds ${SEED_MAIN} and ${SEED_OTHER} print the same; ${SEED_MAIN} twice replays exactly`, function () {
-      const firstReport = path.join(tmpDir, `${program}.1.json`);
-      const secondReport = path.join(tmpDir, `${program}.2.json`);
-      const first = run(program, { seed: SEED_MAIN, reportFile: firstReport });
-      const again = run(program, { seed: SEED_MAIN, reportFile: secondReport });
-      const other = run(program, { seed: SEED_OTHER });
-
-      assert.equal(again.stdout, first.stdout, `stdout differs between two runs of seed ${SEED_MAIN}`);
-      assert.equal(again.status, first.status, `exit code differs between two runs of seed ${SEED_MAIN}`);
-      const a = readReport(firstReport);
-      const b = readReport(secondReport);
-      assert.equal(a.seed, SEED_MAIN);
-      assert.equal(b.fingerprint, a.fingerprint, `fingerprint differs between two runs of seed ${SEED_MAIN}`);
-      assert.equal(b.events, a.events, `event count differs between two runs of seed ${SEED_MAIN}`);
-
-      assert.equal(other.stdout, first.stdout, `stdout differs between seeds ${SEED_MAIN} and ${SEED_OTHER}`);
-      assert.equal(other.status, first.status, `exit code differs between seeds ${SEED_MAIN} and ${SEED_OTHER}`);
-    });
-  }
+describeReplays({
+  title: 'compliance programs are deterministic under the simulator',
+  dir: PROGRAMS_DIR,
+  programs: PROGRAMS,
+  seedMain: SEED_MAIN,
+  seedOther: SEED_OTHER,
+  register: REGISTER_SPECIFIER,
 });

@@ -96,7 +96,17 @@ export function describeNetCompliance({ name, dir, programs, minPrograms, seedMa
     }
   });
 
-  describe(`${name} compliance programs are deterministic under the simulator`, function () {
+  describeReplays({ title: `${name} compliance programs are deterministic under the simulator`, dir, programs, seedMain, seedOther });
+}
+
+/**
+ * Under the simulator each program replays exactly with `seedMain` (stdout, exit code,
+ * fingerprint and event count of two runs) and prints the same with `seedOther`. `register`:
+ * what the simulator is preloaded as (see runProgram).
+ */
+export function describeReplays({ title, dir, programs, seedMain, seedOther, register }) {
+  const run = (program, options = {}) => runProgram(dir, program, { register, ...options });
+  describe(title, function () {
     let tmpDir;
     before(function () {
       tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-compliance-net-'));
