@@ -5,8 +5,11 @@
  * travels in dst-runtime's store, which the driver restores anyway. So the shim watches
  * AsyncLocalStorage.prototype.run / enterWith; until a store other than dst-runtime's has been
  * set, handles capture nothing and their events run in a fresh context holding their host.
+ * The same goes for async_hooks.createHook: libraries that keep their context in hooks of their
+ * own (cls-hooked, APM agents) see each simulated timer and immediate as an async resource of
+ * its own type ('Timeout', 'Immediate'), with init at creation and before/after around it.
  */
-import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import asyncHooks, { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { activeWorld, noteUserAsyncStores } from '../runtime/world.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -23,11 +26,16 @@ const realRun = proto.run!;
 const realEnterWith = proto.enterWith!;
 
 function noteUserStore(storage: unknown): void {
-  if (!userStores && storage !== activeWorld()?.als) {
-    userStores = true;
-    noteUserAsyncStores();
-  }
+  if (!userStores && storage !== activeWorld()?.als) noteUserContext();
 }
+
+function noteUserContext(): void {
+  userStores = true;
+  noteUserAsyncStores();
+}
+
+const hooksModule = asyncHooks as unknown as Record<string, (...args: unknown[]) => unknown>;
+const realCreateHook = hooksModule.createHook!;
 
 export const asyncContextShim: Shim = {
   name: 'async-context',
@@ -39,6 +47,10 @@ export const asyncContextShim: Shim = {
     patches.replace(proto, 'enterWith', function enterWith(this: unknown, ...args: unknown[]) {
       noteUserStore(this);
       return Reflect.apply(realEnterWith, this, args);
+    });
+    patches.replace(hooksModule, 'createHook', function createHook(this: unknown, ...args: unknown[]) {
+      if (!userStores) noteUserContext();
+      return Reflect.apply(realCreateHook, this, args);
     });
   },
 };
