@@ -92,7 +92,23 @@ export function coerceDelayMs(after: unknown): number {
 
 /** Runs a due timer (its [kFire]): the timer is its own queue entry, re-armed in place. */
 function fireTimeout(this: Timeout): void {
-  const timer = this;
+  if (domainsSeen && handleDomains.has(this)) runInDomain(this, runTimeout);
+  else runTimeout(this);
+}
+
+/**
+ * Runs `fire(handle)` inside the node:domain the handle was made in; the domain stays entered
+ * when it throws (its error handler exits it), as with Node's domain hooks. Kept out of the
+ * handles' own fire functions, which every event runs.
+ */
+function runInDomain<T extends object>(handle: T, fire: (handle: T) => void): void {
+  const domain = handleDomains.get(handle)!;
+  domain.enter();
+  fire(handle);
+  domain.exit();
+}
+
+function runTimeout(timer: Timeout): void {
   timer[kSeq] = 0; // no longer queued
   const host = timer[kHost];
   const world = host.world;
@@ -102,8 +118,6 @@ function fireTimeout(this: Timeout): void {
     if (!timer._destroyed) timer._destroyed = true;
     return;
   }
-  const domain = domainsSeen ? handleDomains.get(timer) : undefined;
-  domain?.enter();
   try {
     const args = timer._timerArgs;
     if (args === undefined) (timer._onTimeout as () => void)();
@@ -122,7 +136,6 @@ function fireTimeout(this: Timeout): void {
       }
     }
   }
-  domain?.exit();
 }
 
 /**
@@ -311,7 +324,11 @@ function unenroll(timer: Timeout): void {
 
 /** Runs a due immediate (its [kFire]). */
 function fireImmediate(this: Immediate): void {
-  const immediate = this;
+  if (domainsSeen && handleDomains.has(this)) runInDomain(this, runImmediate);
+  else runImmediate(this);
+}
+
+function runImmediate(immediate: Immediate): void {
   immediate[kSeq] = 0; // no longer queued
   if (immediate._destroyed) return;
   immediate._destroyed = true;
@@ -319,15 +336,12 @@ function fireImmediate(this: Immediate): void {
   immediate[kRefed] = null;
   const callback = immediate._onImmediate as Function;
   const argv = immediate._argv;
-  const domain = domainsSeen ? handleDomains.get(immediate) : undefined;
-  domain?.enter();
   try {
     if (argv === undefined) callback.call(immediate);
     else Reflect.apply(callback, immediate, argv);
   } finally {
     cleanImmediate(immediate);
   }
-  domain?.exit();
 }
 
 function cleanImmediate(immediate: Immediate): void {
