@@ -56,7 +56,6 @@ export function escapedRealWork(world: World): string | undefined {
  * from a probe).
  */
 function nodeInternalImmediates(world: World): number {
-  const seen = new Set<RealTimer>();
   const walked = new Set<RealTimer>();
   const walkFrom = (anchor: RealTimer | null | undefined): void => {
     for (let item: RealTimer | null | undefined = anchor; item !== null && item !== undefined && !walked.has(item); item = item._idlePrev) walked.add(item);
@@ -74,11 +73,14 @@ function nodeInternalImmediates(world: World): number {
     originals.clearImmediate(probe as unknown as NodeJS.Immediate);
   }
   walked.delete(probe);
-  for (const item of walked) {
-    if (!item._destroyed && typeof item.hasRef === 'function' && item.hasRef()) seen.add(item);
-  }
+  // The driver's own are subtracted by count already (queuedImmediates): counted again here,
+  // they would hide a real escape whenever the driver has immediates pending.
+  const driverCallback = world.driver.immediateCallback;
   let count = 0;
-  for (const item of seen) if (isNodeInternal(item._onImmediate)) count++;
+  for (const item of walked) {
+    if (item._destroyed || typeof item.hasRef !== 'function' || !item.hasRef()) continue;
+    if (item._onImmediate !== driverCallback && isNodeInternal(item._onImmediate)) count++;
+  }
   return count;
 }
 

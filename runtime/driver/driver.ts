@@ -61,6 +61,11 @@ export class Driver {
     return this.active;
   }
 
+  /** The callback of every original immediate the driver queues (the tripwire tells them apart by it). */
+  get immediateCallback(): () => void {
+    return this.step;
+  }
+
   /** Original immediates queued by the driver and not yet run. */
   get queuedImmediates(): number {
     return this.pending;
