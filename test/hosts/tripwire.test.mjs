@@ -62,6 +62,19 @@ describe('strict mode: the escape report says where each real timer came from (D
     assert.match(child.stderr, new RegExp(`^ +real Immediate whose callback is defined at ${siteOf('app.mjs', '// APP IMMEDIATE', '() {')} \\(where it was created is not recorded\\)$`, 'm'));
   });
 
+  it('a real Immediate made in an event that leaves the driver idle mid-batch: its unused immediates do not hide it', () => {
+    // Until 02a2339 the driver's queued immediates were subtracted twice at such a checkpoint (by
+    // count, and again as dst-runtime's own in Node's list), which hid the escape there. This test
+    // does not tell that build apart: classifying the program's callback the first time (an
+    // inspector session) takes longer than the 5 ms idle check, which then caught the escape
+    // before the real immediate ran. It pins the outcome, not which check got there first.
+    const child = run('immediate-in-event');
+    assert.equal(child.status, 74, show(child));
+    assert.doesNotMatch(child.stdout, /real immediate ran/);
+    assert.match(child.stderr, /1 real immediate escaped the simulation/);
+    assert.match(child.stderr, new RegExp(`^ +real Immediate whose callback is defined at ${siteOf('app.mjs', '// APP EVENT IMMEDIATE', '() {')} `, 'm'));
+  });
+
   it('Node fact: a Timeout.prototype accessor named _idleTimeout sees every real Timeout being built; own keys unchanged', () => {
     const program = `
       const t0 = setTimeout(() => {}, 1); const proto = Object.getPrototypeOf(t0); clearTimeout(t0);
