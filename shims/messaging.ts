@@ -6,19 +6,12 @@
  * the simulation until Node's loop has been through a poll phase since the post.
  */
 import { BroadcastChannel, MessagePort } from 'node:worker_threads';
-import { queueOwnImmediate } from '../runtime/driver/own-immediates.js';
+import { holdForCheckPhases } from '../runtime/driver/own-immediates.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
 type PostMessage = (this: unknown, ...args: unknown[]) => unknown;
-
-/** Releases a hold after Node's next poll phase: two check phases from now. */
-function releaseAfterNextPoll(release: () => void): void {
-  // A message posted while the loop is past its poll phase is dispatched in the next one; an
-  // immediate queued from a check-phase callback runs in the next iteration, after it.
-  queueOwnImmediate(() => queueOwnImmediate(release));
-}
 
 /** postMessage that holds the simulation until Node has delivered the message. */
 function held(real: PostMessage): PostMessage {
@@ -26,7 +19,8 @@ function held(real: PostMessage): PostMessage {
     // The native port's answer matters: BroadcastChannel#postMessage throws when it is not true.
     const result = Reflect.apply(real, this, args);
     const host = currentHost();
-    if (host !== undefined) releaseAfterNextPoll(host.world.holdForRealWork());
+    // Dispatched in Node's next poll phase, which two check phases from now have passed.
+    if (host !== undefined) holdForCheckPhases(host.world, 2);
     return result;
   }
   Object.defineProperty(postMessage, 'length', { value: real.length, configurable: true });

@@ -11,7 +11,7 @@
  * measure made by host code holds the simulation until the delivery has run.
  */
 import { performance as perf, PerformanceObserver } from 'node:perf_hooks';
-import { queueOwnImmediate } from '../runtime/driver/own-immediates.js';
+import { holdForCheckPhases } from '../runtime/driver/own-immediates.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -57,7 +57,7 @@ function holdForDelivery(): void {
   const host = currentHost();
   if (host === undefined) return;
   // Queued after Node's delivery immediate (made by the entry), so it runs after it.
-  queueOwnImmediate(host.world.holdForRealWork());
+  holdForCheckPhases(host.world, 1);
 }
 
 const observed = {
