@@ -350,6 +350,15 @@ export class World {
     if (set.size === 0) this.nativeResources.delete(host);
   }
 
+  /** The native resources `host` holds (every host's when undefined), not yet closed or released. */
+  *heldNative(host: Host | undefined): IterableIterator<NativeResource> {
+    if (host !== undefined) {
+      yield* this.nativeResources.get(host) ?? [];
+      return;
+    }
+    for (const set of this.nativeResources.values()) yield* set;
+  }
+
   /** Releases the native resources of `host` (every host when undefined), in creation order. */
   private releaseNative(host: Host | undefined): void {
     const sets = host === undefined ? [...this.nativeResources.values()] : [this.nativeResources.get(host)];

@@ -39,7 +39,7 @@ import type { Network } from '../runtime/network/network.js';
 import { type UdpOwner, type UdpPeer, UdpSocket } from '../runtime/network/udp.js';
 import type { NativeResource } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
-import { makeSimulated, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
+import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
 import type { Shim } from './shim.js';
@@ -71,6 +71,10 @@ const realUdp = {
   dropSourceSpecificMembership: proto.dropSourceSpecificMembership,
   close: Object.getPrototypeOf(proto).close as (cb?: () => void) => void,
   getAsyncId: proto.getAsyncId as () => number,
+  hasRef: Object.getPrototypeOf(proto).hasRef as () => boolean,
+  listedAs(this: NativeHandle): string | undefined {
+    return realUdp.hasRef.call(this) ? 'UDPWrap' : undefined;
+  },
 };
 
 const kSim = Symbol('dst.simulatedUdpHandle');
@@ -78,7 +82,7 @@ const kSim = Symbol('dst.simulatedUdpHandle');
 const kRaw = Symbol('dst.rawUdpHandle');
 
 /** Simulation state of one UDP handle. */
-class SimUdp implements UdpOwner, NativeResource {
+class SimUdp implements UdpOwner, ListedHandle {
   readonly handle: NativeHandle;
   readonly host: Host;
   readonly network: Network;
@@ -97,6 +101,10 @@ class SimUdp implements UdpOwner, NativeResource {
     this.scope = new AsyncResource('UDPWRAP', { requireManualDestroy: true });
     this.socket = new UdpSocket(this.network.udp, host, family);
     this.socket.owner = this;
+  }
+
+  listedAs(): string | undefined {
+    return this.refed ? 'UDPWrap' : undefined;
   }
 
   /** A receiving socket keeps its host alive (libuv: the handle is active), unless unref'd. */
@@ -139,6 +147,9 @@ function simOf(handle: NativeHandle): SimUdp | undefined {
 /** Gives a native UDP handle the simulated methods, shadowing the prototype's. */
 function simulate(handle: NativeHandle, host: Host, family: Family): SimUdp {
   const sim = new SimUdp(handle, host, family);
+  // An unref() made before the handle turned simulated (socket.unref() before bind) went to the
+  // native handle: carry it over.
+  sim.refed = realUdp.hasRef.call(handle);
   makeSimulated(handle, { kSim, kRaw }, host, sim);
   own(handle, 'recvStart', recvStart);
   own(handle, 'recvStop', recvStop);
@@ -329,6 +340,7 @@ function recvStop(this: NativeHandle): number {
 function close(this: NativeHandle, callback?: () => void): void {
   const sim = simOf(this)!;
   if (sim.closed) return;
+  noteClosing(sim.host, sim);
   sim.closed = true;
   sim.socket.close();
   sim.active();

@@ -14,6 +14,7 @@ import dnsPromises from 'node:dns/promises';
 import { familyOf } from '../runtime/network/addresses.js';
 import { UV } from '../runtime/network/errno.js';
 import { currentHost } from './context.js';
+import { trackRequest } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
 import type { Shim } from './shim.js';
@@ -39,10 +40,15 @@ function getaddrinfo(req: any, hostname: string, family: number, hints: number, 
     else if (o === ORDER_IPV6_FIRST) addresses = [...addresses].sort((a, b) => familyOf(b) - familyOf(a));
   }
   const result = addresses;
+  const listed = trackRequest(host, 'GetAddrInfoReqWrap');
   // getaddrinfo runs on libuv's threadpool: the answer comes in a later event.
   host.world.schedule(host, 0, 'io', () => {
-    if (result === undefined || result.length === 0) req.oncomplete(UV.EAI_NONAME, []);
-    else req.oncomplete(0, result);
+    try {
+      if (result === undefined || result.length === 0) req.oncomplete(UV.EAI_NONAME, []);
+      else req.oncomplete(0, result);
+    } finally {
+      listed();
+    }
   }, undefined, true);
   return 0;
 }
@@ -51,9 +57,14 @@ function getnameinfo(req: any, address: string, port: number): number {
   const host = currentHost();
   if (host === undefined) return real.getnameinfo.call(cares, req, address, port);
   const name = host.world.network.reverse(address, host);
+  const listed = trackRequest(host, 'GetNameInfoReqWrap');
   host.world.schedule(host, 0, 'io', () => {
-    if (name === undefined) req.oncomplete(UV.EAI_NONAME);
-    else req.oncomplete(0, name, SERVICES[port] ?? String(port));
+    try {
+      if (name === undefined) req.oncomplete(UV.EAI_NONAME);
+      else req.oncomplete(0, name, SERVICES[port] ?? String(port));
+    } finally {
+      listed();
+    }
   }, undefined, true);
   return 0;
 }

@@ -43,7 +43,7 @@ import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, 
 import type { Host } from '../runtime/hosts/host.js';
 import type { NativeResource, World } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
-import { makeSimulated, type NativeHandle, own, released, trackingGetAsyncId } from './native-handles.js';
+import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
 import type { Shim } from './shim.js';
@@ -75,9 +75,33 @@ const realTcp = {
   hasRef: Object.getPrototypeOf(Object.getPrototypeOf(TCP.prototype)).hasRef as () => boolean,
   useUserBuffer: TCP.prototype.useUserBuffer as (buffer: Uint8Array) => void,
   getAsyncId: TCP.prototype.getAsyncId as () => number,
+  getProviderType: TCP.prototype.getProviderType as () => number,
+  listedAs(this: NativeHandle): string | undefined {
+    return realTcp.hasRef.call(this) ? tcpListedAs(this) : undefined;
+  },
 };
 
+/**
+ * The async provider of server handles (`new TCP(SERVER)`, made by net's createServerHandle),
+ * whose number differs between Node versions: taken from a handle made, unref'd and closed at
+ * load, so it never shows as an active resource.
+ */
+const serverProvider: number = (() => {
+  const probe = new TCP(tcpWrap.constants.SERVER as number);
+  probe.unref();
+  const type = realTcp.getProviderType.call(probe);
+  realTcp.close.call(probe);
+  return type;
+})();
+
+/** What Node's getActiveResourcesInfo() calls a TCP handle (TCPWrap's MemoryInfoName). */
+function tcpListedAs(handle: NativeHandle): string {
+  return realTcp.getProviderType.call(handle) === serverProvider ? 'TCPServerWrap' : 'TCPSocketWrap';
+}
+
 const kSim = Symbol('dst.simulatedHandle');
+/** On a write request waiting for the window: ends its listing as an active request. */
+const kListed = Symbol('dst.listedRequest');
 /** The onread buffer Node gave a handle before it turned simulated (initSocketHandle). */
 const kUserBuffer = Symbol('dst.userBuffer');
 /** A handle a host created that has not turned simulated yet (see native-handles.ts). */
@@ -149,7 +173,7 @@ export function tcpKeepAlive(world: World): KeepAlive[] {
 }
 
 /** Simulation state of one TCP handle. */
-class SimTcp implements TcpOwner, ListenerOwner, NativeResource {
+class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   readonly handle: NativeHandle;
   readonly host: Host;
   readonly network: Network;
@@ -164,6 +188,8 @@ class SimTcp implements TcpOwner, ListenerOwner, NativeResource {
   endpoint: TcpEndpoint | undefined;
   listener: TcpListener | undefined;
   connectReq: NativeHandle | undefined;
+  /** Ends the connect request's listing in getActiveResourcesInfo(). */
+  connectListed: (() => void) | undefined;
   /** Write requests waiting for window space, in order. */
   readonly pendingWrites: NativeHandle[] = [];
   /** libuv's UV_HANDLE_READING: between readStart and readStop, EOF or a read error. */
@@ -212,6 +238,10 @@ class SimTcp implements TcpOwner, ListenerOwner, NativeResource {
       if (holding) set.add(this);
       else set.delete(this);
     }
+  }
+
+  listedAs(): string | undefined {
+    return this.refed ? tcpListedAs(this.handle) : undefined;
   }
 
   /** What this handle is doing that keeps its host alive, for the idle report. */
@@ -267,10 +297,16 @@ class SimTcp implements TcpOwner, ListenerOwner, NativeResource {
 
   connected(status: number): void {
     const req = this.connectReq;
+    const listed = this.connectListed;
     this.connectReq = undefined;
+    this.connectListed = undefined;
     this.updateRefs();
-    if (req === undefined || this.closed) return;
-    req.oncomplete(status, this.handle, req, true, true);
+    try {
+      if (req === undefined || this.closed) return;
+      req.oncomplete(status, this.handle, req, true, true);
+    } finally {
+      listed?.();
+    }
   }
 
   data(chunk: Buffer): void {
@@ -310,7 +346,7 @@ class SimTcp implements TcpOwner, ListenerOwner, NativeResource {
     if (req === undefined || this.closed) return;
     this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - ((req.bytes as number) ?? 0));
     this.updateRefs();
-    req.oncomplete(code, this.handle, undefined);
+    completeWrite(req, code, this.handle);
   }
 
   readSizeMax(): number {
@@ -327,7 +363,7 @@ class SimTcp implements TcpOwner, ListenerOwner, NativeResource {
       const req = this.pendingWrites.shift()!;
       this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - ((req.bytes as number) ?? 0));
       this.updateRefs();
-      req.oncomplete(0, this.handle, undefined);
+      completeWrite(req, 0, this.handle);
     }
   }
 
@@ -481,6 +517,7 @@ function connectAny(handle: NativeHandle, req: NativeHandle, address: string, po
   const sim = simFor(handle, host);
   const network = sim.network;
   sim.connectReq = req;
+  sim.connectListed = trackRequest(host, 'ConnectWrap');
   sim.updateRefs();
   if (sim.delayedError !== 0) {
     // uv__tcp_connect: a delayed bind error completes the connect request with that error.
@@ -571,10 +608,22 @@ function write(handle: NativeHandle, req: NativeHandle | null, data: Buffer): nu
   streamBaseState[kLastWriteWasAsync] = 1;
   const pending = req ?? new WriteWrap();
   pending.bytes = data.length;
+  pending[kListed] = trackRequest(sim.host, 'WriteWrap');
   handle.writeQueueSize = (handle.writeQueueSize as number) + data.length;
   sim.pendingWrites.push(pending);
   sim.updateRefs();
   return req === null ? pending : 0;
+}
+
+/** Runs a waiting write's completion; it is listed as a request until that returns. */
+function completeWrite(req: NativeHandle, status: number, handle: NativeHandle): void {
+  const listed = req[kListed] as (() => void) | undefined;
+  delete req[kListed];
+  try {
+    req.oncomplete(status, handle, undefined);
+  } finally {
+    listed?.();
+  }
 }
 
 function writeBuffer(this: NativeHandle, req: NativeHandle | null, data: Uint8Array): number | NativeHandle {
@@ -597,14 +646,22 @@ function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[],
 function shutdown(this: NativeHandle, req: NativeHandle): number {
   const sim = simOf(this)!;
   sim.endpoint?.finish();
+  const listed = trackRequest(sim.host, 'SimpleShutdownWrap');
   // Completion is asynchronous, as with libuv; the request keeps the loop alive meanwhile.
-  sim.host.world.schedule(sim.host, 0, 'io', () => req.oncomplete(0), undefined, true, sim.scope);
+  sim.host.world.schedule(sim.host, 0, 'io', () => {
+    try {
+      req.oncomplete(0);
+    } finally {
+      listed();
+    }
+  }, undefined, true, sim.scope);
   return 0;
 }
 
 function closeSim(handle: NativeHandle, callback: (() => void) | undefined, graceful: boolean): void {
   const sim = simOf(handle)!;
   if (sim.closed) return;
+  noteClosing(sim.host, sim);
   sim.closed = true;
   sim.reading = false;
   if (sim.endpoint !== undefined) {
@@ -612,6 +669,8 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
     else sim.endpoint.reset();
   }
   if (sim.listener !== undefined) sim.network.tcp.unlisten(sim.listener);
+  sim.connectListed?.();
+  sim.connectListed = undefined;
   sim.updateRefs();
   const cancelled = sim.pendingWrites.splice(0);
   handle.writeQueueSize = 0;
@@ -619,7 +678,7 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
     // libuv finishes a close in its closing phase: writes still queued complete with
     // ECANCELED, then the close callback runs. A closing handle keeps the loop alive.
     sim.host.world.schedule(sim.host, 0, 'io', () => {
-      for (const req of cancelled) req.oncomplete(UV.ECANCELED, handle, undefined);
+      for (const req of cancelled) completeWrite(req, UV.ECANCELED, handle);
       if (typeof callback === 'function') callback.call(handle);
     }, undefined, true, sim.scope);
   }
