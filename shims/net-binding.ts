@@ -36,7 +36,7 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import { UnsupportedError } from '../runtime/errors.js';
-import { type Family, familyOf, isLoopback, unmapped } from '../runtime/network/addresses.js';
+import { type Family, familyOf, isLoopback, unmapped, unspecifiedAsLoopback } from '../runtime/network/addresses.js';
 import { UV } from '../runtime/network/errno.js';
 import type { Network } from '../runtime/network/network.js';
 import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../runtime/network/tcp.js';
@@ -512,7 +512,8 @@ function patchedListen(this: NativeHandle, backlog: number): number {
   return 0;
 }
 
-function connectAny(handle: NativeHandle, req: NativeHandle, address: string, port: number, family: Family): number {
+function connectAny(handle: NativeHandle, req: NativeHandle, to: string, port: number, family: Family): number {
+  const address = unspecifiedAsLoopback(to);
   const host = (simOf(handle)?.host ?? currentHost())!;
   const sim = simFor(handle, host);
   const network = sim.network;

@@ -24,6 +24,20 @@ export function isWildcard(address: string): boolean {
   return address === '0.0.0.0' || address === '::' || address === '';
 }
 
+/**
+ * Where Linux sends a connect or datagram addressed to the unspecified address: the kernel
+ * takes 0.0.0.0 for 127.0.0.1 and :: for ::1, and both ends then see the loopback address.
+ * Any other address is returned as it is.
+ */
+export function unspecifiedAsLoopback(address: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address.includes(':')) {
+    if (/^[0:]+$/.test(address)) return '::1';
+    if (/^::ffff:0\.0\.0\.0$/i.test(address)) return '::ffff:127.0.0.1';
+  }
+  return address;
+}
+
 /** Normalises IPv4-mapped IPv6 (::ffff:10.0.0.1) to plain IPv4. */
 export function unmapped(address: string): string {
   const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);

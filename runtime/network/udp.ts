@@ -17,7 +17,7 @@
  */
 import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
-import { type Family, familyOf, isLoopback, isWildcard, unmapped } from './addresses.js';
+import { type Family, familyOf, isLoopback, isWildcard, unmapped, unspecifiedAsLoopback } from './addresses.js';
 import { UV } from './errno.js';
 import type { Network } from './network.js';
 
@@ -294,7 +294,8 @@ export class UdpStack {
   // ---- connect -------------------------------------------------------------------------------
 
   /** Sets the default peer (connect(2) on a datagram socket only records it locally). */
-  connect(socket: UdpSocket, address: string, port: number): number {
+  connect(socket: UdpSocket, to: string, port: number): number {
+    const address = unspecifiedAsLoopback(to);
     const err = this.checkDestination(socket, address);
     if (err !== 0) return err;
     const bindErr = this.ensureBound(socket);
@@ -395,7 +396,7 @@ export class UdpStack {
       to = from.remote.address;
       toPort = from.remote.port;
     } else {
-      to = address;
+      to = unspecifiedAsLoopback(address);
       toPort = port;
     }
     const err = this.checkDestination(from, to);
