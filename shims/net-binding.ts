@@ -125,10 +125,11 @@ export interface KeepAlive {
 }
 
 /**
- * Where the program created a net/dgram object: set by register mode on the net.Server,
+ * Where the program created a net/dgram object: recorded by register mode for the net.Server,
  * net.Socket or dgram.Socket when listen(), connect() or bind() is called (shims/register-mode.ts).
+ * Kept beside the object, not on it: a property would show in console.log and Object.assign.
  */
-export const kCreatedAt = Symbol.for('dst-runtime.createdAt');
+export const creationSites = new WeakMap<object, string>();
 
 let ownerSymbol: symbol | undefined;
 
@@ -140,7 +141,7 @@ export function ownerOf(handle: NativeHandle): object | undefined {
 }
 
 export function siteOf(owner: unknown, call: string): string | undefined {
-  const site = (owner as Record<symbol, string | undefined> | undefined)?.[kCreatedAt];
+  const site = typeof owner === 'object' && owner !== null ? creationSites.get(owner) : undefined;
   return site === undefined ? undefined : `${call} at ${site}`;
 }
 

@@ -23,7 +23,7 @@ import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
 import { installShims } from './install.js';
-import { formatAddress, kCreatedAt, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net-binding.js';
+import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net-binding.js';
 import { installTripwire } from './tripwire.js';
 import { originals } from '../runtime/originals.js';
 
@@ -68,9 +68,9 @@ function recordCreationSites(): void {
   const wrap = (proto: Record<string, unknown>, name: string) => {
     const original = proto[name] as (...args: unknown[]) => unknown;
     const wrapped = {
-      [name](this: Record<symbol, unknown>, ...args: unknown[]) {
+      [name](this: object, ...args: unknown[]) {
         const site = captureSite();
-        if (site !== undefined) this[kCreatedAt] = site;
+        if (site !== undefined) creationSites.set(this, site);
         return Reflect.apply(original, this, args);
       },
     }[name]!;
