@@ -186,7 +186,14 @@ export function startRegisterMode(): World {
     nodeProcess.exit(ExitCode.idle);
   });
 
-  nodeProcess.on('exit', (code) => {
+  // The summary carries the code the process really exits with, which the program's own 'exit'
+  // listeners may still change (process.exitCode = n, or process.exit(n) inside one, which
+  // exits at once): so it is written after every 'exit' listener, or when the process exits
+  // from inside one, whichever comes first.
+  let summarized = false;
+  const summarize = (code: unknown): void => {
+    if (summarized) return;
+    summarized = true;
     world.flushTrace();
     const summary =
       `dst: seed ${seedText}  fingerprint ${world.fingerprint}  virtual ${formatTimeNs(world.nowNs)}  ` +
@@ -203,7 +210,31 @@ export function startRegisterMode(): World {
       };
       fs.writeFileSync(env.DST_REPORT, `${JSON.stringify(report)}\n`);
     }
+  };
+  const exitCodeNow = (fallback: unknown): unknown => {
+    const code = nodeProcess.exitCode;
+    return code === undefined || code === null || code === '' ? fallback : Number(code);
+  };
+  const emit = nodeProcess.emit;
+  Object.defineProperty(nodeProcess, 'emit', {
+    value: function emitThenSummarize(this: unknown, event: string | symbol, ...args: unknown[]): boolean {
+      if (event !== 'exit') return Reflect.apply(emit, this, [event, ...args]) as boolean;
+      try {
+        return Reflect.apply(emit, this, [event, ...args]) as boolean;
+      } finally {
+        summarize(exitCodeNow(args[0]));
+      }
+    },
+    writable: true,
+    configurable: true,
+    enumerable: false,
   });
+  const processWithExit = nodeProcess as unknown as { reallyExit: (code?: number) => never };
+  const reallyExit = processWithExit.reallyExit;
+  processWithExit.reallyExit = function reallyExitAfterSummary(this: unknown, code?: number): never {
+    summarize(code ?? 0);
+    return Reflect.apply(reallyExit, this, [code]) as never;
+  };
 
   try {
     installShims(world);
