@@ -23,6 +23,11 @@ import {
 import { TcpStack } from './tcp.js';
 import { UdpStack } from './udp.js';
 
+/** A flow whose packets arrive in the order they are sent: when its last packet arrives. */
+export interface FifoFlow {
+  untilNs: number;
+}
+
 /** Default latency between two hosts, and inside one host (loopback), in ms. */
 export const DEFAULT_LATENCY = { minMs: 1, maxMs: 5 } as const;
 export const LOOPBACK_LATENCY = { minMs: 0.01, maxMs: 0.1 } as const;
@@ -74,8 +79,8 @@ export class Network {
   /** The rule chain: base latency first, then per-link rules and faults in the order added. */
   private readonly rules: Rule[] = [];
   private readonly aliases = new Map<string, string>();
-  /** Last delivery time per in-order flow (loopback datagrams). */
-  private readonly fifo = new Map<string, number>();
+  /** The in-order flows of loopback datagrams, by source port and host (see flow()). */
+  private readonly flows = new Map<string, FifoFlow>();
 
   constructor(world: World, options: NetworkOptions = {}) {
     this.world = world;
@@ -174,16 +179,27 @@ export class Network {
    * each copy's delay (as an arrival event on `to`), or never if dropped; held packets wait for
    * release. Returns false when the packet was dropped (TCP then retransmits).
    */
-  send(from: Host, to: Host, protocol: 'tcp' | 'udp', bytes: number, deliver: () => void, fifoKey?: string): boolean {
+  /** The in-order flow named `key`, made on first use (UDP on loopback: one per source port and host). */
+  flow(key: string): FifoFlow {
+    let flow = this.flows.get(key);
+    if (flow === undefined) this.flows.set(key, (flow = { untilNs: 0 }));
+    return flow;
+  }
+
+  /**
+   * Puts a packet on the link; `deliver` runs on arrival (not at all if it is lost). Packets of
+   * one `fifo` flow arrive in the order sent, as on loopback.
+   */
+  send(from: Host, to: Host, protocol: 'tcp' | 'udp', bytes: number, deliver: () => void, fifo?: FifoFlow): boolean {
     const packet: PacketInfo = { from: from.name, to: to.name, protocol, bytes };
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
     for (const rule of this.rules) rule.apply(packet, verdict, this.random);
     if (verdict.delaysNs.length === 0) return false;
-    if (fifoKey !== undefined) {
-      // Loopback keeps datagrams of one flow in order (the jitter still varies between flows).
-      const earliestNs = (this.fifo.get(fifoKey) ?? 0) - this.world.nowNs;
+    if (fifo !== undefined) {
+      // Loopback keeps the packets of one flow in order (the jitter still varies between flows).
+      const earliestNs = fifo.untilNs - this.world.nowNs;
       verdict.delaysNs = verdict.delaysNs.map((d) => Math.max(d, earliestNs));
-      this.fifo.set(fifoKey, this.world.nowNs + Math.max(...verdict.delaysNs));
+      fifo.untilNs = this.world.nowNs + Math.max(...verdict.delaysNs);
     }
     if (verdict.heldBy !== undefined) {
       const delaysNs = verdict.delaysNs;

@@ -27,7 +27,7 @@ import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
 import { type Family, isWildcard, unmapped } from './addresses.js';
 import { UV } from './errno.js';
-import type { Network } from './network.js';
+import type { FifoFlow, Network } from './network.js';
 import type { SimEvent } from '../scheduler/event.js';
 
 export const WINDOW_BYTES = 256 * 1024;
@@ -144,6 +144,8 @@ export class TcpEndpoint {
   reading = false;
   /** Client side: the event that fails the connect at tcpTimeoutMs (cancelled once settled). */
   connectDeadline: SimEvent | undefined;
+  /** What this endpoint sends on loopback arrives in order (segments, SYN-ACK, resets, window updates). */
+  readonly flow: FifoFlow = { untilNs: 0 };
   private sendSeq = 0;
   private recvSeq = 0;
   private readonly outOfOrder = new Map<number, Segment>();
@@ -267,16 +269,21 @@ export class TcpEndpoint {
     }
     if (segment.seq < this.recvSeq || this.outOfOrder.has(segment.seq)) return; // a duplicate
     this.outOfOrder.set(segment.seq, segment);
+    // Every segment now in order is in the receive buffer before the application reads: one
+    // read takes them together, as from the kernel.
+    let readable = false;
     while (this.outOfOrder.has(this.recvSeq)) {
       const next = this.outOfOrder.get(this.recvSeq)!;
       this.outOfOrder.delete(this.recvSeq);
       this.recvSeq++;
-      this.accept(next);
+      readable = this.accept(next) || readable;
       if ((this.state as string) === 'closed') return;
     }
+    if (readable) this.flush();
   }
 
-  private accept(segment: Segment): void {
+  /** Takes an in-order segment; true when it gave the application something to read. */
+  private accept(segment: Segment): boolean {
     switch (segment.kind) {
       case 'syn-ack': {
         this.cancelConnectDeadline();
@@ -287,17 +294,15 @@ export class TcpEndpoint {
           this.stack.reliableSend(this, peer, HEADER_BYTES, () => peer.ackArrived(this));
         }
         this.notify((owner) => owner.connected(0));
-        return;
+        return false;
       }
       case 'data':
         this.unread.push(segment.data);
-        this.flush();
-        return;
+        return true;
       case 'fin':
         this.finReceived = true;
         this.unread.push('eof');
-        this.flush();
-        return;
+        return true;
     }
   }
 
@@ -420,38 +425,42 @@ export class TcpEndpoint {
   /**
    * Hands buffered data to the application while it is reading, as libuv does: consecutive
    * segments are read together, at most READ_CHUNK_BYTES per read callback. EOF and errors end
-   * reading (libuv stops the read side by itself after either).
+   * reading (libuv stops the read side by itself after either). One read callback per event:
+   * Node runs each read through MakeCallback, which drains nextTicks and microtasks after it, so
+   * what a 'data' handler queues runs before the next read (or EOF) of the same socket.
    */
   private flush(): void {
-    let consumed = 0;
-    while (this.reading && this.unread.length > 0 && this.owner !== undefined && this.host.state === 'running') {
-      const item = this.unread[0]!;
-      if (item === 'eof') {
-        this.unread.shift();
+    const owner = this.owner;
+    if (!this.reading || owner === undefined || this.host.state !== 'running') return;
+    const item = this.unread[0];
+    if (item === undefined) {
+      if (this.readEnded) {
+        // Reading again after the end: the socket answers EOF at once.
         this.reading = false;
-        this.readEnded = true;
-        this.notify((owner) => owner.end());
-      } else if (item === 'error') {
-        this.unread.shift();
-        this.reading = false;
-        this.readEnded = true;
-        // The error may have been reported to a write already: then a read sees EOF.
-        const code = this.takeSocketError();
-        if (code === undefined) this.notify((owner) => owner.end());
-        else this.notify((owner) => owner.readError(code));
-      } else {
-        const chunk = this.takeChunk(this.owner.readSizeMax());
-        consumed += chunk.length;
-        this.bytesRead += chunk.length;
-        this.notify((owner) => owner.data(chunk));
+        this.notify((o) => o.end());
       }
+      return;
     }
-    if (this.reading && this.readEnded && this.unread.length === 0 && this.owner !== undefined) {
-      // Reading again after the end: the socket answers EOF at once.
+    if (item === 'eof') {
+      this.unread.shift();
       this.reading = false;
-      this.notify((owner) => owner.end());
+      this.readEnded = true;
+      this.notify((o) => o.end());
+    } else if (item === 'error') {
+      this.unread.shift();
+      this.reading = false;
+      this.readEnded = true;
+      // The error may have been reported to a write already: then a read sees EOF.
+      const code = this.takeSocketError();
+      if (code === undefined) this.notify((o) => o.end());
+      else this.notify((o) => o.readError(code));
+    } else {
+      const chunk = this.takeChunk(owner.readSizeMax());
+      this.bytesRead += chunk.length;
+      this.notify((o) => o.data(chunk));
+      if (this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
     }
-    if (consumed > 0 && this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
+    if (this.reading && this.unread.length > 0) this.scheduleFlush();
   }
 
   /** Takes up to `sizeMax` bytes of consecutive buffered data from the front of `unread`. */
@@ -580,7 +589,8 @@ export class TcpStack {
     }, undefined, false);
     const attempt = (rtoNs: number) => {
       if (endpoint.state !== 'syn-sent') return;
-      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to));
+      const fifo = to === from ? endpoint.flow : undefined;
+      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to), fifo);
       if (sent) return;
       // Lost (or nobody owns the address): retransmit the SYN with backoff until the deadline.
       if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) return;
@@ -642,11 +652,12 @@ export class TcpStack {
   reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => void): void {
     const world = this.network.world;
     const startNs = world.nowNs;
+    const fifo = from.host === to.host ? from.flow : undefined;
     const attempt = (rtoNs: number) => {
       // A connection that broke stops retransmitting; one the application closed goes on
       // delivering what it sent (the kernel keeps an orphaned socket until its data is out).
       if (from.state === 'closed' && from.closedBy !== 'app') return;
-      if (this.network.send(from.host, to.host, 'tcp', bytes, deliver)) return;
+      if (this.network.send(from.host, to.host, 'tcp', bytes, deliver, fifo)) return;
       if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) {
         // No retransmission before the deadline: the connection fails AT the deadline (the
         // kernel's timer), not at this last lost attempt.
@@ -661,9 +672,14 @@ export class TcpStack {
     attempt(RTO_INITIAL_NS);
   }
 
-  /** A reset from `fromHost` to `to` (unreliable: a lost reset is simply lost). */
+  /**
+   * A reset from `fromHost` to `to` (unreliable: a lost reset is simply lost). On loopback it
+   * comes after whatever `to`'s peer sent before it (a SYN-ACK, data), never overtaking them.
+   */
   sendReset(fromHost: Host, to: TcpEndpoint): void {
-    this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => to.resetByPeer());
+    const peer = to.peer;
+    const fifo = fromHost === to.host && peer !== undefined && peer.host === fromHost ? peer.flow : undefined;
+    this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => to.resetByPeer(), fifo);
   }
 
   /**

@@ -427,7 +427,7 @@ export class UdpStack {
 
   /** Puts one datagram on the link from `from`'s host to `to`; delivers it on arrival. */
   private transmit(from: UdpSocket, to: Host, d: Datagram, unicast: boolean): void {
-    const fifoKey = from.host === to ? `udp:${to.index}:${from.port}` : undefined;
+    const fifo = from.host === to ? this.network.flow(`udp:${to.index}:${from.port}`) : undefined;
     this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
       // The destination may have restarted since: its current incarnation receives.
       const host = this.network.world.hosts[to.index] ?? to;
@@ -444,7 +444,7 @@ export class UdpStack {
         if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.message(copy, rinfo));
         else owner.message(copy, rinfo);
       }
-    }, fifoKey);
+    }, fifo);
   }
 
   /** The sockets of `host` that get a datagram: the best match for unicast, every match otherwise. */
