@@ -55,6 +55,8 @@ const FLAG_REUSEPORT: number = udpWrap.constants.UV_UDP_REUSEPORT ?? 64;
 const BUFFER_DEFAULT_BYTES = 212_992;
 const RECV_BUFFER_MIN_BYTES = 2_304;
 const SEND_BUFFER_MIN_BYTES = 4_608;
+/** The largest buffer size the binding accepts (it must be an int). */
+const INT32_MAX = 2 ** 31 - 1;
 
 const proto = UDP.prototype;
 const realUdp = {
@@ -435,17 +437,19 @@ function setMulticastInterface(this: NativeHandle, iface: string): number {
 
 /**
  * bufferSize(size, isReceive, ctx): 0 reads, otherwise sets. Linux doubles the value asked for
- * (room for its bookkeeping) and applies a floor; reads report the doubled value.
+ * (room for its bookkeeping) and applies a floor; reads report the doubled value. dgram.js
+ * passes only uint32 sizes; Node's binding answers EINVAL for one above 2^31-1 (not an int)
+ * without asking libuv, so before the socket's state matters; then an unbound socket's
+ * descriptor does not exist yet (EBADF).
  */
 function bufferSize(this: NativeHandle, size: number, isReceive: boolean, ctx: Record<string, unknown>): number | undefined {
   const sim = simOf(this)!;
-  const syscall = isReceive ? 'uv_recv_buffer_size' : 'uv_send_buffer_size';
-  if (!Number.isInteger(size) || size < 0 || !sim.socket.bound) {
-    const errno = !sim.socket.bound ? UV.EBADF : UV.EINVAL;
+  const errno = !Number.isInteger(size) || size < 0 || size > INT32_MAX ? UV.EINVAL : !sim.socket.bound ? UV.EBADF : 0;
+  if (errno !== 0) {
     ctx.errno = errno;
     ctx.code = errno === UV.EBADF ? 'EBADF' : 'EINVAL';
     ctx.message = errno === UV.EBADF ? 'bad file descriptor' : 'invalid argument';
-    ctx.syscall = syscall;
+    ctx.syscall = isReceive ? 'uv_recv_buffer_size' : 'uv_send_buffer_size';
     return undefined;
   }
   if (size === 0) return isReceive ? sim.recvBufferBytes : sim.sendBufferBytes;

@@ -11,12 +11,14 @@
  */
 import dns from 'node:dns';
 import dnsPromises from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { familyOf } from '../runtime/network/addresses.js';
 import { UV } from '../runtime/network/errno.js';
 import { currentHost } from './context.js';
 import { trackRequest } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
+import { nodeError } from './node-errors.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -70,33 +72,75 @@ function getnameinfo(req: any, address: string, port: number): number {
 }
 
 // node:dns/promises captured the binding's getaddrinfo when it loaded — often before the
-// simulation (importing node:dns loads it). Inside hosts its lookup/lookupService go through
-// the callback API, which reads the (patched) binding on every call; Node's validation runs
-// there, synchronously, as in the promise API.
+// simulation (importing node:dns loads it) — so inside hosts its lookup and lookupService are
+// replaced. What the replacements keep of Node's promise API (which differs from the callback
+// API's):
+// - Every call that never reaches getaddrinfo goes to Node's own promise `lookup`: a falsy name
+//   or an address literal is answered inside the Promise executor, so `await` on it continues
+//   before a nextTick queued earlier (the callback API answers through process.nextTick), with
+//   Node's DEP0118 warning for a falsy name; a hostname that is not a string throws there.
+// - A name is looked up through the callback API, which calls the (patched) binding
+//   synchronously, as the promise API does, and settles when its request completes, with Node's
+//   own result and error objects. Its options are validated first by Node's promise `lookup`
+//   applied to an address literal (answered at once, without any request): the promise API's
+//   rules and messages on each Node version ({family: 'IPv4'} and a function as options are
+//   refused, ERR_INVALID_ARG_VALUE / ERR_INVALID_ARG_TYPE; the callback API accepts them).
+// - lookupService takes exactly two arguments (ERR_MISSING_ARGS otherwise); the callback API
+//   then validates address and port as the promise API does on 20, 22 and 24.
 const realPromises = { lookup: dnsPromises.lookup, lookupService: dnsPromises.lookupService };
+const callbackApi = { lookup: dns.lookup, lookupService: dns.lookupService };
+/** Any address literal: Node's promise lookup answers it without a request. */
+const LITERAL = '0.0.0.0';
 
-function lookupPromise(this: unknown, hostname: string, options?: unknown): Promise<unknown> {
-  if (currentHost() === undefined) return Reflect.apply(realPromises.lookup, this, arguments);
-  let settle!: (error: Error | null, value?: unknown) => void;
-  const promise = new Promise((resolve, reject) => {
-    settle = (error, value) => (error ? reject(error) : resolve(value));
+/**
+ * The lookup options read once, in the order Node reads them (hints, family, all, verbatim,
+ * order), so that getters run once although two functions read the options.
+ */
+function readLookupOptions(options: unknown): unknown {
+  if (typeof options !== 'object' || options === null) return options;
+  const o = options as Record<string, unknown>;
+  return { hints: o.hints, family: o.family, all: o.all, verbatim: o.verbatim, order: o.order };
+}
+
+function lookupPromise(this: unknown, hostname: unknown, options?: unknown): Promise<unknown> {
+  if (currentHost() === undefined || !hostname || typeof hostname !== 'string' || isIP(hostname) !== 0) {
+    return Reflect.apply(realPromises.lookup, this, arguments);
+  }
+  const read = readLookupOptions(options);
+  // Throws Node's promise-API validation errors; the promise it returns otherwise is resolved.
+  Reflect.apply(realPromises.lookup, this, [LITERAL, read]);
+  const all = typeof read === 'object' && read !== null && (read as { all?: unknown }).all === true;
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | null, address?: unknown, family?: number) => {
+      if (error) reject(error);
+      else resolve(all ? address : { address, family });
+    };
+    Reflect.apply(callbackApi.lookup, dns, [hostname, read ?? {}, done]);
   });
-  const all = typeof options === 'object' && options !== null && (options as { all?: unknown }).all === true;
-  dns.lookup(hostname, (options ?? {}) as dns.LookupOptions, (error: Error | null, address: unknown, family?: number) => {
-    if (error) settle(error);
-    else settle(null, all ? address : { address, family });
-  });
-  return promise;
 }
 Object.defineProperty(lookupPromise, 'name', { value: 'lookup' });
 
-function lookupServicePromise(this: unknown, address: string, port: number): Promise<unknown> {
+function lookupServicePromise(this: unknown, address: unknown, port: unknown): Promise<unknown> {
   if (currentHost() === undefined) return Reflect.apply(realPromises.lookupService, this, arguments);
+  if (arguments.length !== 2) {
+    throw nodeError(TypeError, 'ERR_MISSING_ARGS', 'The "address" and "port" arguments must be specified', lookupServicePromise);
+  }
   let settle!: (error: Error | null, value?: unknown) => void;
   const promise = new Promise((resolve, reject) => {
     settle = (error, value) => (error ? reject(error) : resolve(value));
   });
-  dns.lookupService(address, port, (error, hostname, service) => (error ? settle(error) : settle(null, { hostname, service })));
+  try {
+    Reflect.apply(callbackApi.lookupService, dns, [
+      address,
+      port,
+      (error: Error | null, hostname?: string, service?: string) => (error ? settle(error) : settle(null, { hostname, service })),
+    ]);
+  } catch (error) {
+    // Argument errors throw, as in the promise API; an error of the binding itself (only a
+    // stubbed binding fails at once) rejects the promise there, where the callback API throws.
+    if ((error as { syscall?: unknown } | null)?.syscall !== 'getnameinfo') throw error;
+    settle(error as Error);
+  }
   return promise;
 }
 Object.defineProperty(lookupServicePromise, 'name', { value: 'lookupService' });
