@@ -32,6 +32,7 @@ import { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 import { timersShim } from './timers.js';
 import { timersPromisesShim } from './timers-promises.js';
+import { tlsShim } from './tls.js';
 
 /** Installed first: modules loaded from here on (net, via the stdio streams) capture them. */
 const EARLY_SHIMS: readonly Shim[] = [asyncContextShim, timersShim, timersPromisesShim];
@@ -49,6 +50,7 @@ export const SHIMS: readonly Shim[] = [
   dgramShim,
   httpShim,
   fetchShim,
+  tlsShim,
   messagingShim,
   moduleHostsShim,
   fsShim,

@@ -737,6 +737,29 @@ function getpeername(this: NativeHandle, out: Record<string, unknown>): number {
   return fill(out, sim.endpoint.remote);
 }
 
+// ---- for shims/tls.ts ----------------------------------------------------------------------
+
+/**
+ * Whether native code wrapping `handle` (TLSWrap) would sit on the simulated network: a
+ * simulated TCP handle, or, from inside a host, any TCP handle (one not connected yet turns
+ * simulated at its first bind or connect, where TLSWrap could not follow it).
+ */
+export function tcpOnSimulatedNetwork(handle: unknown): boolean {
+  if (typeof handle !== 'object' || handle === null || !(handle instanceof TCP)) return false;
+  return simOf(handle as NativeHandle) !== undefined || currentHost() !== undefined;
+}
+
+/**
+ * Closes a TCP handle nobody will use (made for a TLS socket that was then refused), unless it
+ * belongs to the simulation or to a net.Socket: an unclosed native handle is a GC root.
+ */
+export function closeUnusedTcp(handle: NativeHandle): void {
+  if (simOf(handle) !== undefined || handle[kRaw] !== undefined) return;
+  const owner = ownerOf(handle) as { _handle?: unknown } | undefined;
+  if (owner?._handle === handle) return;
+  realTcp.close.call(handle);
+}
+
 // ---- unix domain sockets / named pipes: not simulated ---------------------------------------
 
 function unsupportedPipe(original: Function, api: string) {
