@@ -44,6 +44,7 @@ import type { Host } from '../runtime/hosts/host.js';
 import type { NativeResource, World } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
 import { consumerOf, feedParser, releaseConsumer, setSimulatedTcpTest } from './http-parser.js';
+import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
 import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
@@ -527,6 +528,7 @@ function connectAny(handle: NativeHandle, req: NativeHandle, to: string, port: n
   const network = sim.network;
   sim.connectReq = req;
   sim.connectListed = trackRequest(host, 'ConnectWrap');
+  noteConnectAttempt(host, req);
   sim.updateRefs();
   if (sim.delayedError !== 0) {
     // uv__tcp_connect: a delayed bind error completes the connect request with that error.
@@ -792,6 +794,7 @@ export const netShim: Shim = {
     patches.replace(proto, 'open', patchedOpen);
     patches.replace(proto, 'useUserBuffer', patchedUseUserBuffer);
     patches.replace(proto, 'getAsyncId', trackingGetAsyncId(TCP, { kSim, kRaw }, realTcp));
+    adoptAttemptTimers(patches);
     const Pipe = pipeWrap.Pipe;
     for (const name of ['bind', 'connect', 'listen', 'open'] as const) {
       patches.replace(Pipe.prototype, name, unsupportedPipe(Pipe.prototype[name], `Pipe.${name}`));

@@ -8,7 +8,7 @@
  *
  * The report says where each escaped timer came from:
  * - a real Timeout: where it was created. Node's Timeout constructor starts with
- *   `this._idleTimeout = after`; an accessor of that name on Timeout.prototype (installed here)
+ *   `this._idleTimeout = after`; an accessor of that name on Timeout.prototype (real-timeouts.ts)
  *   sees every real Timeout being made, records its creation stack and turns itself into the
  *   own data property the plain assignment would have made (same keys, same order: 20, 22,
  *   24). Only real Timeouts pay for it; simulated timers are other objects.
@@ -22,6 +22,7 @@ import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../runtime/failure.js';
 import { ownImmediates } from '../runtime/driver/own-immediates.js';
 import { originals } from '../runtime/originals.js';
+import { isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
 import { captureStack, programFrames } from '../runtime/trace/site.js';
 import type { Host } from '../runtime/hosts/host.js';
 import type { World } from '../runtime/world.js';
@@ -102,48 +103,13 @@ function isNodeInternal(fn: unknown): boolean {
 
 // ---- where escaped real timers come from ----------------------------------------------------
 
-interface RealTimer {
-  _idleTimeout: number;
-  _onTimeout: unknown;
-  _onImmediate: unknown;
-  _idlePrev: RealTimer | null;
-  _idleNext: RealTimer | null;
-  _destroyed: boolean;
-  _repeat: number | null;
-  hasRef(): boolean;
-}
 
 /** Real Timeouts made since the tripwire was installed, with their creation stacks. */
 const realTimeouts = new Set<WeakRef<RealTimer>>();
 const creationStacks = new WeakMap<object, { stack?: string }>();
 
-/**
- * Calls `onCreate` for every real Timeout made from now on, in its constructor (an accessor on
- * Node's internal Timeout.prototype._idleTimeout, so only real timers pay for it; own keys and
- * their order stay Node's). Returns the uninstaller, or undefined when the prototype is trapped
- * already or is not the one this code knows.
- */
-function trapTimeoutCreation(onCreate: (timer: RealTimer) => void): (() => void) | undefined {
-  const probe = originals.setTimeout(() => {}, 1) as unknown as RealTimer;
-  originals.clearTimeout(probe as unknown as NodeJS.Timeout);
-  const proto = Object.getPrototypeOf(probe) as object;
-  if (Object.getOwnPropertyDescriptor(proto, '_idleTimeout') !== undefined) return undefined;
-  Object.defineProperty(proto, '_idleTimeout', {
-    configurable: true,
-    enumerable: false,
-    get: () => undefined,
-    set(this: RealTimer, value: number) {
-      Object.defineProperty(this, '_idleTimeout', { value, writable: true, enumerable: true, configurable: true });
-      onCreate(this);
-    },
-  });
-  return () => {
-    delete (proto as Record<string, unknown>)._idleTimeout;
-  };
-}
-
 function trapRealTimeouts(): void {
-  trapTimeoutCreation((timer) => {
+  onRealTimeoutCreated((timer) => {
     creationStacks.set(timer, captureStack()); // formatted lazily, only if reported
     if (realTimeouts.size >= 1024) {
       for (const ref of realTimeouts) {
@@ -200,7 +166,7 @@ function describeEscapes(): string[] {
   const lines: string[] = [];
   for (const ref of realTimeouts) {
     const timer = ref.deref();
-    if (timer === undefined || timer._destroyed || !timer.hasRef()) continue;
+    if (timer === undefined || timer._destroyed || !timer.hasRef() || isClaimed(timer)) continue;
     const frames = programFrames(creationStacks.get(timer)?.stack);
     const kind = timer._repeat === null ? `real Timeout (${timer._idleTimeout} ms)` : `real interval (every ${timer._repeat} ms)`;
     lines.push(frames.length === 0 ? `${kind} created inside Node or dst-runtime (no program frame on its stack)` : `${kind} created at ${frames[0]}`);
@@ -270,7 +236,7 @@ export function installTripwire(world: World): void {
 export function watchHostRealTimers(world: World, patches: PatchSet): void {
   const made: { timer: WeakRef<RealTimer>; host: Host; stack: { stack?: string } }[] = [];
   let checkQueued = false;
-  const uninstall = trapTimeoutCreation((timer) => {
+  const uninstall = onRealTimeoutCreated((timer) => {
     const host = world.currentHost();
     if (host === undefined || host.role === 'system') return;
     const holder: { stack?: string } = {};
@@ -283,7 +249,7 @@ export function watchHostRealTimers(world: World, patches: PatchSet): void {
       nodeProcess.nextTick(check);
     }
   });
-  if (uninstall === undefined) return; // trapped already, or not the Node we know
+  if (uninstall === undefined) return; // not the Node we know
   patches.onRestore(() => {
     uninstall();
     world.driver.onCheckpoint = undefined;
@@ -293,7 +259,7 @@ export function watchHostRealTimers(world: World, patches: PatchSet): void {
     for (let i = 0; i < made.length; i++) {
       const entry = made[i]!;
       const timer = entry.timer.deref();
-      if (timer === undefined || timer._destroyed) {
+      if (timer === undefined || timer._destroyed || isClaimed(timer)) {
         made.splice(i--, 1);
         continue;
       }

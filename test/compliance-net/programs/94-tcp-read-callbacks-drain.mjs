@@ -25,7 +25,8 @@ await new Promise((resolve) => {
   });
 });
 
-// 2. Two writes in two turns of the loop, on 20 connections: two reads, each drained.
+// 2. Two writes on 20 connections, the second once the server has answered the first (so the
+// kernel cannot put them in one read): two reads each, each drained before the next.
 await new Promise((resolve) => {
   const N = 20;
   let pendingTick = false;
@@ -38,6 +39,7 @@ await new Promise((resolve) => {
       if (pendingTick) withoutDrain++;
       pendingTick = true;
       process.nextTick(() => { pendingTick = false; });
+      s.write('k');
     });
     s.on('end', () => {
       s.end();
@@ -49,12 +51,10 @@ await new Promise((resolve) => {
   });
   server.listen(0, '127.0.0.1', () => {
     for (let i = 0; i < N; i++) {
-      const c = net.connect(server.address().port, '127.0.0.1', () => {
-        c.write('a');
-        setTimeout(() => {
-          c.write('b');
-          c.end();
-        }, 20);
+      const c = net.connect(server.address().port, '127.0.0.1', () => c.write('a'));
+      c.once('data', () => {
+        c.write('b');
+        c.end();
       });
       c.resume();
     }

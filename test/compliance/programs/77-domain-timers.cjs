@@ -7,5 +7,7 @@ d1.on('error', (e) => console.log('d1 caught:', e.message));
 d2.on('error', (e) => console.log('d2 caught:', e.message));
 d1.run(() => setTimeout(() => { throw new Error('thrown in d1 timer'); }, 1));
 d2.run(() => setTimeout(() => { setImmediate(() => { console.log('imm domain is d2', process.domain === d2); throw new Error('thrown in d2 immediate'); }); }, 20));
-setTimeout(() => console.log('top-level timer: process.domain is', process.domain === d1 ? 'd1' : process.domain === d2 ? 'd2' : String(process.domain)), 50);
-d1.run(() => { const iv = setInterval(() => { console.log('interval in d1', process.domain === d1); clearInterval(iv); }, 30); });
+// Far apart: on a loaded machine two timers due in one timers phase would both run before the
+// immediate the first one queues.
+setTimeout(() => console.log('top-level timer: process.domain is', process.domain === d1 ? 'd1' : process.domain === d2 ? 'd2' : String(process.domain)), 500);
+d1.run(() => { const iv = setInterval(() => { console.log('interval in d1', process.domain === d1); clearInterval(iv); }, 250); });
