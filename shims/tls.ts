@@ -24,6 +24,12 @@
  *
  * `tls.createSecureContext` touches no socket and stays available. Outside the hosts (the test
  * runner in library mode) everything is the real TLS.
+ *
+ * Plain-text HTTP/2 (h2c) is refused the same way: Node's Http2Session consumes the socket's
+ * native handle (it reads and writes it from C++), which a simulated handle cannot serve, so
+ * no frame was ever exchanged and strict mode stopped the run over Node's own immediates.
+ * `http2.connect` to an http: URL (without a `createConnection` of the program's) and listen()
+ * of an `http2.createServer()` server throw inside a host.
  */
 import { createRequire } from 'node:module';
 import { UnsupportedError } from '../runtime/errors.js';
@@ -80,6 +86,33 @@ function wrap(this: unknown, ...args: unknown[]): unknown {
   return Reflect.apply(realWrap, this, args);
 }
 
+const H2C = '(HTTP/2 over the simulated network)';
+const H2C_INSTEAD =
+  "HTTP/2 is not simulated yet (Node's HTTP/2 session reads and writes the socket natively); inside the " +
+  'simulation use HTTP/1.1 (http.request, http.createServer, fetch of an http: URL), and keep HTTP/2 outside the hosts';
+
+/** http2.connect: an http: authority (h2c) is refused inside a host; https: meets the TLS refusal. */
+function http2Connect(original: (...args: any[]) => any): (...args: any[]) => any {
+  const named = naming(original, 'http2.connect()');
+  const connect = function (this: unknown, ...args: unknown[]) {
+    const [authority, options] = args;
+    const ownConnection = typeof options === 'object' && options !== null && typeof (options as { createConnection?: unknown }).createConnection === 'function';
+    if (currentHost() !== undefined && !ownConnection) {
+      let protocol: string | undefined;
+      try {
+        protocol = (authority instanceof URL ? authority : new URL(String(authority))).protocol;
+      } catch {
+        protocol = undefined; // Node reports the bad authority itself
+      }
+      if (protocol === 'http:') throw new UnsupportedError(`http2.connect() to an http: URL ${H2C}`, H2C_INSTEAD);
+    }
+    return Reflect.apply(named, this, args);
+  };
+  Object.defineProperty(connect, 'name', { value: original.name });
+  Object.defineProperty(connect, 'length', { value: original.length });
+  return connect;
+}
+
 function serverKind(server: object, https: typeof import('node:https')): string {
   if (server instanceof https.Server) return 'an https.Server';
   if (server.constructor?.name === 'Http2SecureServer') return 'an http2 secure server (http2.createSecureServer)';
@@ -102,7 +135,7 @@ export const tlsShim: Shim = {
     patches.replace(httpsModule, 'request', naming(httpsModule.request!, 'https.request()'));
     patches.replace(httpsModule, 'get', naming(httpsModule.get!, 'https.get()'));
     const http2Module = http2 as unknown as Record<string, (...args: any[]) => any>;
-    patches.replace(http2Module, 'connect', naming(http2Module.connect!, 'http2.connect()'));
+    patches.replace(http2Module, 'connect', http2Connect(http2Module.connect!));
     // tls.Server inherits listen from net.Server: an own one on tls.Server.prototype, which
     // https.Server and http2's secure server inherit in turn.
     // (Looked up at call time: register mode wraps net.Server.prototype.listen for its reports.)
@@ -113,5 +146,14 @@ export const tlsShim: Shim = {
       }
       return Reflect.apply(parent.listen, this, args);
     } as typeof tls.Server.prototype.listen);
+    // http2.createServer()'s class is not exported: its prototype, from a server never listened on.
+    const h2cServer = Object.getPrototypeOf(http2.createServer()) as { listen: (...args: unknown[]) => unknown };
+    const h2cParent = Object.getPrototypeOf(h2cServer) as { listen: (...args: unknown[]) => unknown };
+    patches.replace(h2cServer, 'listen', function listen(this: object, ...args: unknown[]) {
+      if (currentHost() !== undefined) {
+        throw new UnsupportedError(`server.listen() of an http2 server (http2.createServer) ${H2C}`, H2C_INSTEAD);
+      }
+      return Reflect.apply(h2cParent.listen, this, args);
+    });
   },
 };

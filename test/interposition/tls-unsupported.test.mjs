@@ -21,6 +21,10 @@ const CLIENT_INSTEAD =
 const SERVER_INSTEAD =
   'TLS is not simulated yet; inside the simulation serve plain http or net instead ' +
   '(http.createServer, net.createServer), and keep TLS outside the hosts';
+const H2C = '(HTTP/2 over the simulated network)';
+const H2C_INSTEAD =
+  "HTTP/2 is not simulated yet (Node's HTTP/2 session reads and writes the socket natively); inside the " +
+  'simulation use HTTP/1.1 (http.request, http.createServer, fetch of an http: URL), and keep HTTP/2 outside the hosts';
 const refused = (api, instead = CLIENT_INSTEAD) => `UnsupportedError DST_UNSUPPORTED: ${api} (TLS over the simulated network) ${NOT_SUPPORTED}: ${instead}`;
 
 /**
@@ -52,6 +56,8 @@ describe('TLS over the simulated network: refused with an UnsupportedError namin
         `tls listen: ${refused('server.listen() of a tls.Server', SERVER_INSTEAD)}`,
         `http2 secure listen: ${refused('server.listen() of an http2 secure server (http2.createSecureServer)', SERVER_INSTEAD)}`,
         'tls.createSecureContext: no error',
+        `h2c connect: UnsupportedError DST_UNSUPPORTED: http2.connect() to an http: URL ${H2C} ${NOT_SUPPORTED}: ${H2C_INSTEAD}`,
+        `h2c listen: UnsupportedError DST_UNSUPPORTED: server.listen() of an http2 server (http2.createServer) ${H2C} ${NOT_SUPPORTED}: ${H2C_INSTEAD}`,
         `server-side TLSSocket: ${refused('new tls.TLSSocket(socket)', SERVER_INSTEAD)}`,
         `new tls.TLSSocket(socket): ${refused('new tls.TLSSocket(socket)')}`,
         `tls.connect({ socket }): ${refused('tls.connect()')}`,
