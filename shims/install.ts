@@ -20,7 +20,6 @@ import { escapesShim } from './escapes.js';
 import { fetchShim } from './fetch.js';
 import { fsShim } from './fs.js';
 import { httpShim } from './http.js';
-import { httpParserShim } from './http-parser.js';
 import { mathShim } from './math.js';
 import { messagingShim } from './messaging.js';
 import { moduleHostsShim } from './module-hosts.js';
@@ -45,7 +44,6 @@ export const SHIMS: readonly Shim[] = [
   cryptoShim,
   mathShim,
   netShim,
-  httpParserShim,
   netTimeoutsShim,
   dnsShim,
   dnsResolverShim,

@@ -43,7 +43,6 @@ import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, 
 import type { Host } from '../runtime/hosts/host.js';
 import type { NativeResource, World } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
-import { consumerOf, feedParser, releaseConsumer, setSimulatedTcpTest } from './http-parser.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
 import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from './registry.js';
@@ -314,12 +313,6 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
 
   data(chunk: Buffer): void {
     if (this.closed) return;
-    // node:http's server parser consumes this stream (shims/http-parser.ts): the read is its.
-    const parser = consumerOf(this.handle);
-    if (parser !== undefined) {
-      feedParser(parser, chunk);
-      return;
-    }
     if (this.userBuffer !== undefined) {
       // The C++ side reads into the user's buffer and passes only the length (readSizeMax keeps
       // chunks within it); the callback may return the buffer for the next read.
@@ -395,7 +388,6 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
 function simOf(handle: NativeHandle): SimTcp | undefined {
   return handle[kSim] as SimTcp | undefined;
 }
-setSimulatedTcpTest((handle) => simOf(handle) !== undefined);
 
 /** Gives a native TCP handle the simulated methods, shadowing the prototype's. */
 function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimTcp {
@@ -430,6 +422,8 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   own(handle, 'writeQueueSize', 0);
   own(handle, 'fd', -1);
   own(handle, '_externalStream', undefined);
+  // node:http would hand a native stream to its C++ parser ("consume"); ours is not native.
+  own(handle, '_consumed', true);
   Object.defineProperty(handle, 'bytesRead', { get: () => sim.endpoint?.bytesRead ?? 0, configurable: true });
   Object.defineProperty(handle, 'bytesWritten', { get: () => sim.endpoint?.bytesWritten ?? 0, configurable: true });
   return sim;
@@ -450,7 +444,6 @@ function releasedWrite(): number {
  * handle (code outside the hosts touching a dead host's socket) find a closed descriptor.
  */
 function releaseHandle(handle: NativeHandle, bytesRead: number, bytesWritten: number): void {
-  releaseConsumer(handle);
   delete handle[kSim];
   delete handle[kUserBuffer];
   forgetHost(handle);
@@ -695,7 +688,6 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
   }
   // Free the native handle (it never touched the OS). No callback: the close callback is the
   // event above, in virtual time.
-  releaseConsumer(handle);
   sim.host.world.dropNative(sim.host, sim);
   realTcp.close.call(handle);
 }
