@@ -47,6 +47,7 @@ import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
 import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
+import { nodeError } from './node-errors.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -631,7 +632,19 @@ function completeWrite(req: NativeHandle, status: number, handle: NativeHandle):
 }
 
 function writeBuffer(this: NativeHandle, req: NativeHandle | null, data: Uint8Array): number | NativeHandle {
+  // StreamBase::WriteBuffer's own check (a string written with encoding 'buffer' gets here).
+  if (!(data instanceof Uint8Array)) throw nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', 'Second argument must be a buffer', writeBuffer);
   return write(this, req, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+}
+
+/**
+ * The encoding StreamBase::Writev encodes a string chunk with (ParseEncoding, then
+ * StringBytes::Write): 'buffer' is written as latin1, and a name it does not know as utf8.
+ */
+function writevEncoding(encoding: unknown): BufferEncoding {
+  const name = typeof encoding === 'string' ? encoding.toLowerCase() : '';
+  if (name === 'buffer') return 'latin1';
+  return Buffer.isEncoding(name) ? (name as BufferEncoding) : 'utf8';
 }
 
 function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[], allBuffers: boolean): number | NativeHandle {
@@ -641,7 +654,7 @@ function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[],
   } else {
     for (let i = 0; i < chunks.length; i += 2) {
       const chunk = chunks[i];
-      parts.push(typeof chunk === 'string' ? Buffer.from(chunk, chunks[i + 1] as BufferEncoding) : Buffer.from(chunk as Uint8Array));
+      parts.push(typeof chunk === 'string' ? Buffer.from(chunk, writevEncoding(chunks[i + 1])) : Buffer.from(chunk as Uint8Array));
     }
   }
   return write(this, req, Buffer.concat(parts));

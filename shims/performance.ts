@@ -85,6 +85,38 @@ for (const name of ['mark', 'measure', 'observe', 'disconnect'] as const) {
   Object.defineProperty(observed[name], 'length', { value: real[name].length, configurable: true });
 }
 
+// ---- Event#timeStamp ----------------------------------------------------------------------
+
+// Node stamps every Event (an AbortSignal's 'abort' too) with its internal performance clock,
+// taken from the binding when it loaded: the real one. Inside a host an event's timeStamp is the
+// host's performance.now() when it is first dispatched, or first read if it never was
+// (events are stamped in their constructor in Node, and dispatched at once as a rule).
+const eventPrototype = Event.prototype as unknown as Record<string, unknown>;
+const realTimeStamp = Object.getOwnPropertyDescriptor(eventPrototype, 'timeStamp')!.get!;
+const targetPrototype = EventTarget.prototype as unknown as Record<string, Function>;
+const realDispatchEvent = targetPrototype.dispatchEvent!;
+const stamps = new WeakMap<object, number>();
+
+function stamp(event: object): number {
+  let at = stamps.get(event);
+  if (at === undefined) {
+    at = now();
+    stamps.set(event, at);
+  }
+  return at;
+}
+
+function timeStamp(this: object): number {
+  const real = Reflect.apply(realTimeStamp, this, []) as number; // Node's receiver check
+  return currentHost() === undefined && !stamps.has(this) ? real : stamp(this);
+}
+
+function dispatchEvent(this: unknown, event: unknown, ...rest: unknown[]): unknown {
+  if (currentHost() !== undefined && event instanceof Event) stamp(event);
+  return Reflect.apply(realDispatchEvent, this, [event, ...rest]);
+}
+Object.defineProperty(dispatchEvent, 'length', { value: realDispatchEvent.length, configurable: true });
+
 export const performanceShim: Shim = {
   name: 'performance',
   install(patches: PatchSet) {
@@ -94,5 +126,7 @@ export const performanceShim: Shim = {
     patches.replace(perfPrototype, 'measure', observed.measure);
     patches.replace(observerPrototype, 'observe', observed.observe);
     patches.replace(observerPrototype, 'disconnect', observed.disconnect);
+    patches.defineGetter(eventPrototype, 'timeStamp', timeStamp, true);
+    patches.replace(targetPrototype, 'dispatchEvent', dispatchEvent);
   },
 };
