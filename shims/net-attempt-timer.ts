@@ -16,7 +16,7 @@ import { originals } from '../runtime/originals.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { currentHost } from './context.js';
 import type { NativeHandle } from './native-handles.js';
-import { claimRealTimeout, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
+import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
 import type { PatchSet } from './registry.js';
 import { createTimeout, simulatedTimers } from './timers.js';
 
@@ -36,6 +36,7 @@ export function noteConnectAttempt(host: Host, req: NativeHandle): void {
 }
 
 function adopt(timer: RealTimer, host: Host): void {
+  adopted(timer);
   if (timer._destroyed || typeof timer._onTimeout !== 'function' || host.state !== 'running') return;
   let callback = timer._onTimeout as Function;
   const args = timer._timerArgs ?? [];

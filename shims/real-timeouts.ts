@@ -23,10 +23,28 @@ export interface RealTimer {
 
 /** Real Timeouts taken into the simulation (see claimRealTimeout): not escapes. */
 const claimed = new WeakSet<object>();
+/** Claimed, and not yet taken out of Node's lists (adoption comes in a nextTick). */
+const awaitingAdoption = new Set<RealTimer>();
 
-/** A listener takes `timer` into the simulation: the tripwires leave it alone. */
+/**
+ * A listener takes `timer` into the simulation: the tripwires leave it alone. Until
+ * `adopted(timer)` is called it is still in Node's lists, and Node still counts it.
+ */
 export function claimRealTimeout(timer: RealTimer): void {
   claimed.add(timer);
+  awaitingAdoption.add(timer);
+}
+
+/** A claimed timer left Node's lists (or will never be adopted). */
+export function adopted(timer: RealTimer): void {
+  awaitingAdoption.delete(timer);
+}
+
+/** Claimed timers Node still counts as ref'd Timeouts (process.getActiveResourcesInfo). */
+export function claimedStillCounted(): number {
+  let count = 0;
+  for (const timer of awaitingAdoption) if (!timer._destroyed && timer.hasRef()) count++;
+  return count;
 }
 
 export function isClaimed(timer: RealTimer): boolean {

@@ -22,7 +22,7 @@ import { ExitCode } from '../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../runtime/failure.js';
 import { ownImmediates } from '../runtime/driver/own-immediates.js';
 import { originals } from '../runtime/originals.js';
-import { isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
+import { claimedStillCounted, isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
 import { captureStack, programFrames } from '../runtime/trace/site.js';
 import type { Host } from '../runtime/hosts/host.js';
 import type { World } from '../runtime/world.js';
@@ -40,6 +40,8 @@ export function escapedRealWork(world: World): string | undefined {
     if (kind === 'Timeout') timeouts++;
     else if (kind === 'Immediate') immediates++;
   }
+  // Real timers taken into the simulation, between their birth and their adoption (a nextTick).
+  timeouts -= claimedStillCounted();
   let extraImmediates = immediates - world.driver.queuedImmediates;
   if (extraImmediates > 0) extraImmediates -= nodeInternalImmediates(world);
   const parts: string[] = [];

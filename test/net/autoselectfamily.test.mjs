@@ -7,7 +7,9 @@
  * belongs to no simulated host, so a SYN sent there is lost.)
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import net from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { Sim } from 'dst-runtime';
 
 const PORT = 7100;
@@ -66,5 +68,18 @@ describe('autoSelectFamily: the attempt timer runs on virtual time (strict mode,
     const run = await sim.run();
     assert.deepEqual(result.events, ['connect 10.0.0.1']);
     assert.ok(run.elapsedNs < 100e6, `the run took ${run.elapsedNs} ns of virtual time: the cleared timer held it`);
+  });
+
+  it('register mode: a connect made by the entry module\'s top level, before the first event, is no escape', () => {
+    // The driver's first checkpoint came between the timer's birth and its adoption (a
+    // nextTick), and strict mode counted it as a real timer (exit 74).
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
+    const child = spawnSync(process.execPath, [
+      '--import', fileURLToPath(new URL('../../dist/register.mjs', import.meta.url)),
+      fileURLToPath(new URL('./fixtures/autoselectfamily-top-level.mjs', import.meta.url)),
+    ], { env: { ...env, DST_SEED: '0x7c9' }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout, 'connect 127.0.0.1\n');
+    assert.doesNotMatch(child.stderr, /escaped the simulation/);
   });
 });
