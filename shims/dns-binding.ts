@@ -15,7 +15,7 @@ import { isIP } from 'node:net';
 import { familyOf } from '../runtime/network/addresses.js';
 import { UV } from '../runtime/network/errno.js';
 import { currentHost } from './context.js';
-import { trackRequest } from './native-handles.js';
+import { completeListed, trackRequest } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
 import { nodeError } from './node-errors.js';
@@ -44,14 +44,10 @@ function getaddrinfo(req: any, hostname: string, family: number, hints: number, 
   const result = addresses;
   const listed = trackRequest(host, 'GetAddrInfoReqWrap');
   // getaddrinfo runs on libuv's threadpool: the answer comes in a later event.
-  host.world.schedule(host, 0, 'io', () => {
-    try {
-      if (result === undefined || result.length === 0) req.oncomplete(UV.EAI_NONAME, []);
-      else req.oncomplete(0, result);
-    } finally {
-      listed();
-    }
-  }, undefined, true);
+  host.world.schedule(host, 0, 'io', () => completeListed(listed, () => {
+    if (result === undefined || result.length === 0) req.oncomplete(UV.EAI_NONAME, []);
+    else req.oncomplete(0, result);
+  }), undefined, true);
   return 0;
 }
 
@@ -60,14 +56,10 @@ function getnameinfo(req: any, address: string, port: number): number {
   if (host === undefined) return real.getnameinfo.call(cares, req, address, port);
   const name = host.world.network.reverse(address, host);
   const listed = trackRequest(host, 'GetNameInfoReqWrap');
-  host.world.schedule(host, 0, 'io', () => {
-    try {
-      if (name === undefined) req.oncomplete(UV.EAI_NONAME);
-      else req.oncomplete(0, name, SERVICES[port] ?? String(port));
-    } finally {
-      listed();
-    }
-  }, undefined, true);
+  host.world.schedule(host, 0, 'io', () => completeListed(listed, () => {
+    if (name === undefined) req.oncomplete(UV.EAI_NONAME);
+    else req.oncomplete(0, name, SERVICES[port] ?? String(port));
+  }), undefined, true);
   return 0;
 }
 

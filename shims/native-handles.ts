@@ -98,6 +98,15 @@ export function trackRequest(host: Host, name: string): () => void {
   };
 }
 
+/** Runs a request's completion; Node lists the request until it has returned (see trackRequest). */
+export function completeListed(listed: (() => void) | undefined, complete: () => void): void {
+  try {
+    complete();
+  } finally {
+    listed?.();
+  }
+}
+
 /** The requests Node would list for `host` (every host when undefined), in the order they were made. */
 export function listedRequests(world: World, host: Host | undefined): string[] {
   const out: string[] = [];

@@ -44,7 +44,7 @@ import type { Host } from '../runtime/hosts/host.js';
 import type { NativeResource, World } from '../runtime/world.js';
 import { currentHost, forgetHost } from './context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
-import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
+import { completeListed, type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
 import { nodeError } from './node-errors.js';
@@ -304,12 +304,9 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     this.connectReq = undefined;
     this.connectListed = undefined;
     this.updateRefs();
-    try {
-      if (req === undefined || this.closed) return;
-      req.oncomplete(status, this.handle, req, true, true);
-    } finally {
-      listed?.();
-    }
+    completeListed(listed, () => {
+      if (req !== undefined && !this.closed) req.oncomplete(status, this.handle, req, true, true);
+    });
   }
 
   data(chunk: Buffer): void {
@@ -624,11 +621,7 @@ function write(handle: NativeHandle, req: NativeHandle | null, data: Buffer): nu
 function completeWrite(req: NativeHandle, status: number, handle: NativeHandle): void {
   const listed = req[kListed] as (() => void) | undefined;
   delete req[kListed];
-  try {
-    req.oncomplete(status, handle, undefined);
-  } finally {
-    listed?.();
-  }
+  completeListed(listed, () => req.oncomplete(status, handle, undefined));
 }
 
 function writeBuffer(this: NativeHandle, req: NativeHandle | null, data: Uint8Array): number | NativeHandle {
@@ -665,13 +658,7 @@ function shutdown(this: NativeHandle, req: NativeHandle): number {
   sim.endpoint?.finish();
   const listed = trackRequest(sim.host, 'SimpleShutdownWrap');
   // Completion is asynchronous, as with libuv; the request keeps the loop alive meanwhile.
-  sim.host.world.schedule(sim.host, 0, 'io', () => {
-    try {
-      req.oncomplete(0);
-    } finally {
-      listed();
-    }
-  }, undefined, true, sim.scope);
+  sim.host.world.schedule(sim.host, 0, 'io', () => completeListed(listed, () => req.oncomplete(0)), undefined, true, sim.scope);
   return 0;
 }
 

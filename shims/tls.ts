@@ -119,6 +119,21 @@ function serverKind(server: object, https: typeof import('node:https')): string 
   return 'a tls.Server';
 }
 
+let h2cServerPrototype: object | undefined;
+
+/**
+ * An own listen() on a server class's prototype that refuses inside a host and otherwise calls
+ * the one it inherits (looked up at call time: register mode wraps net.Server.prototype.listen
+ * for its reports).
+ */
+function refuseListen(patches: PatchSet, prototype: object, api: (server: object) => string, instead: string): void {
+  const parent = Object.getPrototypeOf(prototype) as { listen: (...args: unknown[]) => unknown };
+  patches.replace(prototype as { listen: (...args: unknown[]) => unknown }, 'listen', function listen(this: object, ...args: unknown[]) {
+    if (currentHost() !== undefined) throw new UnsupportedError(api(this), instead);
+    return Reflect.apply(parent.listen, this, args);
+  });
+}
+
 export const tlsShim: Shim = {
   name: 'tls',
   install(patches: PatchSet) {
@@ -138,22 +153,9 @@ export const tlsShim: Shim = {
     patches.replace(http2Module, 'connect', http2Connect(http2Module.connect!));
     // tls.Server inherits listen from net.Server: an own one on tls.Server.prototype, which
     // https.Server and http2's secure server inherit in turn.
-    // (Looked up at call time: register mode wraps net.Server.prototype.listen for its reports.)
-    const parent = Object.getPrototypeOf(tls.Server.prototype) as { listen: (...args: unknown[]) => unknown };
-    patches.replace(tls.Server.prototype, 'listen', function listen(this: object, ...args: unknown[]) {
-      if (currentHost() !== undefined) {
-        throw new UnsupportedError(`server.listen() of ${serverKind(this, https)} ${OVER_SIMULATED_NETWORK}`, SERVER_INSTEAD);
-      }
-      return Reflect.apply(parent.listen, this, args);
-    } as typeof tls.Server.prototype.listen);
+    refuseListen(patches, tls.Server.prototype, (server) => `server.listen() of ${serverKind(server, https)} ${OVER_SIMULATED_NETWORK}`, SERVER_INSTEAD);
     // http2.createServer()'s class is not exported: its prototype, from a server never listened on.
-    const h2cServer = Object.getPrototypeOf(http2.createServer()) as { listen: (...args: unknown[]) => unknown };
-    const h2cParent = Object.getPrototypeOf(h2cServer) as { listen: (...args: unknown[]) => unknown };
-    patches.replace(h2cServer, 'listen', function listen(this: object, ...args: unknown[]) {
-      if (currentHost() !== undefined) {
-        throw new UnsupportedError(`server.listen() of an http2 server (http2.createServer) ${H2C}`, H2C_INSTEAD);
-      }
-      return Reflect.apply(h2cParent.listen, this, args);
-    });
+    h2cServerPrototype ??= Object.getPrototypeOf(http2.createServer()) as object;
+    refuseListen(patches, h2cServerPrototype, () => `server.listen() of an http2 server (http2.createServer) ${H2C}`, H2C_INSTEAD);
   },
 };

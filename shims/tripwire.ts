@@ -105,7 +105,6 @@ function isNodeInternal(fn: unknown): boolean {
 
 // ---- where escaped real timers come from ----------------------------------------------------
 
-
 /** Real Timeouts made since the tripwire was installed, with their creation stacks. */
 const realTimeouts = new Set<WeakRef<RealTimer>>();
 const creationStacks = new WeakMap<object, { stack?: string }>();

@@ -174,11 +174,6 @@ export class Network {
 
   // ---- packets -----------------------------------------------------------------------------
 
-  /**
-   * Decides the fate of one packet and carries it out: `deliver` runs at the destination after
-   * each copy's delay (as an arrival event on `to`), or never if dropped; held packets wait for
-   * release. Returns false when the packet was dropped (TCP then retransmits).
-   */
   /** The in-order flow named `key`, made on first use (UDP on loopback: one per source port and host). */
   flow(key: string): FifoFlow {
     let flow = this.flows.get(key);
@@ -187,8 +182,10 @@ export class Network {
   }
 
   /**
-   * Puts a packet on the link; `deliver` runs on arrival (not at all if it is lost). Packets of
-   * one `fifo` flow arrive in the order sent, as on loopback.
+   * Decides the fate of one packet and carries it out: `deliver` runs at the destination after
+   * each copy's delay (as an arrival event on `to`), or never if dropped; held packets wait for
+   * release. Packets of one `fifo` flow arrive in the order sent, as on loopback. Returns false
+   * when the packet was dropped (TCP then retransmits).
    */
   send(from: Host, to: Host, protocol: 'tcp' | 'udp', bytes: number, deliver: () => void, fifo?: FifoFlow): boolean {
     const packet: PacketInfo = { from: from.name, to: to.name, protocol, bytes };

@@ -145,7 +145,7 @@ export class TcpEndpoint {
   /** Client side: the event that fails the connect at tcpTimeoutMs (cancelled once settled). */
   connectDeadline: SimEvent | undefined;
   /** What this endpoint sends on loopback arrives in order (segments, SYN-ACK, resets, window updates). */
-  readonly flow: FifoFlow = { untilNs: 0 };
+  private readonly flow: FifoFlow = { untilNs: 0 };
   private sendSeq = 0;
   private recvSeq = 0;
   private readonly outOfOrder = new Map<number, Segment>();
@@ -169,6 +169,11 @@ export class TcpEndpoint {
     this.host = host;
     this.local = local;
     this.remote = remote;
+  }
+
+  /** The flow what this endpoint sends to host `to` keeps its order in: on loopback only. */
+  flowTo(to: Host): FifoFlow | undefined {
+    return to === this.host ? this.flow : undefined;
   }
 
   get network(): Network {
@@ -589,8 +594,7 @@ export class TcpStack {
     }, undefined, false);
     const attempt = (rtoNs: number) => {
       if (endpoint.state !== 'syn-sent') return;
-      const fifo = to === from ? endpoint.flow : undefined;
-      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to), fifo);
+      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to), endpoint.flowTo(to));
       if (sent) return;
       // Lost (or nobody owns the address): retransmit the SYN with backoff until the deadline.
       if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) return;
@@ -652,7 +656,7 @@ export class TcpStack {
   reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => void): void {
     const world = this.network.world;
     const startNs = world.nowNs;
-    const fifo = from.host === to.host ? from.flow : undefined;
+    const fifo = from.flowTo(to.host);
     const attempt = (rtoNs: number) => {
       // A connection that broke stops retransmitting; one the application closed goes on
       // delivering what it sent (the kernel keeps an orphaned socket until its data is out).
@@ -677,8 +681,7 @@ export class TcpStack {
    * comes after whatever `to`'s peer sent before it (a SYN-ACK, data), never overtaking them.
    */
   sendReset(fromHost: Host, to: TcpEndpoint): void {
-    const peer = to.peer;
-    const fifo = fromHost === to.host && peer !== undefined && peer.host === fromHost ? peer.flow : undefined;
+    const fifo = to.peer?.host === fromHost ? to.peer.flowTo(to.host) : undefined;
     this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => to.resetByPeer(), fifo);
   }
 
