@@ -11,6 +11,7 @@ import type { World } from '../runtime/world.js';
 import { activeResourcesShim } from './active-resources.js';
 import { asyncContextShim } from './async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
+import { clockInternalsShim } from './clock-internals.js';
 import { cryptoShim } from './crypto.js';
 import { dateShim } from './date.js';
 import { dgramShim } from './dgram-binding.js';
@@ -39,6 +40,7 @@ const EARLY_SHIMS: readonly Shim[] = [asyncContextShim, timersShim, timersPromis
 
 export const SHIMS: readonly Shim[] = [
   dateShim,
+  clockInternalsShim,
   performanceShim,
   processClockShim,
   cryptoShim,

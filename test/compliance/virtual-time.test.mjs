@@ -186,4 +186,36 @@ console.log(f.format(), '|', parts(), '|', f.format(0), '|', [Date.UTC(2030, 0, 
         `${f.format(later)} | ${parts(later)} | ${f.format(0)} | ${f.format(Date.UTC(2030, 0, 2))}\n`,
     );
   });
+
+  it('File lastModified, util.log and readline crlfDelay follow virtual time, whatever the real clock does', function () {
+    // Node's internals read these from copies of Date.now taken at startup. Real time is made to
+    // pass (Atomics.wait) where virtual time does not, and virtual time passes where real time does not.
+    const { stdout, wallMs } = simulate(
+      'clock-internals.mjs',
+      `import readline from 'node:readline';
+import { PassThrough } from 'node:stream';
+import util from 'node:util';
+const cell = new Int32Array(new SharedArrayBuffer(4));
+const sleepReal = (ms) => Atomics.wait(cell, 0, 0, ms);
+await new Promise((resolve) => setTimeout(resolve, 3_661_000));
+console.log('File', new File([], 'a').lastModified);
+if (util.log) util.log('x %d', 1); else console.log('1 Jan 01:01:01 - x 1');
+const input = new PassThrough();
+const rl = readline.createInterface({ input });
+const lines = [];
+rl.on('line', (line) => lines.push(JSON.stringify(line)));
+rl.on('close', () => console.log('lines', lines.join(' ')));
+input.write('a\\r');
+setTimeout(() => {
+  sleepReal(150); // 150 real ms, 50 virtual: one CRLF
+  input.write('\\nb\\r');
+  setTimeout(() => input.end('\\nc\\n'), 150); // 150 virtual ms, no real time: a CR, then an LF
+}, 50);
+`,
+      { TZ: 'UTC' },
+    );
+    const at = EPOCH_MS + 3_661_000;
+    assert.equal(stdout, `File ${at}\n1 Jan 01:01:01 - x 1\nlines "a" "b" "" "c"\n`);
+    assert.ok(wallMs >= 150, `real time passed between the CR and the LF (took ${wallMs} ms)`);
+  });
 });
