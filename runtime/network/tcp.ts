@@ -79,6 +79,15 @@ type Segment =
   | { seq: number; kind: 'data'; data: Buffer }
   | { seq: number; kind: 'fin' };
 
+/** Segments sent on loopback in one event, delivered by one arrival (TcpEndpoint.arriveTogether). */
+interface SendBatch {
+  /** The sender's event (World.eventsRun) they were sent in. */
+  eventNo: number;
+  peer: TcpEndpoint;
+  segments: Segment[];
+  arrived: boolean;
+}
+
 /** What the receiver still holds for the application, in order. 'error': the socket error. */
 type Unread = Buffer | 'eof' | 'error';
 
@@ -146,6 +155,8 @@ export class TcpEndpoint {
   connectDeadline: SimEvent | undefined;
   /** What this endpoint sends on loopback arrives in order (segments, SYN-ACK, resets, window updates). */
   private readonly flow: FifoFlow = { untilNs: 0 };
+  /** Loopback: the segments this event sent, still on their way together (see transmit()). */
+  private batch: SendBatch | undefined;
   private sendSeq = 0;
   private recvSeq = 0;
   private readonly outOfOrder = new Map<number, Segment>();
@@ -253,26 +264,65 @@ export class TcpEndpoint {
     const peer = this.peer;
     if (peer === undefined) return;
     const bytes = segment.kind === 'data' ? segment.data.length + HEADER_BYTES : HEADER_BYTES;
+    if (peer.host === this.host) {
+      // Loopback: what one event sends arrives together (see arriveTogether).
+      const world = this.network.world;
+      const batch = this.batch;
+      if (batch !== undefined && batch.eventNo === world.eventsRun && batch.peer === peer && !batch.arrived) {
+        batch.segments.push(segment);
+        return;
+      }
+      const next: SendBatch = { eventNo: world.eventsRun, peer, segments: [segment], arrived: false };
+      this.batch = next;
+      this.stack.reliableSend(this, peer, bytes, () => {
+        next.arrived = true;
+        if (this.batch === next) this.batch = undefined;
+        peer.arriveTogether(next.segments, this);
+      });
+      return;
+    }
     this.stack.reliableSend(this, peer, bytes, () => peer.arrive(segment, this));
   }
 
   // ---- receiving (arrival events on this endpoint's host) ------------------------------------
 
   arrive(segment: Segment, from: TcpEndpoint): void {
+    if (this.receive(segment, from)) this.flush();
+  }
+
+  /**
+   * Segments `from` sent on loopback within one event (one tick of its process), arriving
+   * together: the kernel has them all in the receive buffer before this side's process polls,
+   * so one read takes them (plainly, three writes in one tick are read as one chunk).
+   */
+  arriveTogether(segments: readonly Segment[], from: TcpEndpoint): void {
+    let readable = false;
+    for (const segment of segments) {
+      readable = this.receive(segment, from) || readable;
+      if (this.state === 'closed') return;
+    }
+    if (readable) this.flush();
+  }
+
+  /**
+   * Takes an arriving segment into the connection; true when the application has something new
+   * to read (the caller then flushes), false also when the connection closed meanwhile.
+   */
+  private receive(segment: Segment, from: TcpEndpoint): boolean {
     if (this.state === 'closed' || this.host.state !== 'running') {
       // No socket reads this connection any more. After a close by the application the kernel
       // still acknowledges the peer's FIN (the orderly end) and old duplicates, and resets new
       // data; a connection that broke resets everything.
       const orderly = this.closedBy === 'app' && (segment.kind === 'fin' || segment.seq < this.recvSeq);
       if (!orderly) this.stack.sendReset(this.host, from);
-      return;
+      return false;
     }
     // The client's first segment carries the ACK that completes the handshake.
     if (this.state === 'syn-received') {
       this.handshakeCompleted();
-      if ((this.state as string) !== 'established') return;
+      if ((this.state as string) !== 'established') return false;
     }
-    if (segment.seq < this.recvSeq || this.outOfOrder.has(segment.seq)) return; // a duplicate
+    if (segment.seq < this.recvSeq || this.outOfOrder.has(segment.seq)) return false; // a duplicate
     this.outOfOrder.set(segment.seq, segment);
     // Every segment now in order is in the receive buffer before the application reads: one
     // read takes them together, as from the kernel.
@@ -282,9 +332,9 @@ export class TcpEndpoint {
       this.outOfOrder.delete(this.recvSeq);
       this.recvSeq++;
       readable = this.accept(next) || readable;
-      if ((this.state as string) === 'closed') return;
+      if ((this.state as string) === 'closed') return false;
     }
-    if (readable) this.flush();
+    return readable;
   }
 
   /** Takes an in-order segment; true when it gave the application something to read. */
@@ -594,7 +644,11 @@ export class TcpStack {
     }, undefined, false);
     const attempt = (rtoNs: number) => {
       if (endpoint.state !== 'syn-sent') return;
-      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to), endpoint.flowTo(to));
+      // On loopback the kernel answers the SYN inside connect(2): whether anything listens is
+      // decided now, not when the simulated SYN lands (a server listening a moment later, before
+      // this process polls again, does not get the connection).
+      const listener = to === from ? this.listenerFor(endpoint, to) ?? null : undefined;
+      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to));
       if (sent) return;
       // Lost (or nobody owns the address): retransmit the SYN with backoff until the deadline.
       if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) return;
@@ -603,15 +657,27 @@ export class TcpStack {
     attempt(SYN_RTO_INITIAL_NS);
   }
 
-  /** A SYN reached host `to`: accept it if something listens, else answer with a reset. */
-  private synArrived(client: TcpEndpoint, to: Host): void {
+  /** The listener of host `to` that a SYN from `client` reaches now, if any. */
+  private listenerFor(client: TcpEndpoint, to: Host): TcpListener | undefined {
+    if (to.state !== 'running') return undefined;
+    const { address, family, port } = client.remote;
+    return this.listeners.find((l) => l.host === to && l.accepts(address, family, port));
+  }
+
+  /**
+   * A SYN reached host `to`: accept it if something listens, else answer with a reset.
+   * `decided`: on loopback, the listener found when the SYN was sent (null: none), which must
+   * still be listening.
+   */
+  private synArrived(client: TcpEndpoint, to: Host, decided?: TcpListener | null): void {
     // A duplicated SYN (or one that arrives after the connection broke) opens nothing new.
     if (client.state !== 'syn-sent' || client.peer !== undefined) return;
-    const family = client.remote.family;
     const listener =
-      to.state === 'running'
-        ? this.listeners.find((l) => l.host === to && l.accepts(client.remote.address, family, client.remote.port))
-        : undefined;
+      decided === undefined
+        ? this.listenerFor(client, to)
+        : decided !== null && !decided.closed && to.state === 'running'
+          ? decided
+          : undefined;
     if (listener === undefined) {
       this.sendReset(to, client);
       return;
