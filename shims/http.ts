@@ -16,6 +16,15 @@
  *   ClientRequest reads per request) is that host incarnation's own agent, built with the
  *   original agent's options.
  *
+ * - A server's request parser: plainly node:http hands the socket to the native parser
+ *   (`parser.consume`), which drains nextTicks and microtasks after each piece of body (and each
+ *   flush of headers) but not after headers-complete or message-complete. A simulated socket is
+ *   not native, so Node parses from its 'data' events, every callback of a read in a row. Inside
+ *   a host, once a read's first drain point has run, the server parser's later callbacks are
+ *   queued and replayed in later events at the same instant, up to and including each drain
+ *   point per event, so the driver's own drain between events stands where Node's is (see
+ *   deferParserCallbacks()).
+ *
  * Socket idle timeouts (keepAliveTimeout, server.timeout, agent timeouts) are socket.setTimeout
  * calls, already on virtual time (net-timeouts.ts).
  */
@@ -25,9 +34,11 @@ import type { Socket } from 'node:net';
 import { NS_PER_MS } from '../runtime/clock/units.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { originals } from '../runtime/originals.js';
+import type { SimEvent } from '../runtime/scheduler/event.js';
 import type { World } from '../runtime/world.js';
+import { captureContext } from './async-context.js';
 import { currentHost } from './context.js';
-import { onSocketReleased } from './net-binding.js';
+import { holdSocketReads, isSimulatedSocket, onSocketReleased } from './net-binding.js';
 import { nodeError } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
@@ -219,7 +230,6 @@ function onConnection(state: ServerState, socket: Socket & AnyRecord): void {
     expired: false,
   };
   state.connections.add(connection);
-  const kOnMessageBegin = (parser.constructor as AnyRecord).kOnMessageBegin as number;
   // Node leaves this slot null on server parsers and resets it when the parser is freed.
   parser[kOnMessageBegin] = () => {
     connection.startNs = nowNs(state.host);
@@ -227,6 +237,11 @@ function onConnection(state: ServerState, socket: Socket & AnyRecord): void {
     connection.req = undefined;
     connection.expired = false;
   };
+  // Node's native parser consumes only a native stream (a socket of its own, never consumed
+  // before): a connection emitted by the program with some other stream is parsed from 'data'.
+  if (isSimulatedSocket(socket as AnyRecord)) {
+    deferrals.set(parser, { host: state.host, socket, queue: [], replay: undefined, releaseReads: undefined, unconsumed: false });
+  }
   const onIncoming = parser.onIncoming as (req: AnyRecord, keepAlive: boolean) => unknown;
   // Set per connection by Node (and reset when the parser is freed): headers are complete.
   parser.onIncoming = function (this: unknown, req: AnyRecord, keepAlive: boolean) {
@@ -234,6 +249,205 @@ function onConnection(state: ServerState, socket: Socket & AnyRecord): void {
     connection.req = req;
     return Reflect.apply(onIncoming, this, [req, keepAlive]);
   };
+}
+
+// ---- the server parser's drain points ------------------------------------------------------
+
+interface ParserCall {
+  fn: Function;
+  thisArg: unknown;
+  args: unknown[];
+  /** Node drains nextTicks and microtasks after it (a MakeCallback from the native parser). */
+  drains: boolean;
+}
+
+/** A server parser inside a host: its connection, and callbacks still to replay. */
+interface ParserDeferral {
+  readonly host: Host;
+  readonly socket: AnyRecord;
+  readonly queue: ParserCall[];
+  /** The event that replays the next group of the queue, when armed. */
+  replay: SimEvent | undefined;
+  /** Releases the socket's reads, held while callbacks of the last read are queued. */
+  releaseReads: (() => void) | undefined;
+  /** A 'data' or 'readable' listener of the program's: Node would have unconsumed the socket. */
+  unconsumed: boolean;
+}
+
+const HTTPParser = (createRequire(__filename)('node:_http_common') as { HTTPParser: AnyRecord }).HTTPParser;
+const parserPrototype = HTTPParser.prototype as AnyRecord;
+const realExecute = parserPrototype.execute as (this: AnyRecord, ...args: unknown[]) => unknown;
+const realFinish = parserPrototype.finish as (this: AnyRecord, ...args: unknown[]) => unknown;
+const kOnMessageBegin = (HTTPParser.kOnMessageBegin as number) | 0;
+const kOnHeaders = (HTTPParser.kOnHeaders as number) | 0;
+const kOnHeadersComplete = (HTTPParser.kOnHeadersComplete as number) | 0;
+const kOnBody = (HTTPParser.kOnBody as number) | 0;
+const kOnMessageComplete = (HTTPParser.kOnMessageComplete as number) | 0;
+
+/** Each parser callback slot: whether Node drains after it, whether its return value steers the parser. */
+const PARSER_SLOTS: ReadonlyArray<{ slot: number; drains: boolean; steers: boolean }> = [
+  { slot: kOnMessageBegin, drains: false, steers: false },
+  { slot: kOnHeaders, drains: true, steers: false },
+  { slot: kOnHeadersComplete, drains: false, steers: true },
+  { slot: kOnBody, drains: true, steers: false },
+  { slot: kOnMessageComplete, drains: false, steers: false },
+];
+
+const deferrals = new WeakMap<object, ParserDeferral>();
+
+/** The deferral of a server parser still serving the connection it was made for. */
+function deferralOf(parser: AnyRecord): ParserDeferral | undefined {
+  const deferral = deferrals.get(parser);
+  if (deferral === undefined) return undefined;
+  if (parser.socket !== deferral.socket) {
+    // Freed (and maybe reused by another connection or a client): whatever was queued belonged
+    // to a parser Node has cleaned, where it would do nothing.
+    deferrals.delete(parser);
+    deferral.queue.length = 0;
+    disarmIfIdle(deferral);
+    return undefined;
+  }
+  return deferral;
+}
+
+/**
+ * Runs queued callbacks in order: all of them, or (`oneDrain`) up to and including the next
+ * drain point. A callback that throws ends the parse, as in Node: the rest is dropped.
+ */
+function runQueued(deferral: ParserDeferral, oneDrain: boolean): void {
+  const queue = deferral.queue;
+  while (queue.length > 0) {
+    const call = queue.shift()!;
+    try {
+      Reflect.apply(call.fn, call.thisArg, call.args);
+    } catch (error) {
+      queue.length = 0;
+      throw error;
+    }
+    if (oneDrain && call.drains) return;
+  }
+}
+
+/**
+ * Makes sure an event at the current instant will replay the next group of queued callbacks.
+ * Armed before a drain point runs, so it comes before whatever that callback schedules (plainly
+ * the rest of the parse runs before any of it), and cancelled (never run, never counted) when
+ * nothing was queued after all.
+ */
+function armReplay(deferral: ParserDeferral): void {
+  if (deferral.replay !== undefined) return;
+  const world = deferral.host.world as World;
+  deferral.replay = world.schedule(
+    deferral.host,
+    0,
+    'net',
+    () => {
+      deferral.replay = undefined;
+      if (deferral.host.state !== 'running') return;
+      try {
+        if (deferral.queue.length > 0) {
+          armReplay(deferral);
+          runQueued(deferral, true);
+        }
+      } finally {
+        disarmIfIdle(deferral);
+      }
+    },
+    undefined,
+    false,
+    captureContext('HTTPINCOMINGMESSAGE'),
+  );
+}
+
+/**
+ * Once the queue is empty: cancels the armed replay, and lets the socket's next read (or EOF)
+ * through. While callbacks are queued the socket's reads wait, as plainly the next read comes
+ * only after the whole parse of the last one (and the drain after it).
+ */
+function disarmIfIdle(deferral: ParserDeferral): void {
+  if (deferral.queue.length > 0) {
+    deferral.releaseReads ??= holdSocketReads(deferral.socket);
+    return;
+  }
+  if (deferral.replay !== undefined) {
+    (deferral.host.world as World).cancel(deferral.replay);
+    deferral.replay = undefined;
+  }
+  const release = deferral.releaseReads;
+  deferral.releaseReads = undefined;
+  release?.();
+}
+
+/** Whether Node would still have the socket consumed by its native parser. */
+function consumed(deferral: ParserDeferral): boolean {
+  if (deferral.unconsumed) return false;
+  const socket = deferral.socket;
+  // node:http's own 'data' listener is the one; Node unconsumes for good at the program's first.
+  if (socket.listenerCount('data') > 1 || socket.listenerCount('readable') > 0) deferral.unconsumed = true;
+  return !deferral.unconsumed;
+}
+
+/**
+ * HTTPParser#execute for a server parser inside a host: runs the native parse with its callbacks
+ * wrapped. Until the first drain point they run at once; after it they are queued (a
+ * headers-complete, whose return value steers the parser, first runs the queue, without drains,
+ * and itself at once), and replayed by armReplay()'s events.
+ */
+function deferParserCallbacks(this: AnyRecord, ...args: unknown[]): unknown {
+  const deferral = deferralOf(this);
+  if (deferral === undefined) return Reflect.apply(realExecute, this, args);
+  // What an earlier read left queued comes first, in order.
+  try {
+    runQueued(deferral, false);
+  } finally {
+    disarmIfIdle(deferral);
+  }
+  if (currentHost() !== deferral.host || !consumed(deferral)) return Reflect.apply(realExecute, this, args);
+  let deferring = false;
+  const saved = PARSER_SLOTS.map(({ slot }) => this[slot] as unknown);
+  const wrappers = PARSER_SLOTS.map(({ drains, steers }, i) => {
+    const fn = saved[i];
+    if (typeof fn !== 'function') return fn;
+    return function parserCallback(this: unknown, ...callArgs: unknown[]): unknown {
+      if (deferring) {
+        if (!steers) {
+          deferral.queue.push({ fn, thisArg: this, args: callArgs, drains });
+          return undefined;
+        }
+        runQueued(deferral, false);
+        deferring = false;
+      }
+      if (drains) armReplay(deferral);
+      const result = Reflect.apply(fn, this, callArgs);
+      if (drains) deferring = true;
+      return result;
+    };
+  });
+  PARSER_SLOTS.forEach(({ slot }, i) => {
+    this[slot] = wrappers[i];
+  });
+  try {
+    return Reflect.apply(realExecute, this, args);
+  } finally {
+    // A callback may have freed the parser (Node then clears some slots): put back only ours.
+    PARSER_SLOTS.forEach(({ slot }, i) => {
+      if (this[slot] === wrappers[i]) this[slot] = saved[i];
+    });
+    disarmIfIdle(deferral);
+  }
+}
+
+/** HTTPParser#finish (the socket's end): what is queued runs first. */
+function finishAfterQueued(this: AnyRecord, ...args: unknown[]): unknown {
+  const deferral = deferralOf(this);
+  if (deferral !== undefined) {
+    try {
+      runQueued(deferral, false);
+    } finally {
+      disarmIfIdle(deferral);
+    }
+  }
+  return Reflect.apply(realFinish, this, args);
 }
 
 const realEmit = http.Server.prototype.emit;
@@ -290,6 +504,8 @@ export const httpShim: Shim = {
   install(patches: PatchSet) {
     patches.replace(http.OutgoingMessage.prototype as AnyRecord, '_storeHeader', storeHeader);
     patches.replace(http.Server.prototype, 'emit', serverEmit as typeof realEmit);
+    patches.replace(parserPrototype, 'execute', deferParserCallbacks);
+    patches.replace(parserPrototype, 'finish', finishAfterQueued);
 
     let original = httpAgentModule.globalAgent;
     patches.defineGetter(httpAgentModule, 'globalAgent', () => {

@@ -162,6 +162,24 @@ export function onSocketReleased(listener: (owner: Record<PropertyKey, unknown>)
   releaseListeners.push(listener);
 }
 
+/**
+ * Holds the reads of a simulated socket (TcpEndpoint.holdReads) until the returned function is
+ * called; undefined when the socket is not a simulated, connected one.
+ */
+export function holdSocketReads(socket: { _handle?: unknown }): (() => void) | undefined {
+  return simOfSocket(socket)?.endpoint?.holdReads();
+}
+
+/** Whether `socket` (a net.Socket) runs over a simulated TCP handle. */
+export function isSimulatedSocket(socket: { _handle?: unknown }): boolean {
+  return simOfSocket(socket) !== undefined;
+}
+
+function simOfSocket(socket: { _handle?: unknown }): SimTcp | undefined {
+  const handle = socket._handle;
+  return handle === null || typeof handle !== 'object' ? undefined : simOf(handle as NativeHandle);
+}
+
 /** Simulated TCP handles that hold a ref of their host, per world. */
 const keepers = new WeakMap<World, Set<SimTcp>>();
 

@@ -163,6 +163,8 @@ export class TcpEndpoint {
   /** Delivered by the network, not yet handed to the application, in order. */
   private readonly unread: Unread[] = [];
   private flushScheduled = false;
+  /** Holds on reads (holdReads()): while any, nothing is handed to the application. */
+  private readHolds = 0;
   /** EOF or the read error was delivered: a new readStart gets EOF again, as from libuv. */
   private readEnded = false;
   finSent = false;
@@ -467,6 +469,22 @@ export class TcpEndpoint {
     this.reading = false;
   }
 
+  /**
+   * Keeps buffered data and EOF from the application until the returned function is called
+   * (once is enough): for a layer above whose processing of the last read is still running in
+   * later events (the http server's parser), as the kernel's data waits for the next poll.
+   */
+  holdReads(): () => void {
+    this.readHolds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.readHolds--;
+      if (this.readHolds === 0 && this.reading && (this.unread.length > 0 || this.readEnded)) this.scheduleFlush();
+    };
+  }
+
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
@@ -486,7 +504,7 @@ export class TcpEndpoint {
    */
   private flush(): void {
     const owner = this.owner;
-    if (!this.reading || owner === undefined || this.host.state !== 'running') return;
+    if (!this.reading || owner === undefined || this.host.state !== 'running' || this.readHolds > 0) return;
     const item = this.unread[0];
     if (item === undefined) {
       if (this.readEnded) {
