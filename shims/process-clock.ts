@@ -2,7 +2,12 @@
  * process.hrtime(), process.hrtime.bigint() and process.uptime() on the host's monotonic clock,
  * which counts from the host's boot (a restarted host starts again from zero uptime).
  * Argument validation follows Node's lib/internal/process/per_thread.js.
+ *
+ * os.uptime() is the machine's uptime: on Linux libuv reads /proc/uptime (seconds, two
+ * decimals), which moves with the monotonic clock behind hrtime. Inside a host it is the host's
+ * hrtime in seconds, cut to hundredths, so the two agree as they do plainly.
  */
+import os from 'node:os';
 import { originals } from '../runtime/originals.js';
 import { currentHost } from './context.js';
 import { invalidArgType, outOfRange } from './node-errors.js';
@@ -48,10 +53,26 @@ function uptime(): number {
   return host.clock.uptimeS(host.world.nowNs);
 }
 
+const realOsUptime = os.uptime;
+
+/**
+ * Shaped like Node's (hideStackFrames' `wrappedFn`, with `withoutStackTrace` and the legacy
+ * `[Symbol.toPrimitive]` that lets `${os.uptime}` print the uptime).
+ */
+function wrappedFn(): number {
+  const host = currentHost();
+  if (host === undefined) return realOsUptime();
+  return Math.floor(host.clock.hrtimeNs(host.world.nowNs) / 1e7) / 100;
+}
+const simOsUptime = wrappedFn as typeof os.uptime & { withoutStackTrace?: unknown; [Symbol.toPrimitive]?: unknown };
+simOsUptime.withoutStackTrace = wrappedFn;
+simOsUptime[Symbol.toPrimitive] = () => wrappedFn();
+
 export const processClockShim: Shim = {
   name: 'process-clock',
   install(patches: PatchSet) {
     patches.replace(process, 'hrtime', hrtime as typeof process.hrtime);
     patches.replace(process, 'uptime', uptime);
+    patches.replace(os, 'uptime', simOsUptime);
   },
 };

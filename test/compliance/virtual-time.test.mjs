@@ -218,4 +218,17 @@ setTimeout(() => {
     assert.equal(stdout, `File ${at}\n1 Jan 01:01:01 - x 1\nlines "a" "b" "" "c"\n`);
     assert.ok(wallMs >= 150, `real time passed between the CR and the LF (took ${wallMs} ms)`);
   });
+
+  it('os.uptime() is the host hrtime in seconds, cut to hundredths, and moves exactly with virtual time', function () {
+    const { stdout } = simulate(
+      'os-uptime.mjs',
+      `import os from 'node:os';
+const agrees = () => os.uptime() === Math.floor(Number(process.hrtime.bigint() / 10_000_000n)) / 100;
+const start = os.uptime();
+console.log('agrees with hrtime', agrees(), start > 1);
+setTimeout(() => console.log('after 5 s', (os.uptime() - start).toFixed(2), agrees()), 5000);
+`,
+    );
+    assert.equal(stdout, 'agrees with hrtime true true\nafter 5 s 5.00 true\n');
+  });
 });
