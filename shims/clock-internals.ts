@@ -77,7 +77,7 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const pad = (n: number): string => n.toString().padStart(2, '0');
 
 /** util.log's timestamp ("26 Feb 16:19:34", local time) for an instant in ms. */
-export function logTimestamp(ms: number): string {
+function logTimestamp(ms: number): string {
   const d = new originals.Date(ms);
   return `${d.getDate()} ${MONTHS[d.getMonth()]} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }

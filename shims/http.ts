@@ -274,7 +274,11 @@ interface ParserDeferral {
   unconsumed: boolean;
 }
 
-const HTTPParser = (createRequire(__filename)('node:_http_common') as { HTTPParser: AnyRecord }).HTTPParser;
+const httpCommon = createRequire(__filename)('node:_http_common') as {
+  HTTPParser: AnyRecord;
+  freeParser: (parser: unknown, req: unknown, socket: unknown) => void;
+};
+const HTTPParser = httpCommon.HTTPParser;
 const parserPrototype = HTTPParser.prototype as AnyRecord;
 const realExecute = parserPrototype.execute as (this: AnyRecord, ...args: unknown[]) => unknown;
 const realFinish = parserPrototype.finish as (this: AnyRecord, ...args: unknown[]) => unknown;
@@ -465,10 +469,6 @@ function serverEmit(this: AnyRecord, event: string | symbol, ...args: unknown[])
 }
 
 // ---- sockets released by the world ----------------------------------------------------------
-
-const httpCommon = createRequire(__filename)('node:_http_common') as {
-  freeParser: (parser: unknown, req: unknown, socket: unknown) => void;
-};
 
 /**
  * A socket whose host went down, or still open when the run ended, was released by the world

@@ -83,9 +83,7 @@ type Segment =
 interface SendBatch {
   /** The sender's event (World.eventsRun) they were sent in. */
   eventNo: number;
-  peer: TcpEndpoint;
   segments: Segment[];
-  arrived: boolean;
 }
 
 /** What the receiver still holds for the application, in order. 'error': the socket error. */
@@ -155,7 +153,7 @@ export class TcpEndpoint {
   connectDeadline: SimEvent | undefined;
   /** What this endpoint sends on loopback arrives in order (segments, SYN-ACK, resets, window updates). */
   private readonly flow: FifoFlow = { untilNs: 0 };
-  /** Loopback: the segments this event sent, still on their way together (see transmit()). */
+  /** Loopback: the segments this event sent, still on their way together (see transmit()); cleared on arrival. */
   private batch: SendBatch | undefined;
   private sendSeq = 0;
   private recvSeq = 0;
@@ -270,14 +268,13 @@ export class TcpEndpoint {
       // Loopback: what one event sends arrives together (see arriveTogether).
       const world = this.network.world;
       const batch = this.batch;
-      if (batch !== undefined && batch.eventNo === world.eventsRun && batch.peer === peer && !batch.arrived) {
+      if (batch !== undefined && batch.eventNo === world.eventsRun) {
         batch.segments.push(segment);
         return;
       }
-      const next: SendBatch = { eventNo: world.eventsRun, peer, segments: [segment], arrived: false };
+      const next: SendBatch = { eventNo: world.eventsRun, segments: [segment] };
       this.batch = next;
       this.stack.reliableSend(this, peer, bytes, () => {
-        next.arrived = true;
         if (this.batch === next) this.batch = undefined;
         peer.arriveTogether(next.segments, this);
       });
