@@ -1,11 +1,9 @@
 /**
  * fs until the simulated disk exists: host code reads (and writes) the real files, but every
- * asynchronous fs call a host makes is real work the simulation waits for, as it waits for a
- * host's modules to load. Virtual time stands still until the call completes; then its
- * completion reaches host code as an 'io' event at that same instant, queued in the order the
- * calls were made, whatever order the thread pool finished them in, each in its own turn (so
- * the promise continuations of one settle before the next, as between two I/O callbacks in
- * Node). So a run stays a pure function of its seed (and of the files' contents), and a run
+ * asynchronous fs call a host makes is real work the simulation waits for (real-work.ts), as it
+ * waits for a host's modules to load. Virtual time stands still until the call completes; then
+ * its completion reaches host code as an 'io' event at that same instant, in the order the calls
+ * were made. So a run stays a pure function of its seed (and of the files' contents), and a run
  * cannot end, or move on, while a host still waits for the disk.
  *
  * Without this, a host's `await fs.promises.readFile(...)` let the simulation run on (or end
@@ -18,14 +16,13 @@
  * arguments is an asynchronous one; synchronous calls are left alone. Calls from outside
  * every host (the test runner) are untouched.
  */
-import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../runtime/hosts/host.js';
-import type { World } from '../runtime/world.js';
 import { captureContext } from './async-context.js';
-import { captureSite, captureStack, programFrames } from '../runtime/trace/site.js';
+import { captureStack, programFrames } from '../runtime/trace/site.js';
 import { currentHost } from './context.js';
 import type { PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
+import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall, realCallsInFlight } from './real-work.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -39,90 +36,16 @@ const kUsePromises = binding.kUsePromises as symbol;
  */
 const SHARED_ARRAYS = new Set<unknown>(['statValues', 'bigintStatValues', 'statFsValues', 'bigintStatFsValues'].map((k) => binding[k]).filter((a) => a !== undefined));
 
-/** One asynchronous call in flight, completed in call order. */
-interface Call {
-  host: Host;
-  /** Passes the completion on to host code; set when the real call completes. */
-  deliver: (() => void) | undefined;
-  release: () => void;
-  /** The async context to deliver in (the program's own ALS stores), as for timers. */
-  scope: AsyncResource | undefined;
-  /** Where the program made the call, when the world records sites (a trace, a limit close). */
-  site: string | undefined;
-}
-
-/** Each world's calls in flight, oldest first. */
-const inFlight = new WeakMap<World, Call[]>();
-
-function begin(host: Host, scope: AsyncResource | undefined): Call {
-  const world = host.world;
-  let calls = inFlight.get(world);
-  if (calls === undefined) inFlight.set(world, (calls = []));
-  const site = world.captureSites ? captureSite() : undefined;
-  const call: Call = { host, deliver: undefined, release: world.holdForRealWork(), scope, site };
-  calls.push(call);
-  return call;
-}
-
-/** Records `call`'s completion and passes on every completed call at the head of the line. */
-function complete(call: Call, deliver: () => void): void {
-  call.deliver = deliver;
-  flush(call.host.world);
-}
-
-/**
- * Every completed call at the head of the line becomes an 'io' event of its host at the current
- * instant, in call order. (A host that is down by then gets none: a killed process sees no
- * callbacks.) The simulation stays held while any call is in flight, so these events cannot run
- * before the others are queued.
- */
-function flush(world: World): void {
-  const calls = inFlight.get(world);
-  if (calls === undefined) return;
-  while (calls.length > 0 && calls[0]!.deliver !== undefined) {
-    const head = calls.shift()!;
-    world.schedule(head.host, 0, 'io', head.deliver!, undefined, true, head.scope, head.site);
-    head.release();
-  }
-}
-
-/** A call that threw synchronously (bad arguments): nothing to wait for, nothing to deliver. */
-function abandon(call: Call): void {
-  const world = call.host.world;
-  const calls = inFlight.get(world);
-  const at = calls?.indexOf(call) ?? -1;
-  if (at !== -1) calls!.splice(at, 1);
-  call.release();
-  flush(world); // the calls behind it may all be done already
-}
-
 const kCall = Symbol('dst.fsCall');
 
-function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) => void; [kCall]?: Call }): void {
+function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) => void; [kCall]?: RealCall }): void {
   const oncomplete = req.oncomplete!;
-  const call = begin(host, captureContext('FSREQCALLBACK'));
+  const call = beginRealCall(host, captureContext('FSREQCALLBACK'));
   req[kCall] = call;
   req.oncomplete = function heldOncomplete(this: unknown, ...results: unknown[]) {
     const kept = results.map((r) => (SHARED_ARRAYS.has(r) ? (r as Float64Array).slice() : r));
-    complete(call, () => Reflect.apply(oncomplete, req, kept));
+    completeRealCall(call, () => Reflect.apply(oncomplete, req, kept));
   };
-}
-
-function heldPromise(host: Host, start: () => Promise<unknown>): Promise<unknown> {
-  const call = begin(host, undefined);
-  let real: Promise<unknown>;
-  try {
-    real = start();
-  } catch (error) {
-    abandon(call);
-    throw error;
-  }
-  return new Promise((resolve, reject) => {
-    real.then(
-      (value) => complete(call, () => resolve(value)),
-      (error: unknown) => complete(call, () => reject(error)),
-    );
-  });
 }
 
 /**
@@ -136,7 +59,7 @@ function holderOf(): Host | undefined {
   const host = currentHost();
   if (host === undefined) return undefined;
   const world = host.world;
-  if (world.realWorkHolds > (inFlight.get(world)?.length ?? 0)) return undefined;
+  if (world.realWorkHolds > realCallsInFlight(world)) return undefined;
   const text = captureStack(holderOf, 40).stack ?? '';
   if (!text.includes('node:internal/modules/')) return host;
   // The loader on the stack: its own read unless the program's code is there too (a module's
@@ -164,13 +87,13 @@ function holding(original: (...args: unknown[]) => unknown): (...args: unknown[]
     const host = holderOf();
     if (host === undefined) return Reflect.apply(original, this, args);
     if (marker === kUsePromises) return heldPromise(host, () => Reflect.apply(original, this, args) as Promise<unknown>);
-    const req = marker as InstanceType<typeof FSReqCallback> & { [kCall]?: Call };
+    const req = marker as InstanceType<typeof FSReqCallback> & { [kCall]?: RealCall };
     if (typeof req.oncomplete !== 'function') return Reflect.apply(original, this, args);
     heldCallback(host, req);
     try {
       return Reflect.apply(original, this, args);
     } catch (error) {
-      if (req[kCall] !== undefined) abandon(req[kCall]);
+      if (req[kCall] !== undefined) abandonRealCall(req[kCall]);
       throw error;
     }
   };
