@@ -8,7 +8,9 @@
  * never caused, or crash every program at startup. So the warning a fetch of ours sets off is
  * held back; since the wrapper warns only once, a wrapper of ours then gives it to the program's
  * own first `process.binding()` call, as Node would have. Without the flag nothing is emitted,
- * nothing held, and `process.binding` is left as it is.
+ * nothing held, and `process.binding` is left as it is. The warning Node 20 and 22 give on every
+ * `process.binding('crypto')` (flag or not) is dropped for our own fetch: nothing is owed, since
+ * the program's own calls warn anyway.
  */
 
 import { UsageError } from '../runtime/errors.js';
@@ -23,8 +25,10 @@ let owed: unknown[] | undefined;
 export function nodeBinding(name: string): any {
   const emitWarning = process.emitWarning;
   process.emitWarning = function holdBack(this: unknown, ...args: unknown[]): void {
-    if (args[1] === 'DeprecationWarning' && args[2] === 'DEP0111') owed = args.slice(0, 3);
-    else Reflect.apply(emitWarning, this, args);
+    if (args[1] !== 'DeprecationWarning' || args[2] !== 'DEP0111') Reflect.apply(emitWarning, this, args);
+    // Node 20/22 also warn on every process.binding('crypto') ("Access to process.binding('crypto')
+    // is deprecated.", whatever the flags): ours is swallowed, the program's own calls still warn.
+    else if (!String(args[0]).startsWith('Access to process.binding(')) owed = args.slice(0, 3);
   } as typeof process.emitWarning;
   try {
     return processBinding(name);

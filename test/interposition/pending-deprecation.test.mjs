@@ -64,4 +64,13 @@ describe('--pending-deprecation: the shims take their bindings without a warning
     assert.equal(plain.status, 0, plain.stderr);
     assert.deepEqual(JSON.parse(plain.stdout), { same: true });
   });
+
+  it('without flags: the program\'s own process.binding(\'crypto\') calls warn as plainly, process.binding(\'fs\') not at all', function () {
+    const plain = runProgram(FIXTURES, 'binding-crypto.mjs', {});
+    const simulated = runProgram(FIXTURES, 'binding-crypto.mjs', { seed: '0x5eed' });
+    const context = `\n--- plain stderr ---\n${plain.stderr}\n--- simulated stderr ---\n${simulated.stderr}`;
+    assert.match(plain.stdout, /done\n$/);
+    assert.equal(simulated.stdout, plain.stdout, context);
+    assert.deepEqual(simulated.warnings, plain.warnings, context);
+  });
 });
