@@ -13,6 +13,7 @@ import { asyncContextShim } from './async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
 import { clockInternalsShim } from './clock-internals.js';
 import { cryptoShim } from './crypto.js';
+import { cryptoJobsShim } from './crypto-jobs.js';
 import { dateShim } from './date.js';
 import { dgramShim } from './dgram-binding.js';
 import { dnsShim } from './dns-binding.js';
@@ -20,6 +21,8 @@ import { dnsResolverShim } from './dns-resolver.js';
 import { escapesShim } from './escapes.js';
 import { fetchShim } from './fetch.js';
 import { fsShim } from './fs.js';
+import { zlibShim } from './zlib.js';
+import { wasmShim } from './wasm.js';
 import { httpShim } from './http.js';
 import { mathShim } from './math.js';
 import { messagingShim } from './messaging.js';
@@ -56,6 +59,9 @@ export const SHIMS: readonly Shim[] = [
   messagingShim,
   moduleHostsShim,
   fsShim,
+  zlibShim,
+  cryptoJobsShim,
+  wasmShim,
   processHostShim,
   escapesShim,
   activeResourcesShim,
