@@ -28,7 +28,7 @@ import type { Host } from '../runtime/hosts/host.js';
 import { captureContext } from './async-context.js';
 import { currentHost } from './context.js';
 import { nodeBinding } from './node-binding.js';
-import { abandonRealCall, beginRealCall, completeRealCall, type RealCall } from './real-work.js';
+import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from './real-work.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -83,16 +83,6 @@ function holdOndone(host: Host, job: Job): RealCall {
   return call;
 }
 
-/** The promise a held call settles in its 'io' event, with what `real` settles with. */
-function heldSettlement(call: RealCall, real: Promise<unknown>): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    real.then(
-      (value) => completeRealCall(call, () => resolve(value)),
-      (error: unknown) => completeRealCall(call, () => reject(error)),
-    );
-  });
-}
-
 /** `run()` of a job class, held when a host runs an asynchronous job (Node 20, 22). */
 function heldRun(run: Fn): Fn {
   return function run_(this: unknown, ...args: unknown[]) {
@@ -102,7 +92,7 @@ function heldRun(run: Fn): Fn {
     if (typeof job.ondone !== 'function') {
       const result = Reflect.apply(run, job, args);
       // A synchronous job returns [error, result]; a WebCrypto job of newer Nodes a promise.
-      return types.isPromise(result) ? heldSettlement(beginRealCall(host, undefined), result) : result;
+      return types.isPromise(result) ? settleInEvent(beginRealCall(host, undefined), result) : result;
     }
     const ondone = job.ondone;
     const call = holdOndone(host, job);
@@ -179,7 +169,7 @@ function watched(original: Fn): Fn {
       if (typeof job.ondone === 'function') holdOndone(host, job);
       else promiseJob = true;
     }
-    return promiseJob && types.isPromise(result) ? heldSettlement(beginRealCall(host, undefined), result) : result;
+    return promiseJob && types.isPromise(result) ? settleInEvent(beginRealCall(host, undefined), result) : result;
   };
   Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
   Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });

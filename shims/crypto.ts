@@ -37,6 +37,7 @@ import {
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 import { originals } from '../runtime/originals.js';
+import { activeDomain, type DomainLike, runEnteredIn } from '../runtime/driver/outside-domain.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -132,6 +133,8 @@ function bytesOf(buf: Buf, offsetBytes: number, sizeBytes: number): Uint8Array {
  */
 class RandomBytesJob {
   ondone: (error?: unknown) => void;
+  /** The node:domain of the call, entered around the callback as Node's domain hooks do. */
+  readonly domain: DomainLike | undefined;
   readonly #host: Host;
   readonly #bytes: Uint8Array;
   readonly #scope: AsyncResource;
@@ -142,6 +145,7 @@ class RandomBytesJob {
     // Created in the caller's async context (which holds its host), like Node's AsyncWrap.
     this.#scope = new AsyncResource('RANDOMBYTESREQUEST', { requireManualDestroy: true });
     this.ondone = ondone;
+    this.domain = activeDomain();
   }
 
   schedule(): void {
@@ -160,7 +164,9 @@ class RandomBytesJob {
 }
 
 function runJob(this: RandomBytesJob): void {
-  this.complete();
+  const domain = this.domain;
+  if (domain === undefined) this.complete();
+  else runEnteredIn(domain, () => this.complete());
 }
 
 /** Node's onJobDone: the callback runs with the job as `this`. */

@@ -15,6 +15,7 @@
 import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../runtime/hosts/host.js';
 import type { World } from '../runtime/world.js';
+import { activeDomain, type DomainLike, runEnteredIn } from '../runtime/driver/outside-domain.js';
 import { captureSite } from '../runtime/trace/site.js';
 
 /** One asynchronous call in flight, completed in call order. */
@@ -27,6 +28,8 @@ export interface RealCall {
   scope: AsyncResource | undefined;
   /** Where the program made the call, when the world records sites (a trace, a limit close). */
   site: string | undefined;
+  /** The node:domain active at the call, entered around the completion as Node's domain hooks do. */
+  domain: DomainLike | undefined;
 }
 
 /** Each world's calls in flight, oldest first. */
@@ -43,7 +46,7 @@ export function beginRealCall(host: Host, scope: AsyncResource | undefined): Rea
   let calls = inFlight.get(world);
   if (calls === undefined) inFlight.set(world, (calls = []));
   const site = world.captureSites ? captureSite() : undefined;
-  const call: RealCall = { host, deliver: undefined, release: world.holdForRealWork(), scope, site };
+  const call: RealCall = { host, deliver: undefined, release: world.holdForRealWork(), scope, site, domain: activeDomain() };
   calls.push(call);
   return call;
 }
@@ -78,24 +81,28 @@ function flush(world: World): void {
   if (calls === undefined) return;
   while (calls.length > 0 && calls[0]!.deliver !== undefined) {
     const head = calls.shift()!;
-    if (head.deliver !== IN_PLACE) world.schedule(head.host, 0, 'io', head.deliver!, undefined, true, head.scope, head.site);
+    if (head.deliver !== IN_PLACE) {
+      const { domain, deliver: completion } = head;
+      const deliver = domain === undefined ? completion! : () => runEnteredIn(domain, completion!);
+      world.schedule(head.host, 0, 'io', deliver, undefined, true, head.scope, head.site);
+    }
     head.release();
   }
 }
 
-/**
- * Runs `start` (which makes the real call and returns its promise) as a held call of `host`: the
- * promise returned settles in an 'io' event, in call order. A synchronous throw passes through.
- */
-export function heldPromise(host: Host, start: () => Promise<unknown>): Promise<unknown> {
+/** Makes the real call (`start`) as a held call of `host`; a synchronous throw abandons the call and is rethrown. */
+function startHeld(host: Host, start: () => Promise<unknown>): { call: RealCall; real: Promise<unknown> } {
   const call = beginRealCall(host, undefined);
-  let real: Promise<unknown>;
   try {
-    real = start();
+    return { call, real: start() };
   } catch (error) {
     abandonRealCall(call);
     throw error;
   }
+}
+
+/** A promise that settles in `call`'s 'io' event, with what `real` settles with. */
+export function settleInEvent(call: RealCall, real: Promise<unknown>): Promise<unknown> {
   return new Promise((resolve, reject) => {
     real.then(
       (value) => completeRealCall(call, () => resolve(value)),
@@ -105,20 +112,22 @@ export function heldPromise(host: Host, start: () => Promise<unknown>): Promise<
 }
 
 /**
+ * Runs `start` (which makes the real call and returns its promise) as a held call of `host`: the
+ * promise returned settles in an 'io' event, in call order. A synchronous throw passes through.
+ */
+export function heldPromise(host: Host, start: () => Promise<unknown>): Promise<unknown> {
+  const { call, real } = startHeld(host, start);
+  return settleInEvent(call, real);
+}
+
+/**
  * Runs `start` as a held call of `host` whose promise is handed back as it is: it settles where
  * Node settles it, and the simulation waits (no event runs) until it has. For work that settles
  * within the current turn's promise jobs, or from the task Node runs next, where moving the
  * settlement to an event of its own would move it behind work plain Node runs after it.
  */
 export function heldInPlace(host: Host, start: () => Promise<unknown>): Promise<unknown> {
-  const call = beginRealCall(host, undefined);
-  let real: Promise<unknown>;
-  try {
-    real = start();
-  } catch (error) {
-    abandonRealCall(call);
-    throw error;
-  }
+  const { call, real } = startHeld(host, start);
   const done = (): void => completeRealCall(call, IN_PLACE);
   real.then(done, done);
   return real;

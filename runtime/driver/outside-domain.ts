@@ -55,3 +55,15 @@ export interface DomainLike {
   enter(): void;
   exit(): void;
 }
+
+/**
+ * Runs `fn` inside `domain`, as Node's domain hooks run a callback of a resource made in it. On
+ * a throw the domain stays entered, so the exception reaches that domain's error handler (which
+ * exits it); an AsyncResource scope alone would not do: its runInAsyncScope exits the domain in
+ * a `finally` before the exception gets there.
+ */
+export function runEnteredIn(domain: DomainLike, fn: () => void): void {
+  domain.enter();
+  fn();
+  domain.exit();
+}

@@ -190,4 +190,13 @@ describe('zlib, crypto jobs and WebAssembly compiles in a host: held in virtual 
     assert.ok(fingerprint(runs[0]) !== undefined, runs[0].stderr);
     assert.equal(fingerprint(runs[1]), fingerprint(runs[0]));
   });
+
+  it('register mode: a throw in the callback of work started in a node:domain reaches that domain', () => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
+    const plain = spawnSync(process.execPath, ['domains.cjs'], { cwd: FIXTURES, env, encoding: 'utf8', timeout: 60_000 });
+    const simulated = spawnSync(process.execPath, ['--import', REGISTER_MJS, 'domains.cjs'], { cwd: FIXTURES, env: { ...env, DST_SEED: '0x7b' }, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(plain.stdout, 'caught: gzip, pbkdf2, randomBytes, readFile\n', plain.stderr);
+    assert.equal(simulated.status, 0, simulated.stderr);
+    assert.equal(simulated.stdout, plain.stdout);
+  });
 });
