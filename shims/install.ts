@@ -23,6 +23,7 @@ import { fetchShim } from './fetch.js';
 import { fsShim } from './fs.js';
 import { zlibShim } from './zlib.js';
 import { wasmShim } from './wasm.js';
+import { blobShim } from './blob.js';
 import { httpShim } from './http.js';
 import { mathShim } from './math.js';
 import { messagingShim } from './messaging.js';
@@ -62,6 +63,7 @@ export const SHIMS: readonly Shim[] = [
   zlibShim,
   cryptoJobsShim,
   wasmShim,
+  blobShim,
   processHostShim,
   escapesShim,
   activeResourcesShim,

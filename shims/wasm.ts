@@ -11,8 +11,10 @@
  * (Node 20): the simulation waits for it too, but its promise is left to settle where Node
  * settles it. Left alone: calls with neither bytes nor a module (they reject at once); the
  * streaming forms, whose source is a Response the simulation itself may still have to deliver;
+ * calls with none of the program's frames on the stack (Node's own: undici compiling llhttp);
  * and calls outside every host.
  */
+import { captureStack, programFrames } from '../runtime/trace/site.js';
 import { currentHost } from './context.js';
 import { heldInPlace, heldPromise } from './real-work.js';
 import type { PatchSet } from './registry.js';
@@ -28,7 +30,9 @@ function held(original: Fn, Module: Function): Fn {
   const wrapper = function (this: unknown, ...args: unknown[]): Promise<unknown> {
     const host = currentHost();
     const start = () => Reflect.apply(original, this, args) as Promise<unknown>;
-    if (host === undefined) return start();
+    // Node's own compiles are left alone: undici's llhttp (fetch.ts sees to that one), which in
+    // register mode counts as host "main"'s work even when it runs from dst-runtime's warm-up.
+    if (host === undefined || programFrames(captureStack(wrapper, 20).stack).length === 0) return start();
     if (isBytes(args[0])) return heldPromise(host, start);
     return args[0] instanceof Module ? heldInPlace(host, start) : start();
   };

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -171,6 +173,37 @@ describe('zlib, crypto jobs and WebAssembly compiles in a host: held in virtual 
     const fromBytes = Array.from({ length: 10 }, (_, i) => `bytes ${i}`);
     assert.deepEqual(first.order, ['module 100', 'immediate', ...fromBytes, 'compile at 0 ticks']);
     assert.deepEqual(await runOnce(), first);
+  });
+
+  it('a file-backed Blob (fs.openAsBlob) is read in no virtual time, through arrayBuffer, text and stream', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-blob-'));
+    const file = path.join(dir, 'data.bin');
+    fs.writeFileSync(file, crypto.createHash('sha512').update('blob').digest().toString('hex').repeat(40_000)); // 5 MB
+    try {
+      const runOnce = async () => {
+        const seen = [];
+        let ticks = 0;
+        const sim = new Sim({ seed: 0x7b });
+        sim.host('ticker', () => setInterval(() => ticks++, 1));
+        sim.client('reader', async () => {
+          const blob = await fs.openAsBlob(file);
+          seen.push(`arrayBuffer ${(await blob.arrayBuffer()).byteLength} at ${ticks} ticks`);
+          seen.push(`text ${(await blob.slice(10, 1010).text()).length} at ${ticks} ticks`);
+          let streamed = 0;
+          for await (const chunk of blob.stream()) streamed += chunk.length;
+          seen.push(`stream ${streamed} at ${ticks} ticks`);
+          seen.push(`memory ${(await new Blob(['abc']).text())} at ${ticks} ticks`);
+        });
+        const result = await sim.run();
+        assert.equal(result.stopReason, 'clients-done');
+        return { seen, fingerprint: result.fingerprint };
+      };
+      const first = await runOnce();
+      assert.deepEqual(first.seen, ['arrayBuffer 5120000 at 0 ticks', 'text 1000 at 0 ticks', 'stream 5120000 at 0 ticks', 'memory abc at 0 ticks']);
+      assert.deepEqual(await runOnce(), first);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('register mode: an interval racing a gzip and a pbkdf2 prints the same every run', () => {
