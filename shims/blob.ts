@@ -45,6 +45,14 @@ function readerPrototype(): Record<string, Fn> | undefined {
   return undefined;
 }
 
+/** Delivers a later read (or wakeup) in its 'io' event, then waits one check phase for Node's own immediate. */
+function deliverThenWait(call: RealCall, fn: Fn, results: unknown[]): void {
+  completeRealCall(call, () => {
+    Reflect.apply(fn, undefined, results);
+    holdForCheckPhases(call.host.world, 1);
+  });
+}
+
 export const blobShim: Shim = {
   name: 'blob',
   install(patches: PatchSet) {
@@ -55,32 +63,24 @@ export const blobShim: Shim = {
       const host = currentHost();
       const callback = args[0];
       if (host === undefined || typeof callback !== 'function') return Reflect.apply(pull, this, args);
-      // Begun before the pull (so it takes its place in the line), let go if the data came at once.
-      const call = beginRealCall(host, undefined);
       let returned = false;
       let status: unknown;
+      let call: RealCall | undefined;
       // Arrow functions: Node checks that its callbacks are not constructors (and aborts).
       args[0] = (...results: unknown[]) => {
         if (!returned) {
           status = results[0];
           return Reflect.apply(callback, undefined, results);
         }
-        completeRealCall(call, () => {
-          Reflect.apply(callback, undefined, results);
-          holdForCheckPhases(host.world, 1);
-        });
+        deliverThenWait(call!, callback as Fn, results);
         return undefined;
       };
-      let result: unknown;
-      try {
-        result = Reflect.apply(pull, this, args);
-      } catch (error) {
-        abandonRealCall(call);
-        throw error;
-      }
+      const result = Reflect.apply(pull, this, args);
       returned = true;
-      if (status === STATUS_BLOCK && this[kWakeup] !== undefined && this[kBlocked] === undefined) this[kBlocked] = call;
-      else if (status !== undefined) abandonRealCall(call);
+      // Held from here: no other call can be made between the pull and its return, and the read
+      // cannot complete before Node's loop turns.
+      if (status === undefined) call = beginRealCall(host, undefined);
+      else if (status === STATUS_BLOCK && this[kWakeup] !== undefined && this[kBlocked] === undefined) this[kBlocked] = beginRealCall(host, undefined);
       return result;
     });
     const setWakeup = proto.setWakeup;
@@ -100,10 +100,7 @@ export const blobShim: Shim = {
         const blocked = this[kBlocked];
         this[kBlocked] = undefined;
         if (blocked === undefined) return Reflect.apply(wakeup, undefined, results);
-        completeRealCall(blocked, () => {
-          Reflect.apply(wakeup, undefined, results);
-          holdForCheckPhases(blocked.host.world, 1);
-        });
+        deliverThenWait(blocked, wakeup as Fn, results);
         return undefined;
       };
       return Reflect.apply(setWakeup, this, args);
