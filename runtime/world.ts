@@ -5,6 +5,7 @@ import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
 import { Host, type HostRole, type HostState } from './hosts/host.js';
 import { getHostProcessHooks } from './interposer.js';
+import { once } from './once.js';
 import { originals } from './originals.js';
 import { outsideDomain } from './driver/outside-domain.js';
 import { formatSeed } from './random/seed.js';
@@ -627,13 +628,10 @@ export class World {
   /** Holds the simulation until the returned function is called (once is enough; more are no-ops). */
   holdForRealWork(): () => void {
     this.blockers++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    return once(() => {
       this.blockers--;
       if (!this.stopped) this.driver.kick();
-    };
+    });
   }
 
   private next(): QueueEntry | undefined {

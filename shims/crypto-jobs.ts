@@ -29,7 +29,7 @@ import { captureContext } from './async-context.js';
 import { currentHost } from './context.js';
 import { nodeBinding } from './node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from './real-work.js';
-import type { PatchSet } from './registry.js';
+import { mirrorSignature, type PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -171,8 +171,7 @@ function watched(original: Fn): Fn {
     }
     return promiseJob && types.isPromise(result) ? settleInEvent(beginRealCall(host, undefined), result) : result;
   };
-  Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
-  Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });
+  mirrorSignature(wrapper, original);
   // generateKeyPair's util.promisify arguments (an own symbol property) and the like.
   for (const key of Object.getOwnPropertySymbols(original)) {
     Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(original, key)!);

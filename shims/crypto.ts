@@ -34,7 +34,7 @@ import {
   validateNumber,
   validateObject,
 } from './node-errors.js';
-import type { PatchSet } from './registry.js';
+import { mirrorSignature, type PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 import { originals } from '../runtime/originals.js';
 import { activeDomain, type DomainLike, runEnteredIn } from '../runtime/driver/outside-domain.js';
@@ -459,12 +459,6 @@ function simWebRandomUUID(this: unknown): string {
 }
 
 // ---- install -------------------------------------------------------------------------------
-
-/** Gives `fn` the name and length of the function it stands in for. */
-function mirrorSignature(fn: Function, original: Function): void {
-  Object.defineProperty(fn, 'name', { value: original.name, configurable: true });
-  Object.defineProperty(fn, 'length', { value: original.length, configurable: true });
-}
 
 /** The object on `obj`'s prototype chain that owns `key` (Crypto methods live on the prototype). */
 function ownerOf(obj: object, key: PropertyKey): object {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import workerThreads from 'node:worker_threads';
 import { UnsupportedError } from '../runtime/errors.js';
 import { currentHost } from './context.js';
-import type { PatchSet } from './registry.js';
+import { mirrorSignature, type PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
 const CHILD_PROCESS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
@@ -19,8 +19,7 @@ function guard<T extends (...args: any[]) => any>(original: T, api: string, inst
     if (currentHost() !== undefined) throw new UnsupportedError(api, instead);
     return Reflect.apply(original, this, args);
   };
-  Object.defineProperty(guarded, 'name', { value: original.name });
-  Object.defineProperty(guarded, 'length', { value: original.length });
+  mirrorSignature(guarded, original);
   return guarded as unknown as T;
 }
 

@@ -20,7 +20,7 @@ import type { Host } from '../runtime/hosts/host.js';
 import { captureContext } from './async-context.js';
 import { captureStack, programFrames } from '../runtime/trace/site.js';
 import { currentHost } from './context.js';
-import type { PatchSet } from './registry.js';
+import { mirrorSignature, type PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall, realCallsInFlight } from './real-work.js';
 import type { Shim } from './shim.js';
@@ -97,8 +97,7 @@ function holding(original: (...args: unknown[]) => unknown): (...args: unknown[]
       throw error;
     }
   };
-  Object.defineProperty(held, 'name', { value: original.name, configurable: true });
-  Object.defineProperty(held, 'length', { value: original.length, configurable: true });
+  mirrorSignature(held, original);
   return held;
 }
 

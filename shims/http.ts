@@ -332,6 +332,15 @@ function runQueued(deferral: ParserDeferral, oneDrain: boolean): void {
   }
 }
 
+/** Runs everything queued (a new read or the socket's end comes after it), then disarms. */
+function runAllQueued(deferral: ParserDeferral): void {
+  try {
+    runQueued(deferral, false);
+  } finally {
+    disarmIfIdle(deferral);
+  }
+}
+
 /**
  * Makes sure an event at the current instant will replay the next group of queued callbacks.
  * Armed before a drain point runs, so it comes before whatever that callback schedules (plainly
@@ -401,11 +410,7 @@ function deferParserCallbacks(this: AnyRecord, ...args: unknown[]): unknown {
   const deferral = deferralOf(this);
   if (deferral === undefined) return Reflect.apply(realExecute, this, args);
   // What an earlier read left queued comes first, in order.
-  try {
-    runQueued(deferral, false);
-  } finally {
-    disarmIfIdle(deferral);
-  }
+  runAllQueued(deferral);
   if (currentHost() !== deferral.host || !consumed(deferral)) return Reflect.apply(realExecute, this, args);
   let deferring = false;
   const saved = PARSER_SLOTS.map(({ slot }) => this[slot] as unknown);
@@ -444,13 +449,7 @@ function deferParserCallbacks(this: AnyRecord, ...args: unknown[]): unknown {
 /** HTTPParser#finish (the socket's end): what is queued runs first. */
 function finishAfterQueued(this: AnyRecord, ...args: unknown[]): unknown {
   const deferral = deferralOf(this);
-  if (deferral !== undefined) {
-    try {
-      runQueued(deferral, false);
-    } finally {
-      disarmIfIdle(deferral);
-    }
-  }
+  if (deferral !== undefined) runAllQueued(deferral);
   return Reflect.apply(realFinish, this, args);
 }
 

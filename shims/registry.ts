@@ -3,6 +3,12 @@
  * to undo itself (own property or inherited, with its exact descriptor); restore() undoes in
  * reverse order, so globals are identical after uninstall.
  */
+/** Gives a stand-in the `name` and `length` of the function it replaces, as code inspecting it sees them. */
+export function mirrorSignature(fn: Function, original: Function): void {
+  Object.defineProperty(fn, 'name', { value: original.name, configurable: true });
+  Object.defineProperty(fn, 'length', { value: original.length, configurable: true });
+}
+
 export class PatchSet {
   private readonly restorers: Array<() => void> = [];
   private readonly patched = new Map<object, Set<PropertyKey>>();

@@ -14,7 +14,7 @@ import timersModule from 'node:timers';
 import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../runtime/clock/units.js';
 import type { Host } from '../runtime/hosts/host.js';
-import { activeDomain, type DomainLike } from '../runtime/driver/outside-domain.js';
+import { activeDomain, type DomainLike, runEnteredIn } from '../runtime/driver/outside-domain.js';
 import { originals } from '../runtime/originals.js';
 import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../runtime/scheduler/event.js';
 import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../runtime/trace/site.js';
@@ -102,10 +102,7 @@ function fireTimeout(this: Timeout): void {
  * handles' own fire functions, which every event runs.
  */
 function runInDomain<T extends object>(handle: T, fire: (handle: T) => void): void {
-  const domain = handleDomains.get(handle)!;
-  domain.enter();
-  fire(handle);
-  domain.exit();
+  runEnteredIn(handleDomains.get(handle)!, () => fire(handle));
 }
 
 function runTimeout(timer: Timeout): void {

@@ -37,7 +37,7 @@ import { currentHost } from './context.js';
 import { closeUnusedTcp, tcpOnSimulatedNetwork } from './net-binding.js';
 import type { NativeHandle } from './native-handles.js';
 import { nodeBinding } from './node-binding.js';
-import type { PatchSet } from './registry.js';
+import { mirrorSignature, type PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -66,8 +66,7 @@ function naming<T extends (...args: any[]) => any>(original: T, api: string): T 
       calling = undefined;
     }
   };
-  Object.defineProperty(named, 'name', { value: original.name });
-  Object.defineProperty(named, 'length', { value: original.length });
+  mirrorSignature(named, original);
   return named as unknown as T;
 }
 
@@ -108,8 +107,7 @@ function http2Connect(original: (...args: any[]) => any): (...args: any[]) => an
     }
     return Reflect.apply(named, this, args);
   };
-  Object.defineProperty(connect, 'name', { value: original.name });
-  Object.defineProperty(connect, 'length', { value: original.length });
+  mirrorSignature(connect, original);
   return connect;
 }
 

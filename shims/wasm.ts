@@ -17,7 +17,7 @@
 import { captureStack, programFrames } from '../runtime/trace/site.js';
 import { currentHost } from './context.js';
 import { heldInPlace, heldPromise } from './real-work.js';
-import type { PatchSet } from './registry.js';
+import { mirrorSignature, type PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
 type Fn = (this: unknown, ...args: unknown[]) => Promise<unknown>;
@@ -36,8 +36,7 @@ function held(original: Fn, Module: Function): Fn {
     if (isBytes(args[0])) return heldPromise(host, start);
     return args[0] instanceof Module ? heldInPlace(host, start) : start();
   };
-  Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
-  Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });
+  mirrorSignature(wrapper, original);
   return wrapper;
 }
 

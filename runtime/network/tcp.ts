@@ -27,6 +27,7 @@ import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
 import { type Family, isWildcard, unmapped } from './addresses.js';
 import { UV } from './errno.js';
+import { once } from '../once.js';
 import type { FifoFlow, Network } from './network.js';
 import type { SimEvent } from '../scheduler/event.js';
 
@@ -473,13 +474,10 @@ export class TcpEndpoint {
    */
   holdReads(): () => void {
     this.readHolds++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    return once(() => {
       this.readHolds--;
       if (this.readHolds === 0 && this.reading && (this.unread.length > 0 || this.readEnded)) this.scheduleFlush();
-    };
+    });
   }
 
   private scheduleFlush(): void {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Sim } from 'dst-runtime';
+import { crashWithWorkInFlight } from '../support/crash-in-flight.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const FIXTURES = fileURLToPath(new URL('./fixtures/fs/', import.meta.url));
@@ -156,19 +157,7 @@ describe('fs in a host: real files, held in virtual time, completions in call or
   });
 
   it('a host that crashed while its call was in flight never sees the callback', async () => {
-    const seen = [];
-    const sim = new Sim({ seed: 0xf5 });
-    sim.host('n1', () => {
-      setTimeout(() => {
-        fs.readFile(big, () => seen.push('callback ran'));
-        sim.crash('n1'); // the host dies with the read in flight
-      }, 5);
-    }, { onCrash: 'keep-down' });
-    sim.client('observer', async () => {
-      await sleep(20);
-      seen.push(`observer at ${performance.now()} ms`);
-    });
-    await sim.run();
+    const seen = await crashWithWorkInFlight(0xf5, (calls) => fs.readFile(big, () => calls.push('callback ran')));
     assert.deepEqual(seen, ['observer at 20 ms']);
   });
 

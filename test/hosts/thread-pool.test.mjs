@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { Sim } from 'dst-runtime';
+import { crashWithWorkInFlight } from '../support/crash-in-flight.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const FIXTURES = fileURLToPath(new URL('./fixtures/thread-pool/', import.meta.url));
@@ -119,20 +120,10 @@ describe('zlib, crypto jobs and WebAssembly compiles in a host: held in virtual 
   });
 
   it('a host that crashed while its job was in flight never sees the callback', async () => {
-    const seen = [];
-    const sim = new Sim({ seed: 0x7b });
-    sim.host('n1', () => {
-      setTimeout(() => {
-        crypto.pbkdf2('pw', 'salt', SLOW_ITERATIONS, 16, 'sha256', () => seen.push('pbkdf2 callback ran'));
-        zlib.gzip('data', () => seen.push('gzip callback ran'));
-        sim.crash('n1'); // the host dies with both in flight
-      }, 5);
-    }, { onCrash: 'keep-down' });
-    sim.client('observer', async () => {
-      await sleep(20);
-      seen.push(`observer at ${performance.now()} ms`);
+    const seen = await crashWithWorkInFlight(0x7b, (calls) => {
+      crypto.pbkdf2('pw', 'salt', SLOW_ITERATIONS, 16, 'sha256', () => calls.push('pbkdf2 callback ran'));
+      zlib.gzip('data', () => calls.push('gzip callback ran'));
     });
-    await sim.run();
     assert.deepEqual(seen, ['observer at 20 ms']);
   });
 
