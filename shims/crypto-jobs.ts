@@ -29,7 +29,7 @@ import { captureContext } from './async-context.js';
 import { currentHost } from './context.js';
 import { nodeBinding } from './node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from './real-work.js';
-import { mirrorSignature, type PatchSet } from './registry.js';
+import { mirrorFunction, type PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -56,8 +56,15 @@ const CALLBACK_FUNCTIONS = [
   'verify',
 ] as const;
 
-/** The binding's job classes, when Node still lets process.binding reach it (20, 22). */
+/** The binding's job classes, when Node still lets process.binding reach it (20, 22); null when not. */
+let jobClassesFound: Array<Record<string, Fn>> | null | undefined;
+
 function bindingJobClasses(): Array<Record<string, Fn>> | undefined {
+  if (jobClassesFound === undefined) jobClassesFound = findBindingJobClasses() ?? null;
+  return jobClassesFound ?? undefined;
+}
+
+function findBindingJobClasses(): Array<Record<string, Fn>> | undefined {
   let binding: Record<string, any>;
   try {
     binding = nodeBinding('crypto');
@@ -171,12 +178,21 @@ function watched(original: Fn): Fn {
     }
     return promiseJob && types.isPromise(result) ? settleInEvent(beginRealCall(host, undefined), result) : result;
   };
-  mirrorSignature(wrapper, original);
   // generateKeyPair's util.promisify arguments (an own symbol property) and the like.
-  for (const key of Object.getOwnPropertySymbols(original)) {
-    Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(original, key)!);
-  }
-  return wrapper;
+  return mirrorFunction(wrapper, original);
+}
+
+/**
+ * Functions crypto-keys.ts replaces (it calls Node's own first, then makes the result's random
+ * part from the seed). Where the public functions are watched (Node 24), crypto-keys watches the
+ * Node function it calls through withJobsHeld(), and this shim leaves the property to it.
+ */
+const KEYED_MODULE_FUNCTIONS = new Set(['generateKey', 'generateKeyPair', 'sign']);
+const KEYED_SUBTLE_METHODS = new Set(['generateKey', 'importKey', 'sign']);
+
+/** `original`, its jobs held as this shim holds them (watched on Node 24; the binding does it on 20, 22). */
+export function withJobsHeld(original: Fn): Fn {
+  return bindingJobClasses() === undefined ? watched(original) : original;
 }
 
 export const cryptoJobsShim: Shim = {
@@ -193,12 +209,12 @@ export const cryptoJobsShim: Shim = {
     }
     const mod = cryptoModule as unknown as Record<string, Fn>;
     for (const key of CALLBACK_FUNCTIONS) {
-      if (typeof mod[key] === 'function') patches.replace(mod, key, watched(mod[key]));
+      if (typeof mod[key] === 'function' && !KEYED_MODULE_FUNCTIONS.has(key)) patches.replace(mod, key, watched(mod[key]));
     }
     const subtle = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Record<string, Fn>;
     for (const key of Object.getOwnPropertyNames(subtle).sort()) {
       const descriptor = Object.getOwnPropertyDescriptor(subtle, key)!;
-      if (key !== 'constructor' && typeof descriptor.value === 'function') patches.replace(subtle, key, watched(descriptor.value));
+      if (key !== 'constructor' && !KEYED_SUBTLE_METHODS.has(key) && typeof descriptor.value === 'function') patches.replace(subtle, key, watched(descriptor.value));
     }
   },
 };

@@ -14,6 +14,7 @@ import { setActiveWorld } from '../runtime/world.js';
 import { clockInternalsShim } from './clock-internals.js';
 import { cryptoShim } from './crypto.js';
 import { cryptoJobsShim } from './crypto-jobs.js';
+import { cryptoKeysShim } from './crypto-keys.js';
 import { dateShim } from './date.js';
 import { dgramShim } from './dgram-binding.js';
 import { dnsShim } from './dns-binding.js';
@@ -62,6 +63,7 @@ export const SHIMS: readonly Shim[] = [
   fsShim,
   zlibShim,
   cryptoJobsShim,
+  cryptoKeysShim,
   wasmShim,
   blobShim,
   processHostShim,

@@ -9,6 +9,15 @@ export function mirrorSignature(fn: Function, original: Function): void {
   Object.defineProperty(fn, 'length', { value: original.length, configurable: true });
 }
 
+/** mirrorSignature, and the original's own symbol properties too (util.promisify's custom arguments, ...). */
+export function mirrorFunction<F extends Function>(fn: F, original: Function): F {
+  mirrorSignature(fn, original);
+  for (const key of Object.getOwnPropertySymbols(original)) {
+    Object.defineProperty(fn, key, Object.getOwnPropertyDescriptor(original, key)!);
+  }
+  return fn;
+}
+
 export class PatchSet {
   private readonly restorers: Array<() => void> = [];
   private readonly patched = new Map<object, Set<PropertyKey>>();

@@ -1,0 +1,76 @@
+// Key generation and ECDSA signatures: what plain Node guarantees of them (every signature
+// verifies, every pair is a pair, the shapes and details of the results, the errors with their
+// codes, when the callbacks and promises settle), not the random bytes themselves.
+import crypto, { generateKeyPairSync as namedGenerateKeyPairSync, sign as namedSign } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const data = Buffer.from('message');
+const order = [];
+
+console.log('named imports:', namedGenerateKeyPairSync === crypto.generateKeyPairSync, namedSign === crypto.sign);
+console.log('shape:', crypto.generateKeyPair.name, crypto.generateKeyPair.length, crypto.sign.length, crypto.subtle.sign.length);
+
+for (const namedCurve of ['P-256', 'secp384r1', 'P-521', 'secp256k1']) {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync('ec', { namedCurve });
+  const der = crypto.sign('sha256', data, privateKey);
+  const p1363 = crypto.sign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
+  const streamed = crypto.createSign('sha384').update('mess').update('age').sign(privateKey, 'base64');
+  console.log(
+    namedCurve,
+    privateKey.asymmetricKeyDetails.namedCurve,
+    crypto.verify('sha256', data, publicKey, der),
+    p1363.length,
+    crypto.verify('sha256', data, { key: publicKey, dsaEncoding: 'ieee-p1363' }, p1363),
+    crypto.createVerify('sha384').update(data).verify(publicKey, streamed, 'base64'),
+  );
+}
+const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1024, publicKeyEncoding: { type: 'pkcs1', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'der' } });
+console.log('rsa:', rsa.publicKey.split('\n')[0], Buffer.isBuffer(rsa.privateKey), crypto.createPublicKey(rsa.publicKey).asymmetricKeyDetails);
+for (const type of ['ed25519', 'ed448', 'x25519', 'x448']) {
+  const { publicKey, privateKey } = crypto.generateKeyPairSync(type, { publicKeyEncoding: { format: 'jwk' } });
+  console.log(type, Object.keys(publicKey).sort().join(','), privateKey.asymmetricKeyType);
+}
+console.log('hmac:', crypto.generateKeySync('hmac', { length: 100 }).symmetricKeySize);
+const ecdh = crypto.createECDH('prime256v1');
+const other = crypto.createECDH('prime256v1');
+console.log('ecdh:', ecdh.generateKeys('hex', 'compressed').length, ecdh.computeSecret(other.generateKeys()).equals(other.computeSecret(ecdh.getPublicKey())));
+
+for (const [label, fn] of [
+  ['bad curve', () => crypto.generateKeyPairSync('ec', { namedCurve: 'nope' })],
+  ['bad modulus', () => crypto.generateKeyPairSync('rsa', { modulusLength: -1 })],
+  ['bad encoding', () => crypto.generateKeyPairSync('ec', { namedCurve: 'P-256', publicKeyEncoding: { type: 'pkcs1', format: 'pem' } })],
+  ['no callback', () => crypto.generateKeyPair('ed25519', {})],
+  ['bad digest', () => crypto.sign('nope', data, crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey)],
+]) {
+  try {
+    fn();
+    console.log(label, 'did not throw');
+  } catch (error) {
+    console.log(label, error.name, error.code);
+  }
+}
+
+crypto.generateKeyPair('ec', { namedCurve: 'P-256' }, (err, pub, priv) => order.push(`generateKeyPair ${err} ${pub.type} ${priv.type}`));
+crypto.generateKey('aes', { length: 256 }, (err, key) => order.push(`generateKey ${err} ${key.symmetricKeySize}`));
+crypto.generateKeyPair('rsa', { modulusLength: 64 }, (err) => order.push(`small rsa ${err.code}`));
+process.nextTick(() => order.push('nextTick'));
+Promise.resolve().then(() => order.push('promise'));
+order.push('sync');
+await new Promise((resolve) => setTimeout(resolve, 200)); // long enough for the thread pool, plainly
+console.log('first turn:', order.slice(0, 3).join(', '));
+console.log('completions:', order.slice(3).sort().join(' | '));
+
+const pair = await promisify(crypto.generateKeyPair)('ec', { namedCurve: 'P-384' });
+const signature = await promisify(crypto.sign)('sha256', data, pair.privateKey);
+console.log('callbacks:', await promisify(crypto.verify)('sha256', data, pair.publicKey, signature));
+
+const subtle = crypto.subtle;
+const web = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign', 'verify']);
+const webSignature = await subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, web.privateKey, data);
+console.log('web ecdsa:', webSignature.byteLength, web.privateKey.extractable, web.publicKey.extractable, web.privateKey.usages.join(','),
+  await subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, web.publicKey, webSignature, data));
+const webRsa = await subtle.generateKey({ name: 'RSA-PSS', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
+console.log('web rsa:', JSON.stringify(webRsa.privateKey.algorithm, (k, v) => (v instanceof Uint8Array ? [...v] : v)));
+const webAes = await subtle.generateKey({ name: 'AES-CBC', length: 128 }, true, ['encrypt']);
+console.log('web aes:', (await subtle.exportKey('raw', webAes)).byteLength, webAes.algorithm.length);
+await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, []).catch((error) => console.log('web error:', error.name, error.message));
