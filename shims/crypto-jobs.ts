@@ -183,12 +183,13 @@ function watched(original: Fn): Fn {
 }
 
 /**
- * Functions crypto-keys.ts replaces (it calls Node's own first, then makes the result's random
- * part from the seed). Where the public functions are watched (Node 24), crypto-keys watches the
- * Node function it calls through withJobsHeld(), and this shim leaves the property to it.
+ * Functions crypto-keys.ts and crypto-signatures.ts replace (each calls Node's own first, then
+ * makes the result's random part from the seed). Where the public functions are watched
+ * (Node 24), they watch the Node function they call through withJobsHeld(), and this shim leaves
+ * the property to them.
  */
 const KEYED_MODULE_FUNCTIONS = new Set(['generateKey', 'generateKeyPair', 'sign']);
-const KEYED_SUBTLE_METHODS = new Set(['generateKey', 'importKey', 'sign']);
+const KEYED_SUBTLE_METHODS = new Set(['encrypt', 'generateKey', 'importKey', 'sign']);
 
 /** `original`, its jobs held as this shim holds them (watched on Node 24; the binding does it on 20, 22). */
 export function withJobsHeld(original: Fn): Fn {

@@ -1,172 +1,57 @@
 /**
- * Randomness OpenSSL draws for itself, from the seed instead: key generation and ECDSA
- * signatures. Plainly these read OpenSSL's own generator, which no JavaScript can seed, so a host
- * that printed a fresh key or an ES256 signature (a JWT, say) printed something new on every run
- * of the same seed. Inside a host they now draw from the host's `openssl` stream:
+ * Keys OpenSSL would make from its own generator, made from the seed instead. Plainly key
+ * generation reads OpenSSL's generator, which no JavaScript can seed, so a host that printed a
+ * fresh key (a node identity, say) printed something new on every run of the same seed. Inside a
+ * host these draw from the host's `openssl` stream:
  *
  * - `generateKeyPair(Sync)` of `ed25519`, `ed448`, `x25519`, `x448`, `ec` on P-256, P-384,
  *   P-521 and secp256k1 (named parameters), and `rsa`; `generateKey(Sync)` of `hmac` and `aes`;
  * - `crypto.subtle.generateKey` of the same kinds (Ed25519, X25519, Ed448, X448, ECDSA, ECDH,
  *   RSASSA-PKCS1-v1_5, RSA-PSS, RSA-OAEP, HMAC, AES-*);
- * - `ECDH#generateKeys`;
- * - ECDSA signatures on those four curves: `crypto.sign`, `Sign#sign` (`createSign`) and
- *   `crypto.subtle.sign`.
+ * - `ECDH#generateKeys` and `DiffieHellman#generateKeys` (groups too).
  *
  * Every call still goes to Node's own function first, with the program's arguments, so
  * validation, errors (codes, messages, sync throw or async rejection), encodings, the result's
  * shape and the timing of callbacks and promises are Node's. Then the random part of the result
  * is replaced by one made from the seed with the same material OpenSSL would use: keys are built
  * from drawn private scalars (PKCS#8, JWK) and imported through Node, RSA primes are drawn and
- * tested with `checkPrimeSync`, an ECDSA signature uses a drawn nonce k, R = k·G from
- * `ECDH#setPrivateKey`, and `s = k⁻¹(z + r·d) mod n`. Node's own `verify` accepts every
- * signature and key made here (test/hosts/crypto-keys.test.mjs checks that).
+ * tested with `checkPrimeSync`. Node's own `verify`, `diffieHellman` and `privateDecrypt` accept
+ * every key made here (test/hosts/crypto-keys.test.mjs checks that).
  *
  * The one exception to "Node's function first": RSA generation by node:crypto runs Node's with
  * a 512-bit modulus (after checking the program's modulusLength the way Node would), so a
  * 4096-bit key is not generated twice.
  *
+ * importKey is wrapped only to remember the KeyObject behind an imported RSA or EC CryptoKey,
+ * for crypto-signatures.ts (Node 24 gives no other way to it for a non-extractable key).
+ *
  * Left to OpenSSL (documented in the guide): DSA, DH and RSA-PSS key types, other curves,
- * explicit EC parameters, `generatePrime`, `DiffieHellman#generateKeys`, RSA-PSS signatures and
- * RSA encryption padding, and the salt and IV of an encrypted PEM export.
+ * explicit EC parameters, `generatePrime`, and the salt and IV of an encrypted PEM export.
  */
 import cryptoModule, { type KeyObject } from 'node:crypto';
-import { types } from 'node:util';
 import type { Host } from '../runtime/hosts/host.js';
-import type { RandomStream } from '../runtime/random/stream.js';
 import { currentHost } from './context.js';
 import { withJobsHeld } from './crypto-jobs.js';
+import {
+  base64url,
+  bitLength,
+  copyBufferSource,
+  type CryptoKeyLike,
+  CURVES,
+  type Curve,
+  basePointTimes,
+  drawBytes,
+  drawScalar,
+  type Fn,
+  gcd,
+  isCryptoKey,
+  isPlainOptions,
+  modInverse,
+  rememberKeyMaterial,
+  toBigInt,
+} from './crypto-material.js';
 import { mirrorFunction, type PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-type Fn = (this: unknown, ...args: any[]) => any;
-
-// ---- the stream ------------------------------------------------------------------------------
-
-const streams = new WeakMap<Host, RandomStream>();
-
-function drawBytes(host: Host, length: number): Buffer {
-  let stream = streams.get(host);
-  if (stream === undefined) {
-    stream = host.stream('openssl');
-    streams.set(host, stream);
-  }
-  const bytes = Buffer.alloc(length);
-  stream.fill(bytes);
-  return bytes;
-}
-
-// ---- big integers ------------------------------------------------------------------------------
-
-function toBigInt(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`);
-}
-
-/** Big-endian bytes of `n`, left-padded to `length` when given (minimal otherwise). */
-function toBytes(n: bigint, length?: number): Buffer {
-  let hex = n.toString(16);
-  if (hex.length % 2 === 1) hex = `0${hex}`;
-  const minimal = Buffer.from(hex, 'hex');
-  if (length === undefined || minimal.length >= length) return minimal;
-  return Buffer.concat([Buffer.alloc(length - minimal.length), minimal]);
-}
-
-function mod(a: bigint, m: bigint): bigint {
-  const r = a % m;
-  return r < 0n ? r + m : r;
-}
-
-function modInverse(a: bigint, m: bigint): bigint {
-  let [oldR, r] = [mod(a, m), m];
-  let [oldS, s] = [1n, 0n];
-  while (r !== 0n) {
-    const q = oldR / r;
-    [oldR, r] = [r, oldR - q * r];
-    [oldS, s] = [s, oldS - q * s];
-  }
-  if (oldR !== 1n) throw new Error('Failed to invert: not coprime');
-  return mod(oldS, m);
-}
-
-function gcd(a: bigint, b: bigint): bigint {
-  while (b !== 0n) [a, b] = [b, a % b];
-  return a;
-}
-
-function bitLength(n: bigint): number {
-  return n === 0n ? 0 : n.toString(2).length;
-}
-
-function base64url(n: bigint, length?: number): string {
-  return toBytes(n, length).toString('base64url');
-}
-
-/** A uniform integer in [1, n - 1] from the stream (rejection sampling on n's bit length). */
-function drawScalar(host: Host, n: bigint): bigint {
-  const bits = bitLength(n);
-  const length = Math.ceil(bits / 8);
-  const topMask = 0xff >> (length * 8 - bits);
-  for (;;) {
-    const bytes = drawBytes(host, length);
-    bytes[0]! &= topMask;
-    const k = toBigInt(bytes);
-    if (k !== 0n && k < n) return k;
-  }
-}
-
-// ---- curves ------------------------------------------------------------------------------------
-
-interface Curve {
-  /** The JWK / WebCrypto name. */
-  jwk: string;
-  /** OpenSSL's name, as `asymmetricKeyDetails.namedCurve` and `createECDH` know it. */
-  openssl: string;
-  /** Bytes of a field element (a coordinate). */
-  fieldBytes: number;
-  /** The order of the base point. */
-  n: bigint;
-}
-
-const CURVE_LIST: Curve[] = [
-  {
-    jwk: 'P-256',
-    openssl: 'prime256v1',
-    fieldBytes: 32,
-    n: 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n,
-  },
-  {
-    jwk: 'P-384',
-    openssl: 'secp384r1',
-    fieldBytes: 48,
-    n: 0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n,
-  },
-  {
-    jwk: 'P-521',
-    openssl: 'secp521r1',
-    fieldBytes: 66,
-    n: 0x01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409n,
-  },
-  {
-    jwk: 'secp256k1',
-    openssl: 'secp256k1',
-    fieldBytes: 32,
-    n: 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n,
-  },
-];
-
-/** Every name Node accepts for these curves (namedCurve of generateKeyPair, createECDH, JWK). */
-const CURVES = new Map<string, Curve>();
-for (const curve of CURVE_LIST) {
-  CURVES.set(curve.jwk, curve);
-  CURVES.set(curve.openssl, curve);
-}
-
-/** k·G on `curve`, uncompressed (04 || x || y), computed by OpenSSL. */
-function basePointTimes(curve: Curve, k: bigint): Buffer {
-  const ecdh = real.createECDH(curve.openssl) as { setPrivateKey: Fn; getPublicKey: Fn };
-  Reflect.apply(real.ecdhSetPrivateKey, ecdh, [toBytes(k, Math.ceil(bitLength(curve.n) / 8))]);
-  return Reflect.apply(real.ecdhGetPublicKey, ecdh, []) as Buffer;
-}
 
 // ---- keys --------------------------------------------------------------------------------------
 
@@ -266,10 +151,6 @@ interface PairPlan {
   make(host: Host): Pair;
 }
 
-function isPlainOptions(options: unknown): options is Record<string, unknown> {
-  return typeof options === 'object' && options !== null && !Array.isArray(options);
-}
-
 /** The smallest modulus OpenSSL generates, used to let Node validate an RSA request cheaply. */
 const RSA_VALIDATION_BITS = 512;
 /** Larger requests are left to OpenSSL: drawing their primes here would take minutes. */
@@ -313,42 +194,43 @@ interface Real {
   generateKeyPairSync: Fn;
   generateKey: Fn;
   generateKeySync: Fn;
-  sign: Fn;
-  createSign: Fn;
-  signUpdate: Fn;
-  signSign: Fn;
-  createECDH: Fn;
   ecdhGenerateKeys: Fn;
   ecdhSetPrivateKey: Fn;
   ecdhGetPublicKey: Fn;
+  dhGenerateKeys: Fn;
+  dhGroupGenerateKeys: Fn;
+  dhGetPrivateKey: Fn;
+  dhGetPrime: Fn;
+  getDiffieHellman: Fn;
   subtleGenerateKey: Fn;
-  subtleSign: Fn;
   subtleImportKey: Fn;
 }
 
 let real: Real;
 
+type Proto = Record<string, Fn>;
+const protoOf = (ctor: unknown) => (ctor as { prototype: Proto }).prototype;
+
 /** Node's functions (those that start jobs held as crypto-jobs.ts holds them). */
 function captureReal(): Real {
   const mod = cryptoModule as unknown as Record<string, Fn>;
-  const signProto = (cryptoModule.Sign as unknown as { prototype: Record<string, Fn> }).prototype;
-  const ecdhProto = (cryptoModule.ECDH as unknown as { prototype: Record<string, Fn> }).prototype;
-  const subtleProto = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Record<string, Fn>;
+  const ecdhProto = protoOf(cryptoModule.ECDH);
+  const dhProto = protoOf(cryptoModule.DiffieHellman);
+  const subtleProto = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Proto;
   return {
     generateKeyPair: withJobsHeld(mod.generateKeyPair!),
     generateKeyPairSync: mod.generateKeyPairSync!,
     generateKey: withJobsHeld(mod.generateKey!),
     generateKeySync: mod.generateKeySync!,
-    sign: withJobsHeld(mod.sign!),
-    createSign: mod.createSign!,
-    signUpdate: signProto.update!,
-    signSign: signProto.sign!,
-    createECDH: mod.createECDH!,
     ecdhGenerateKeys: ecdhProto.generateKeys!,
     ecdhSetPrivateKey: ecdhProto.setPrivateKey!,
     ecdhGetPublicKey: ecdhProto.getPublicKey!,
+    dhGenerateKeys: dhProto.generateKeys!,
+    dhGroupGenerateKeys: protoOf(cryptoModule.DiffieHellmanGroup).generateKeys!,
+    dhGetPrivateKey: dhProto.getPrivateKey!,
+    dhGetPrime: dhProto.getPrime!,
+    getDiffieHellman: mod.getDiffieHellman!,
     subtleGenerateKey: withJobsHeld(subtleProto.generateKey!),
-    subtleSign: withJobsHeld(subtleProto.sign!),
     subtleImportKey: withJobsHeld(subtleProto.importKey!),
   };
 }
@@ -437,203 +319,67 @@ function simEcdhGenerateKeys(this: unknown, encoding?: unknown, format?: unknown
   return Reflect.apply(real.ecdhGetPublicKey, this, [encoding, format]);
 }
 
-// ---- ECDSA ---------------------------------------------------------------------------------------
+// ---- Diffie-Hellman -------------------------------------------------------------------------------
 
-/** Private KeyObjects of the CryptoKeys hosts generated or imported (Node 24 has no other way in). */
-const cryptoKeyMaterial = new WeakMap<object, KeyObject>();
+/**
+ * The private key lengths OpenSSL draws for the MODP groups it knows by their prime (RFC 3526's
+ * exponent sizes), also for a `createDiffieHellman` of the same prime. Other primes get keys two
+ * bits shorter than the prime.
+ */
+const MODP_PRIVATE_BITS: ReadonlyArray<[string, number]> = [
+  ['modp5', 200],
+  ['modp14', 225],
+  ['modp15', 275],
+  ['modp16', 325],
+  ['modp17', 375],
+  ['modp18', 400],
+];
+let modpPrivateBits: Map<string, number> | undefined;
 
-function isCryptoKey(value: unknown): value is CryptoKeyLike {
-  return (types as unknown as { isCryptoKey(v: unknown): boolean }).isCryptoKey(value);
+function dhPrivateBits(prime: Buffer): number {
+  modpPrivateBits ??= new Map(
+    MODP_PRIVATE_BITS.map(([group, bits]) => [(real.getDiffieHellman(group) as { getPrime(e: string): string }).getPrime('hex'), bits]),
+  );
+  return modpPrivateBits.get(prime.toString('hex')) ?? bitLength(toBigInt(prime)) - 2;
+}
+
+/** The native handle of a DiffieHellman or DiffieHellmanGroup (a group has no setPrivateKey of its own). */
+function dhHandle(dh: object): { setPrivateKey(key: Buffer): void } | undefined {
+  const slot = Object.getOwnPropertySymbols(dh).find((symbol) => symbol.description === 'kHandle');
+  const handle = slot === undefined ? undefined : (dh as Record<symbol, unknown>)[slot];
+  return typeof (handle as { setPrivateKey?: unknown } | undefined)?.setPrivateKey === 'function'
+    ? (handle as { setPrivateKey(key: Buffer): void })
+    : undefined;
 }
 
 /**
- * The KeyObject of a CryptoKey: one a host made, or an extractable one (KeyObject.from of a
- * non-extractable key warns with DEP0204 on Node 24, a warning the program did not cause).
+ * DiffieHellman#generateKeys: Node's (validation, errors such as a modulus too small, encodings),
+ * then, when the object had no private key before (Node keeps one it has), a drawn private key
+ * in its place and Node's again, which keeps it and computes the public key.
  */
-function keyObjectOfCryptoKey(key: CryptoKeyLike): KeyObject | undefined {
-  const known = cryptoKeyMaterial.get(key);
-  if (known !== undefined || !key.extractable) return known;
-  return (cryptoModule.KeyObject as unknown as { from(key: unknown): KeyObject }).from(key);
-}
-
-/** The private KeyObject a sign call used, when it can be told from the argument. */
-function privateKeyOf(key: unknown): KeyObject | undefined {
-  const asKeyObject = (value: unknown): KeyObject | undefined => {
-    if (value instanceof cryptoModule.KeyObject) return value;
-    return isCryptoKey(value) ? keyObjectOfCryptoKey(value) : undefined;
-  };
-  const direct = asKeyObject(key) ?? (isPlainOptions(key) ? asKeyObject(key.key) : undefined);
-  if (direct !== undefined) return direct.type === 'private' ? direct : undefined;
-  if (isCryptoKey(key) || (isPlainOptions(key) && isCryptoKey(key.key))) return undefined;
-  try {
-    return cryptoModule.createPrivateKey(key as any);
-  } catch {
-    return undefined;
-  }
-}
-
-interface EcdsaKey {
-  curve: Curve;
-  d: bigint;
-}
-
-function ecdsaKeyOf(key: KeyObject | undefined): EcdsaKey | undefined {
-  if (key === undefined || key.asymmetricKeyType !== 'ec') return undefined;
-  const curve = CURVES.get(key.asymmetricKeyDetails?.namedCurve ?? '');
-  if (curve === undefined) return undefined;
-  const jwk = key.export({ format: 'jwk' });
-  return { curve, d: toBigInt(Buffer.from(jwk.d!, 'base64url')) };
-}
-
-function derInteger(n: bigint): Buffer {
-  let bytes = toBytes(n);
-  if (bytes.length === 0 || bytes[0]! & 0x80) bytes = Buffer.concat([Buffer.from([0]), bytes]);
-  return Buffer.concat([Buffer.from([0x02, bytes.length]), bytes]);
-}
-
-function derLength(length: number): Buffer {
-  return length < 0x80 ? Buffer.from([length]) : Buffer.from([0x81, length]);
-}
-
-/** An ECDSA signature of `digest` with a nonce drawn from the stream, DER or IEEE P1363. */
-function ecdsaSignature(host: Host, key: EcdsaKey, digest: Buffer, p1363: boolean): Buffer {
-  const { curve, d } = key;
-  const nBits = bitLength(curve.n);
-  let z = toBigInt(digest);
-  if (digest.length * 8 > nBits) z >>= BigInt(digest.length * 8 - nBits);
-  for (;;) {
-    const k = drawScalar(host, curve.n);
-    const point = basePointTimes(curve, k);
-    const r = mod(toBigInt(point.subarray(1, 1 + curve.fieldBytes)), curve.n);
-    if (r === 0n) continue;
-    const s = mod(modInverse(k, curve.n) * (z + r * d), curve.n);
-    if (s === 0n) continue;
-    if (p1363) {
-      const width = Math.ceil(nBits / 8);
-      return Buffer.concat([toBytes(r, width), toBytes(s, width)]);
+function dhGenerateKeysFrom(original: Fn): Fn {
+  return function generateKeys(this: unknown, encoding?: unknown): unknown {
+    const host = currentHost();
+    if (host === undefined) return Reflect.apply(original, this, arguments);
+    let hadPrivateKey = true;
+    try {
+      Reflect.apply(real.dhGetPrivateKey, this, []);
+    } catch {
+      hadPrivateKey = false;
     }
-    const body = Buffer.concat([derInteger(r), derInteger(s)]);
-    return Buffer.concat([Buffer.from([0x30]), derLength(body.length), body]);
-  }
-}
-
-/** The digest ECDSA signs for `crypto.sign(algorithm, data, ...)` (SHA-256 when algorithm is null). */
-function digestOf(algorithm: unknown, data: unknown): Buffer | undefined {
-  try {
-    const name = algorithm === null || algorithm === undefined ? 'sha256' : String(algorithm);
-    return cryptoModule.createHash(name).update(data as NodeJS.ArrayBufferView).digest();
-  } catch {
-    return undefined;
-  }
-}
-
-function wantsP1363(key: unknown): boolean {
-  return isPlainOptions(key) && key.dsaEncoding === 'ieee-p1363';
-}
-
-function simSign(this: unknown, algorithm: unknown, data: unknown, key: unknown, callback: unknown): unknown {
-  const host = currentHost();
-  if (host === undefined) return Reflect.apply(real.sign, this, arguments);
-  if (typeof callback !== 'function') {
-    const signature = Reflect.apply(real.sign, this, arguments);
-    const ecdsa = ecdsaKeyOf(privateKeyOf(key));
-    const digest = ecdsa === undefined ? undefined : digestOf(algorithm, data);
-    return digest === undefined ? signature : ecdsaSignature(host, ecdsa!, digest, wantsP1363(key));
-  }
-  const deliver = function (this: unknown, error: unknown, signature: unknown) {
-    if (error || digest === undefined) return Reflect.apply(callback as Fn, this, [error, signature]);
-    return Reflect.apply(callback as Fn, this, [null, ecdsaSignature(host, ecdsa!, digest, wantsP1363(key))]);
+    const result = Reflect.apply(original, this, arguments);
+    const handle = dhHandle(this as object);
+    const bits = dhPrivateBits(Reflect.apply(real.dhGetPrime, this, []) as Buffer);
+    if (hadPrivateKey || handle === undefined || bits < 8) return result;
+    const bytes = drawBytes(host, Math.ceil(bits / 8));
+    bytes[0]! &= 0xff >> (bytes.length * 8 - bits);
+    bytes[0]! |= 0x80 >> (bytes.length * 8 - bits);
+    handle.setPrivateKey(bytes);
+    return Reflect.apply(original, this, arguments);
   };
-  const result = Reflect.apply(real.sign, this, [algorithm, data, key, deliver]);
-  // Node has validated the call: the digest is of the data as it is now, as the job reads it.
-  const ecdsa = ecdsaKeyOf(privateKeyOf(key));
-  const digest = ecdsa === undefined ? undefined : digestOf(algorithm, data);
-  return result;
-}
-
-/**
- * A second hash of what each Sign a host made was given, for signing it again (none when
- * node:crypto has no hash of the Sign's name, e.g. 'ecdsa-with-SHA256': OpenSSL keeps those).
- */
-const signHashes = new WeakMap<object, ReturnType<typeof cryptoModule.createHash>>();
-
-function simCreateSign(this: unknown, algorithm: unknown, options: unknown): unknown {
-  const sign = Reflect.apply(real.createSign, this, arguments) as object;
-  if (currentHost() === undefined) return sign;
-  try {
-    signHashes.set(sign, cryptoModule.createHash(algorithm as string));
-  } catch {
-    // Not a name createHash knows.
-  }
-  return sign;
-}
-
-function simSignUpdate(this: object, data: unknown, encoding: unknown): unknown {
-  const result = Reflect.apply(real.signUpdate, this, arguments);
-  const hash = signHashes.get(this);
-  if (hash !== undefined) {
-    // Native code decodes a string in an encoding it does not know as UTF-8.
-    const known = typeof encoding === 'string' && Buffer.isEncoding(encoding) ? encoding : 'utf8';
-    if (typeof data === 'string') hash.update(data, known as BufferEncoding);
-    else hash.update(data as NodeJS.ArrayBufferView);
-  }
-  return result;
-}
-
-function simSignSign(this: object, privateKey: unknown, outputEncoding: unknown): unknown {
-  const signature = Reflect.apply(real.signSign, this, arguments);
-  const hash = signHashes.get(this);
-  const host = currentHost();
-  if (hash === undefined || host === undefined) return signature;
-  signHashes.delete(this);
-  const ecdsa = ecdsaKeyOf(privateKeyOf(privateKey));
-  if (ecdsa === undefined) return signature;
-  const digest = hash.digest();
-  const ours = ecdsaSignature(host, ecdsa!, digest, wantsP1363(privateKey));
-  return typeof signature === 'string' ? ours.toString(outputEncoding as BufferEncoding) : ours;
 }
 
 // ---- Web Crypto ----------------------------------------------------------------------------------
-
-function algorithmName(algorithm: unknown): string | undefined {
-  const name = typeof algorithm === 'string' ? algorithm : isPlainOptions(algorithm) ? algorithm.name : undefined;
-  return typeof name === 'string' ? name.toUpperCase() : undefined;
-}
-
-/** WebCrypto's hash names (SHA-256) as node:crypto's (sha256). */
-function nodeHashName(hash: unknown): string | undefined {
-  const name = algorithmName(hash);
-  return name === undefined ? undefined : name.replace('-', '').toLowerCase();
-}
-
-function copyBufferSource(data: unknown): Buffer | undefined {
-  if (types.isAnyArrayBuffer(data)) return Buffer.from(new Uint8Array(data).slice());
-  if (ArrayBuffer.isView(data)) return Buffer.from(new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice());
-  return undefined;
-}
-
-function simSubtleSign(this: unknown, algorithm: unknown, key: unknown, data: unknown): unknown {
-  const result = Reflect.apply(real.subtleSign, this, arguments) as Promise<ArrayBuffer>;
-  const host = currentHost();
-  if (host === undefined || algorithmName(algorithm) !== 'ECDSA' || !isPlainOptions(algorithm)) return result;
-  // The data as it is at the call, as WebCrypto copies it.
-  const bytes = copyBufferSource(data);
-  const hash = nodeHashName(algorithm.hash);
-  return result.then((signature) => {
-    const ecdsa = ecdsaKeyOf(privateKeyOf(key));
-    const digest = ecdsa === undefined || bytes === undefined ? undefined : digestOf(hash, bytes);
-    if (digest === undefined) return signature;
-    const ours = ecdsaSignature(host, ecdsa!, digest, true);
-    return ours.buffer.slice(ours.byteOffset, ours.byteOffset + ours.byteLength);
-  });
-}
-
-interface CryptoKeyLike {
-  algorithm: Record<string, unknown>;
-  extractable: boolean;
-  usages: string[];
-  type: string;
-}
 
 /** WebCrypto algorithm names of asymmetric keys: what node:crypto makes for each. */
 function planWebPair(algorithm: Record<string, unknown>): ((host: Host) => Pair) | undefined {
@@ -704,7 +450,8 @@ function simSubtleGenerateKey(this: unknown, algorithm: unknown, extractable: un
         publicKey: await importKey('spki', spki, alg, publicKey.extractable, publicKey.usages),
         privateKey: (await importKey('pkcs8', pkcs8, alg, privateKey.extractable, privateKey.usages)) as object,
       };
-      cryptoKeyMaterial.set(ours.privateKey, pair.privateKey);
+      rememberKeyMaterial(ours.privateKey, pair.privateKey);
+      rememberKeyMaterial(ours.publicKey as object, pair.publicKey);
       adoptAlgorithm(ours.publicKey as object, publicKey);
       adoptAlgorithm(ours.privateKey, privateKey);
       return ours;
@@ -718,22 +465,26 @@ function simSubtleGenerateKey(this: unknown, algorithm: unknown, extractable: un
   });
 }
 
-/** importKey: Node's, then a private ECDSA key's material kept for signing with it (pkcs8, jwk). */
+/**
+ * importKey: Node's, then the KeyObject behind an imported RSA or EC key remembered for signing
+ * and encrypting with it (crypto-signatures.ts).
+ */
 function simSubtleImportKey(this: unknown, format: unknown, keyData: unknown): unknown {
   const result = Reflect.apply(real.subtleImportKey, this, arguments) as Promise<unknown>;
-  if (currentHost() === undefined || (format !== 'pkcs8' && format !== 'jwk')) return result;
+  if (currentHost() === undefined) return result;
   let material: KeyObject | undefined;
   try {
-    material =
-      format === 'jwk'
-        ? cryptoModule.createPrivateKey({ key: keyData as any, format: 'jwk' })
-        : cryptoModule.createPrivateKey({ key: copyBufferSource(keyData)!, format: 'der', type: 'pkcs8' });
+    if (format === 'pkcs8') material = cryptoModule.createPrivateKey({ key: copyBufferSource(keyData)!, format: 'der', type: 'pkcs8' });
+    else if (format === 'spki') material = cryptoModule.createPublicKey({ key: copyBufferSource(keyData)!, format: 'der', type: 'spki' });
+    else if (format === 'jwk' && isPlainOptions(keyData)) {
+      material = 'd' in keyData ? cryptoModule.createPrivateKey({ key: keyData as any, format: 'jwk' }) : cryptoModule.createPublicKey({ key: keyData as any, format: 'jwk' });
+    }
   } catch {
-    return result; // a public JWK, or data Node rejects: its own promise says so
+    return result; // data Node rejects: its own promise says so
   }
-  if (material.asymmetricKeyType !== 'ec') return result;
+  if (material?.asymmetricKeyType !== 'ec' && material?.asymmetricKeyType !== 'rsa') return result;
   return result.then((key) => {
-    if (isCryptoKey(key) && key.type === 'private') cryptoKeyMaterial.set(key, material!);
+    if (isCryptoKey(key)) rememberKeyMaterial(key, material!);
     return key;
   });
 }
@@ -749,16 +500,15 @@ export const cryptoKeysShim: Shim = {
     patches.replace(mod, 'generateKeyPair', mirrorFunction(simGenerateKeyPair, real.generateKeyPair));
     patches.replace(mod, 'generateKeySync', mirrorFunction(simGenerateKeySync, real.generateKeySync));
     patches.replace(mod, 'generateKey', mirrorFunction(simGenerateKey, real.generateKey));
-    patches.replace(mod, 'sign', mirrorFunction(simSign, real.sign));
-    patches.replace(mod, 'createSign', mirrorFunction(simCreateSign, real.createSign));
-    const signProto = (cryptoModule.Sign as unknown as { prototype: Record<string, Fn> }).prototype;
-    patches.replace(signProto, 'update', mirrorFunction(simSignUpdate as Fn, real.signUpdate));
-    patches.replace(signProto, 'sign', mirrorFunction(simSignSign as Fn, real.signSign));
-    const ecdhProto = (cryptoModule.ECDH as unknown as { prototype: Record<string, Fn> }).prototype;
-    patches.replace(ecdhProto, 'generateKeys', mirrorFunction(simEcdhGenerateKeys, real.ecdhGenerateKeys));
-    const subtleProto = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Record<string, Fn>;
+    patches.replace(protoOf(cryptoModule.ECDH), 'generateKeys', mirrorFunction(simEcdhGenerateKeys, real.ecdhGenerateKeys));
+    patches.replace(protoOf(cryptoModule.DiffieHellman), 'generateKeys', mirrorFunction(dhGenerateKeysFrom(real.dhGenerateKeys), real.dhGenerateKeys));
+    patches.replace(
+      protoOf(cryptoModule.DiffieHellmanGroup),
+      'generateKeys',
+      mirrorFunction(dhGenerateKeysFrom(real.dhGroupGenerateKeys), real.dhGroupGenerateKeys),
+    );
+    const subtleProto = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Proto;
     patches.replace(subtleProto, 'generateKey', mirrorFunction(simSubtleGenerateKey, real.subtleGenerateKey));
-    patches.replace(subtleProto, 'sign', mirrorFunction(simSubtleSign, real.subtleSign));
     patches.replace(subtleProto, 'importKey', mirrorFunction(simSubtleImportKey, real.subtleImportKey));
   },
 };

@@ -15,6 +15,7 @@ import { clockInternalsShim } from './clock-internals.js';
 import { cryptoShim } from './crypto.js';
 import { cryptoJobsShim } from './crypto-jobs.js';
 import { cryptoKeysShim } from './crypto-keys.js';
+import { cryptoSignaturesShim } from './crypto-signatures.js';
 import { dateShim } from './date.js';
 import { dgramShim } from './dgram-binding.js';
 import { dnsShim } from './dns-binding.js';
@@ -64,6 +65,7 @@ export const SHIMS: readonly Shim[] = [
   zlibShim,
   cryptoJobsShim,
   cryptoKeysShim,
+  cryptoSignaturesShim,
   wasmShim,
   blobShim,
   processHostShim,

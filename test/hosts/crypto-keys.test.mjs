@@ -62,6 +62,22 @@ async function everything() {
   out.rsa = [rsa.privateKey, rsa.publicKey];
   const later = await promisify(crypto.generateKeyPair)('ec', { namedCurve: 'P-256', publicKeyEncoding: { format: 'jwk' } });
   out['generateKeyPair ec'] = [keyHex(later.privateKey), keyHex(later.publicKey)];
+  const { publicKey: rsaPublic, privateKey: rsaPrivate } = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const pss = { key: rsaPrivate, padding: crypto.constants.RSA_PKCS1_PSS_PADDING };
+  out.pss = [
+    crypto.sign('sha256', DATA, pss).toString('hex'),
+    crypto.sign('sha384', DATA, { ...pss, saltLength: crypto.constants.RSA_PSS_SALTLEN_DIGEST }).toString('hex'),
+    crypto.createSign('sha512').update(DATA).sign({ ...pss, saltLength: 10 }, 'base64'),
+    (await promisify(crypto.sign)('sha256', DATA, pss)).toString('hex'),
+  ];
+  out.encrypt = [
+    crypto.publicEncrypt(rsaPublic, DATA).toString('hex'),
+    crypto.publicEncrypt({ key: rsaPrivate, oaepHash: 'sha256', oaepLabel: Buffer.from('label') }, 'text').toString('hex'),
+    crypto.publicEncrypt({ key: rsaPublic, padding: crypto.constants.RSA_PKCS1_PADDING }, DATA).toString('hex'),
+  ];
+  const dh = crypto.createDiffieHellman(crypto.getDiffieHellman('modp14').getPrime(), 2);
+  const group = crypto.getDiffieHellman('modp5');
+  out.dh = [dh.generateKeys('hex'), dh.getPrivateKey('hex'), group.generateKeys('hex'), group.getPrivateKey('hex')];
   out.hmac = keyHex(crypto.generateKeySync('hmac', { length: 200 }));
   out.aes = keyHex(await promisify(crypto.generateKey)('aes', { length: 192 }));
   const ecdh = crypto.createECDH('secp521r1');
@@ -75,6 +91,10 @@ async function everything() {
   const jwk = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
   const imported = await subtle.importKey('jwk', jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
   out.webImported = Buffer.from(await subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, imported, DATA)).toString('hex');
+  const webRsa = await subtle.generateKey({ name: 'RSA-PSS', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign']);
+  out.webPss = Buffer.from(await subtle.sign({ name: 'RSA-PSS', saltLength: 32 }, webRsa.privateKey, DATA)).toString('hex');
+  const webOaep = await subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['encrypt', 'decrypt']);
+  out.webOaep = Buffer.from(await subtle.encrypt({ name: 'RSA-OAEP', label: Buffer.from('l') }, webOaep.publicKey, DATA)).toString('hex');
   const webHmac = await subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, true, ['sign']);
   out.webHmac = Buffer.from(await subtle.exportKey('raw', webHmac)).toString('hex');
   return out;
@@ -140,6 +160,35 @@ describe('key generation and ECDSA signatures in a host draw from the seed (seed
         const secret = crypto.publicEncrypt(publicKey, Buffer.from('hi'));
         checks.push([`rsa ${modulusLength} decrypt`, crypto.privateDecrypt(privateKey, secret).toString() === 'hi']);
       }
+      const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1031 });
+      const PSS = crypto.constants.RSA_PKCS1_PSS_PADDING;
+      for (const [hash, saltLength] of [['sha256', undefined], ['sha1', crypto.constants.RSA_PSS_SALTLEN_DIGEST], ['sha512', 0], ['sha384', 17]]) {
+        const signature = crypto.sign(hash, DATA, { key: rsa.privateKey, padding: PSS, saltLength });
+        // Verifying with the exact salt length checks the length too (undefined: the most the key allows).
+        const exact = saltLength === undefined ? crypto.constants.RSA_PSS_SALTLEN_MAX_SIGN : saltLength;
+        checks.push([`pss ${hash} ${saltLength}`, crypto.verify(hash, DATA, { key: rsa.publicKey, padding: PSS, saltLength: exact }, signature)]);
+      }
+      const streamedPss = crypto.createSign('sha256').update(DATA).sign({ key: rsa.privateKey, padding: PSS });
+      checks.push(['pss stream', crypto.createVerify('sha256').update(DATA).verify({ key: rsa.publicKey, padding: PSS }, streamedPss)]);
+      for (const [oaepHash, oaepLabel] of [[undefined, undefined], ['sha256', Buffer.from('label')], ['sha384', new Uint8Array([1, 2])]]) {
+        const ciphertext = crypto.publicEncrypt({ key: rsa.publicKey, oaepHash, oaepLabel }, DATA);
+        const plain = crypto.privateDecrypt({ key: rsa.privateKey, oaepHash, oaepLabel }, ciphertext);
+        checks.push([`oaep ${oaepHash}`, plain.equals(DATA)]);
+      }
+      const pkcs1 = crypto.publicEncrypt({ key: rsa.publicKey, padding: crypto.constants.RSA_PKCS1_PADDING }, DATA);
+      const block = crypto.privateDecrypt({ key: rsa.privateKey, padding: crypto.constants.RSA_NO_PADDING }, pkcs1);
+      const separator = block.indexOf(0, 2);
+      checks.push(['pkcs1 block', block[0] === 0 && block[1] === 2 && separator === block.length - DATA.length - 1 && block.subarray(separator + 1).equals(DATA)]);
+      const modp14 = crypto.getDiffieHellman('modp14');
+      const alice = crypto.createDiffieHellman(modp14.getPrime(), modp14.getGenerator());
+      const bob = crypto.getDiffieHellman('modp14');
+      const [alicePublic, bobPublic] = [alice.generateKeys(), bob.generateKeys()];
+      checks.push(['dh', alice.computeSecret(bobPublic).equals(bob.computeSecret(alicePublic))]);
+      checks.push(['dh modp14 bits', BigInt(`0x${alice.getPrivateKey('hex')}`).toString(2).length === 225]);
+      checks.push(['dh kept', alice.generateKeys().equals(alicePublic)]);
+      const modp2 = crypto.createDiffieHellman(crypto.getDiffieHellman('modp2').getPrime());
+      modp2.generateKeys();
+      checks.push(['dh modp2 bits', BigInt(`0x${modp2.getPrivateKey('hex')}`).toString(2).length === 1022]);
       const a = crypto.createECDH('prime256v1');
       const b = crypto.createECDH('prime256v1');
       const [aPublic, bPublic] = [a.generateKeys(), b.generateKeys()];
@@ -150,13 +199,20 @@ describe('key generation and ECDSA signatures in a host draw from the seed (seed
         const signature = await subtle.sign({ name: 'ECDSA', hash: 'SHA-384' }, pair.privateKey, DATA);
         checks.push([`web ${namedCurve}`, await subtle.verify({ name: 'ECDSA', hash: 'SHA-384' }, pair.publicKey, signature, DATA)]);
       }
-      const rsa = await subtle.generateKey(
+      const webRsa = await subtle.generateKey(
         { name: 'RSASSA-PKCS1-v1_5', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
         true,
         ['sign', 'verify'],
       );
-      const rsaSig = await subtle.sign('RSASSA-PKCS1-v1_5', rsa.privateKey, DATA);
-      checks.push(['web rsa', await subtle.verify('RSASSA-PKCS1-v1_5', rsa.publicKey, rsaSig, DATA)]);
+      const rsaSig = await subtle.sign('RSASSA-PKCS1-v1_5', webRsa.privateKey, DATA);
+      checks.push(['web rsa', await subtle.verify('RSASSA-PKCS1-v1_5', webRsa.publicKey, rsaSig, DATA)]);
+      const pssKeys = await subtle.generateKey({ name: 'RSA-PSS', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-384' }, false, ['sign', 'verify']);
+      const pssSig = await subtle.sign({ name: 'RSA-PSS', saltLength: 20 }, pssKeys.privateKey, DATA);
+      checks.push(['web pss', await subtle.verify({ name: 'RSA-PSS', saltLength: 20 }, pssKeys.publicKey, pssSig, DATA)]);
+      const oaepKeys = await subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-1' }, false, ['encrypt', 'decrypt']);
+      const sealed = await subtle.encrypt({ name: 'RSA-OAEP', label: new Uint8Array([7]) }, oaepKeys.publicKey, DATA);
+      const opened = await subtle.decrypt({ name: 'RSA-OAEP', label: new Uint8Array([7]) }, oaepKeys.privateKey, sealed);
+      checks.push(['web oaep', Buffer.from(opened).equals(DATA)]);
       return checks;
     });
     assert.deepEqual(
@@ -204,6 +260,11 @@ describe('key generation and ECDSA signatures in a host draw from the seed (seed
         ),
       );
       out.push(shape(await subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, ['encrypt'])));
+      const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+      out.push(shape(crypto.publicEncrypt(rsa.publicKey, DATA)), crypto.publicEncrypt(rsa.publicKey, DATA).length);
+      out.push(crypto.sign('sha256', DATA, { key: rsa.privateKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING }).length);
+      const dh = crypto.getDiffieHellman('modp14');
+      out.push(shape(dh.generateKeys('base64')).length, shape(dh.generateKeys()));
       const signing = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-521' }, false, ['sign']);
       out.push(shape(await subtle.sign({ name: 'ECDSA', hash: 'SHA-512' }, signing.privateKey, DATA)));
       return out;
@@ -244,11 +305,20 @@ describe('key generation and ECDSA signatures in a host draw from the seed (seed
         signer.sign(ec);
         return signer.sign(ec);
       });
+      const rsa = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+      await attempt('oaep too long', () => crypto.publicEncrypt(rsa.publicKey, Buffer.alloc(100)));
+      await attempt('oaep hash', () => crypto.publicEncrypt({ key: rsa.publicKey, oaepHash: 'nope' }, DATA));
+      await attempt('pss salt', () => crypto.sign('sha512', DATA, { key: rsa.privateKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 100 }));
+      await attempt('dh small', () => crypto.createDiffieHellman(Buffer.from('fb', 'hex')).generateKeys());
+      await attempt('dh encoding', () => crypto.getDiffieHellman('modp5').generateKeys('nope'));
       await attempt('ecdh format', () => crypto.createECDH('prime256v1').generateKeys('hex', 'sideways'));
       const subtle = crypto.webcrypto.subtle;
       await attempt('web usages', () => subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['encrypt']));
       await attempt('web curve', () => subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-1' }, true, ['sign']));
       const verifyOnly = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+      const oaep = await subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['encrypt', 'decrypt']);
+      await attempt('web oaep usage', () => subtle.encrypt({ name: 'RSA-OAEP' }, oaep.privateKey, DATA));
+      await attempt('web oaep long', () => subtle.encrypt({ name: 'RSA-OAEP' }, oaep.publicKey, Buffer.alloc(200)));
       await attempt('web sign usage', () => subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, verifyOnly.publicKey, DATA));
       return out;
     };

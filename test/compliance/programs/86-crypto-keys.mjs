@@ -1,4 +1,4 @@
-// Key generation and ECDSA signatures: what plain Node guarantees of them (every signature
+// Key generation, signatures and encryption OpenSSL randomizes: what plain Node guarantees of them (every signature
 // verifies, every pair is a pair, the shapes and details of the results, the errors with their
 // codes, when the callbacks and promises settle), not the random bytes themselves.
 import crypto, { generateKeyPairSync as namedGenerateKeyPairSync, sign as namedSign } from 'node:crypto';
@@ -31,6 +31,16 @@ for (const type of ['ed25519', 'ed448', 'x25519', 'x448']) {
   console.log(type, Object.keys(publicKey).sort().join(','), privateKey.asymmetricKeyType);
 }
 console.log('hmac:', crypto.generateKeySync('hmac', { length: 100 }).symmetricKeySize);
+const rsaKeys = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+const pss = { key: rsaKeys.privateKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING };
+const pssSignature = crypto.sign('sha256', data, pss);
+console.log('pss:', pssSignature.length, crypto.verify('sha256', data, { key: rsaKeys.publicKey, padding: pss.padding }, pssSignature));
+const sealed = crypto.publicEncrypt({ key: rsaKeys.publicKey, oaepHash: 'sha256' }, data);
+console.log('oaep:', sealed.length, crypto.privateDecrypt({ key: rsaKeys.privateKey, oaepHash: 'sha256' }, sealed).toString());
+const modp14 = crypto.getDiffieHellman('modp14');
+const dh = crypto.createDiffieHellman(modp14.getPrime(), modp14.getGenerator());
+dh.generateKeys();
+console.log('dh:', dh.computeSecret(modp14.generateKeys()).equals(modp14.computeSecret(dh.getPublicKey())));
 const ecdh = crypto.createECDH('prime256v1');
 const other = crypto.createECDH('prime256v1');
 console.log('ecdh:', ecdh.generateKeys('hex', 'compressed').length, ecdh.computeSecret(other.generateKeys()).equals(other.computeSecret(ecdh.getPublicKey())));
@@ -71,6 +81,11 @@ console.log('web ecdsa:', webSignature.byteLength, web.privateKey.extractable, w
   await subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, web.publicKey, webSignature, data));
 const webRsa = await subtle.generateKey({ name: 'RSA-PSS', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
 console.log('web rsa:', JSON.stringify(webRsa.privateKey.algorithm, (k, v) => (v instanceof Uint8Array ? [...v] : v)));
+const webPss = await subtle.sign({ name: 'RSA-PSS', saltLength: 32 }, webRsa.privateKey, data);
+console.log('web pss:', webPss.byteLength, await subtle.verify({ name: 'RSA-PSS', saltLength: 32 }, webRsa.publicKey, webPss, data));
+const webOaep = await subtle.generateKey({ name: 'RSA-OAEP', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['encrypt', 'decrypt']);
+const webSealed = await subtle.encrypt({ name: 'RSA-OAEP' }, webOaep.publicKey, data);
+console.log('web oaep:', webSealed.byteLength, Buffer.from(await subtle.decrypt({ name: 'RSA-OAEP' }, webOaep.privateKey, webSealed)).toString());
 const webAes = await subtle.generateKey({ name: 'AES-CBC', length: 128 }, true, ['encrypt']);
 console.log('web aes:', (await subtle.exportKey('raw', webAes)).byteLength, webAes.algorithm.length);
 await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, []).catch((error) => console.log('web error:', error.name, error.message));
