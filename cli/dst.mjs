@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ExitCode, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, runScenario } from 'dst-runtime';
+import { ExitCode, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, replayTimeZone, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
 import { describeRecord, firstDivergence } from './trace-diff.mjs';
 
@@ -78,18 +78,24 @@ function shellQuote(word) {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** DST_* settings of this process that change a run (a planted bug switch, DST_TIME_LIMIT). */
+/**
+ * Settings of this process that change a run: DST_* ones (a planted bug switch, DST_TIME_LIMIT),
+ * and TZ when the time zone is not UTC (local-time Date methods and Intl follow it).
+ */
 const PER_RUN = new Set(['DST_SEED', 'DST_TRACE', 'DST_REPORT', 'DST_QUIET', 'DST_PROBE_OUT']);
 function settingsEnv() {
-  return Object.fromEntries(
+  const settings = Object.fromEntries(
     Object.keys(process.env)
       .filter((k) => k.startsWith('DST_') && !PER_RUN.has(k) && process.env[k] !== '')
       .sort()
       .map((k) => [k, process.env[k]]),
   );
+  const zone = replayTimeZone();
+  if (zone !== undefined) settings.TZ = zone;
+  return settings;
 }
 
-/** The command that replays one seed; DST_* settings of this process go with it. */
+/** The command that replays one seed; the settings of this process (settingsEnv) go with it. */
 function replayCommand(file, seed, swarm = false) {
   const env = Object.entries(settingsEnv()).map(([k, v]) => `${k}=${shellQuote(v)}`);
   return [...env, 'dst', 'run', shellQuote(file), '--seed', seed, ...(swarm ? ['--swarm'] : [])].join(' ');

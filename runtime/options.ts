@@ -136,6 +136,42 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
   return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict };
 }
 
+/** Names the zone database gives UTC: a replay needs no TZ then. */
+const UTC_ZONES = new Set([
+  'UTC',
+  'Etc/UTC',
+  'UCT',
+  'Etc/UCT',
+  'Universal',
+  'Etc/Universal',
+  'Zulu',
+  'Etc/Zulu',
+  'GMT',
+  'Etc/GMT',
+  'GMT0',
+  'Etc/GMT0',
+  'Etc/GMT+0',
+  'Etc/GMT-0',
+  'Greenwich',
+  'Etc/Greenwich',
+]);
+
+/**
+ * The time zone a replay must run in, or undefined when that is UTC: Date's local-time methods
+ * and Intl follow the zone, and the seed does not fix it. It is TZ as this process got it, else
+ * the zone the system gives Intl. So a failure found on a laptop in Berlin replays the same in CI.
+ */
+export function replayTimeZone(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : new Intl.DateTimeFormat().resolvedOptions().timeZone;
+  return zone === undefined || UTC_ZONES.has(zone) ? undefined : zone;
+}
+
+/** What of this machine a replay command must set (`TZ=...`, see replayTimeZone), as shell assignments. */
+export function replayEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+  const zone = replayTimeZone(env);
+  return zone === undefined ? [] : [`TZ=${shellQuote(zone)}`];
+}
+
 /** Quotes one shell word for a pasteable replay command. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

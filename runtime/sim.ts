@@ -3,7 +3,7 @@ import path from 'node:path';
 import { UsageError } from './errors.js';
 import { SimulationError } from './failure.js';
 import { getHostProcessHooks, getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
-import { resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
+import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig } from './network/rules.js';
@@ -60,12 +60,16 @@ function drawSeed(): bigint {
 }
 
 function replayCommand(resolved: ResolvedOptions, seedText: string): string {
-  if (resolved.seedSource === 'option') return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test)`;
+  const machine = replayEnvironment();
+  if (resolved.seedSource === 'option') {
+    const zone = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
+    return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${zone})`;
+  }
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
-  return [`DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+  return [...machine, `DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
 }
 
 type UncaughtListener = (this: NodeJS.Process, error: unknown, origin: string) => void;

@@ -18,7 +18,7 @@ import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
-import { DEFAULTS, envDurationNs, envPositiveInteger, shellQuote } from '../runtime/options.js';
+import { DEFAULTS, envDurationNs, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
@@ -38,7 +38,7 @@ function replayCommand(seedText: string): string {
   const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_IDLE']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
-  return [`DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+  return [...replayEnvironment(), `DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
 }
 
 function usageExit(error: unknown): never {

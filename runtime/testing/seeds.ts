@@ -9,7 +9,7 @@
 import { getRandomValues } from 'node:crypto';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
-import { shellQuote } from '../options.js';
+import { replayEnvironment, shellQuote } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { formatFaultMix, runScenario, type Scenario, type ScenarioResult } from '../scenario/scenario.js';
 
@@ -95,6 +95,7 @@ function replayOf(seed: string, options: ForEachSeedOptions): string {
     .filter((k) => k.startsWith('DST_') && !['DST_SEED', 'DST_SEEDS', 'DST_SWEEP', 'DST_TRACE'].includes(k) && process.env[k] !== '')
     .sort()
     .map((k) => `${k}=${shellQuote(process.env[k]!)}`);
+  settings.unshift(...replayEnvironment());
   if (options.file !== undefined) return [...settings, 'dst', 'run', shellQuote(options.file), '--seed', seed, ...(options.swarm ? ['--swarm'] : [])].join(' ');
   const argv = process.argv.slice(1).map((arg, i) => shellQuote(i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   return [`DST_SEEDS=${seed}`, ...settings, 'node', ...process.execArgv.map(shellQuote), ...argv].join(' ');
