@@ -189,7 +189,7 @@ function watched(original: Fn): Fn {
  * the property to them.
  */
 const KEYED_MODULE_FUNCTIONS = new Set(['generateKey', 'generateKeyPair', 'sign']);
-const KEYED_SUBTLE_METHODS = new Set(['encrypt', 'generateKey', 'importKey', 'sign']);
+const KEYED_SUBTLE_METHODS = new Set(['encrypt', 'generateKey', 'sign']);
 
 /** `original`, its jobs held as this shim holds them (watched on Node 24; the binding does it on 20, 22). */
 export function withJobsHeld(original: Fn): Fn {

@@ -22,8 +22,8 @@
  * a 512-bit modulus (after checking the program's modulusLength the way Node would), so a
  * 4096-bit key is not generated twice.
  *
- * importKey is wrapped only to remember the KeyObject behind an imported RSA or EC CryptoKey,
- * for crypto-signatures.ts (Node 24 gives no other way to it for a non-extractable key).
+ * The KeyObjects behind the CryptoKeys made here are remembered for crypto-signatures.ts (Node 24
+ * gives no other way to a non-extractable key's material without a warning).
  *
  * Left to OpenSSL (documented in the guide): DSA, DH and RSA-PSS key types, other curves,
  * explicit EC parameters, `generatePrime`, and the salt and IV of an encrypted PEM export.
@@ -35,7 +35,6 @@ import { withJobsHeld } from './crypto-jobs.js';
 import {
   base64url,
   bitLength,
-  copyBufferSource,
   type CryptoKeyLike,
   CURVES,
   type Curve,
@@ -44,7 +43,6 @@ import {
   drawScalar,
   type Fn,
   gcd,
-  isCryptoKey,
   isPlainOptions,
   modInverse,
   rememberKeyMaterial,
@@ -156,7 +154,19 @@ const RSA_VALIDATION_BITS = 512;
 /** Larger requests are left to OpenSSL: drawing their primes here would take minutes. */
 const RSA_MAX_BITS = 16_384;
 
+/**
+ * The plan for a program's request, or undefined when OpenSSL keeps it (so do requests whose
+ * options throw when read: Node's own call then throws its way).
+ */
 function planPair(type: unknown, options: unknown): PairPlan | undefined {
+  try {
+    return planPairOf(type, options);
+  } catch {
+    return undefined;
+  }
+}
+
+function planPairOf(type: unknown, options: unknown): PairPlan | undefined {
   if (typeof type !== 'string') return undefined;
   if (type in OKP_PKCS8) return { nodeOptions: options, make: (host) => okpPair(host, type) };
   if (!isPlainOptions(options)) return undefined;
@@ -173,7 +183,8 @@ function planPair(type: unknown, options: unknown): PairPlan | undefined {
     if (!Number.isInteger(publicExponent) || (publicExponent as number) < 3 || (publicExponent as number) > 0xffff_ffff) return undefined;
     if ((publicExponent as number) % 2 === 0) return undefined;
     return {
-      nodeOptions: { ...options, modulusLength: RSA_VALIDATION_BITS },
+      // The program's options (inherited ones too) but for the modulus.
+      nodeOptions: Object.create(options, { modulusLength: { value: RSA_VALIDATION_BITS, enumerable: true } }),
       make: (host) => rsaPair(host, modulusLength as number, publicExponent as number),
     };
   }
@@ -231,7 +242,7 @@ function captureReal(): Real {
     dhGetPrime: dhProto.getPrime!,
     getDiffieHellman: mod.getDiffieHellman!,
     subtleGenerateKey: withJobsHeld(subtleProto.generateKey!),
-    subtleImportKey: withJobsHeld(subtleProto.importKey!),
+    subtleImportKey: subtleProto.importKey!,
   };
 }
 
@@ -427,7 +438,15 @@ function adoptAlgorithm(ours: object, generated: object): void {
   const mine = (ours as Record<symbol, unknown>)[slot];
   const theirs = (generated as Record<symbol, unknown>)[slot];
   if (!isPlainOptions(mine) || !isPlainOptions(theirs) || Object.isFrozen(mine)) return;
+  // In theirs' order too (JSON.stringify and util.inspect show it).
+  for (const key of Object.keys(mine)) delete mine[key];
   for (const key of Object.keys(theirs)) mine[key] = theirs[key];
+}
+
+/** Bytes of a secret key WebCrypto generated: its algorithm's length, or ChaCha20-Poly1305's 256 bits. */
+function secretBytes(algorithm: Record<string, unknown>): number | undefined {
+  if (typeof algorithm.length === 'number') return Math.ceil(algorithm.length / 8);
+  return String(algorithm.name).toUpperCase() === 'CHACHA20-POLY1305' ? 32 : undefined;
 }
 
 function simSubtleGenerateKey(this: unknown, algorithm: unknown, extractable: unknown, usages: unknown): unknown {
@@ -436,57 +455,43 @@ function simSubtleGenerateKey(this: unknown, algorithm: unknown, extractable: un
   if (host === undefined) return result;
   const subtle = this;
   const importKey = (...args: unknown[]) => Reflect.apply(real.subtleImportKey, subtle, args) as Promise<unknown>;
-  return result.then(async (generated) => {
-    if (isPlainOptions(generated) && 'privateKey' in generated) {
-      const privateKey = generated.privateKey as CryptoKeyLike;
-      const publicKey = generated.publicKey as CryptoKeyLike;
-      const make = planWebPair(privateKey.algorithm);
-      if (make === undefined) return generated;
-      const pair = make(host);
-      const alg = importAlgorithm(privateKey.algorithm);
-      const pkcs8 = pair.privateKey.export({ format: 'der', type: 'pkcs8' });
-      const spki = pair.publicKey.export({ format: 'der', type: 'spki' });
-      const ours = {
-        publicKey: await importKey('spki', spki, alg, publicKey.extractable, publicKey.usages),
-        privateKey: (await importKey('pkcs8', pkcs8, alg, privateKey.extractable, privateKey.usages)) as object,
-      };
-      rememberKeyMaterial(ours.privateKey, pair.privateKey);
-      rememberKeyMaterial(ours.publicKey as object, pair.publicKey);
-      adoptAlgorithm(ours.publicKey as object, publicKey);
-      adoptAlgorithm(ours.privateKey, privateKey);
-      return ours;
-    }
-    const key = generated as CryptoKeyLike;
-    const bits = key.algorithm.length;
-    if (key.type !== 'secret' || typeof bits !== 'number' || bits % 8 !== 0) return generated;
-    const ours = (await importKey('raw', drawBytes(host, bits / 8), importAlgorithm(key.algorithm), key.extractable, key.usages)) as object;
-    adoptAlgorithm(ours, key);
-    return ours;
-  });
+  // Any replacement that fails (an algorithm importKey cannot take back) leaves Node's key.
+  return result.then((generated) => seededKey(host, generated, importKey).catch(() => generated));
 }
 
-/**
- * importKey: Node's, then the KeyObject behind an imported RSA or EC key remembered for signing
- * and encrypting with it (crypto-signatures.ts).
- */
-function simSubtleImportKey(this: unknown, format: unknown, keyData: unknown): unknown {
-  const result = Reflect.apply(real.subtleImportKey, this, arguments) as Promise<unknown>;
-  if (currentHost() === undefined) return result;
-  let material: KeyObject | undefined;
-  try {
-    if (format === 'pkcs8') material = cryptoModule.createPrivateKey({ key: copyBufferSource(keyData)!, format: 'der', type: 'pkcs8' });
-    else if (format === 'spki') material = cryptoModule.createPublicKey({ key: copyBufferSource(keyData)!, format: 'der', type: 'spki' });
-    else if (format === 'jwk' && isPlainOptions(keyData)) {
-      material = 'd' in keyData ? cryptoModule.createPrivateKey({ key: keyData as any, format: 'jwk' }) : cryptoModule.createPublicKey({ key: keyData as any, format: 'jwk' });
-    }
-  } catch {
-    return result; // data Node rejects: its own promise says so
+async function seededKey(host: Host, generated: unknown, importKey: (...args: unknown[]) => Promise<unknown>): Promise<unknown> {
+  if (isPlainOptions(generated) && 'privateKey' in generated) {
+    const privateKey = generated.privateKey as CryptoKeyLike;
+    const publicKey = generated.publicKey as CryptoKeyLike;
+    const make = planWebPair(privateKey.algorithm);
+    if (make === undefined) return generated;
+    const pair = make(host);
+    const alg = importAlgorithm(privateKey.algorithm);
+    const pkcs8 = pair.privateKey.export({ format: 'der', type: 'pkcs8' });
+    const spki = pair.publicKey.export({ format: 'der', type: 'spki' });
+    const ourPublic = (await importKey('spki', spki, alg, publicKey.extractable, publicKey.usages)) as object;
+    const ourPrivate = (await importKey('pkcs8', pkcs8, alg, privateKey.extractable, privateKey.usages)) as object;
+    rememberKeyMaterial(ourPrivate, pair.privateKey);
+    rememberKeyMaterial(ourPublic, pair.publicKey);
+    adoptAlgorithm(ourPublic, publicKey);
+    adoptAlgorithm(ourPrivate, privateKey);
+    // The pair object as Node makes it (a null prototype on Node 20 and 22).
+    const ours = Object.create(Object.getPrototypeOf(generated)) as Record<string, unknown>;
+    ours.publicKey = ourPublic;
+    ours.privateKey = ourPrivate;
+    return ours;
   }
-  if (material?.asymmetricKeyType !== 'ec' && material?.asymmetricKeyType !== 'rsa') return result;
-  return result.then((key) => {
-    if (isCryptoKey(key)) rememberKeyMaterial(key, material!);
-    return key;
-  });
+  const key = generated as CryptoKeyLike;
+  const length = key.type === 'secret' ? secretBytes(key.algorithm) : undefined;
+  if (length === undefined) return generated;
+  const bytes = drawBytes(host, length);
+  const alg = importAlgorithm(key.algorithm);
+  // Node 24 takes some secret keys (AES-OCB, KMAC, ChaCha20-Poly1305) only as 'raw-secret'.
+  const ours = (await importKey('raw', bytes, alg, key.extractable, key.usages).catch(() =>
+    importKey('raw-secret', bytes, alg, key.extractable, key.usages),
+  )) as object;
+  adoptAlgorithm(ours, key);
+  return ours;
 }
 
 // ---- install -------------------------------------------------------------------------------------
@@ -509,6 +514,5 @@ export const cryptoKeysShim: Shim = {
     );
     const subtleProto = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Proto;
     patches.replace(subtleProto, 'generateKey', mirrorFunction(simSubtleGenerateKey, real.subtleGenerateKey));
-    patches.replace(subtleProto, 'importKey', mirrorFunction(simSubtleImportKey, real.subtleImportKey));
   },
 };

@@ -212,21 +212,24 @@ export function isCryptoKey(value: unknown): value is CryptoKeyLike {
   return (types as unknown as { isCryptoKey(v: unknown): boolean }).isCryptoKey(value);
 }
 
-/** KeyObjects of the CryptoKeys hosts generated or imported (Node 24 has no other way in). */
+/** KeyObjects of the CryptoKeys hosts generated (Node 24 gives no other way to a non-extractable one). */
 const cryptoKeyMaterial = new WeakMap<object, KeyObject>();
 
 export function rememberKeyMaterial(cryptoKey: object, keyObject: KeyObject): void {
   cryptoKeyMaterial.set(cryptoKey, keyObject);
 }
 
+/** Node 24 warns (DEP0204, once) when KeyObject.from is given a non-extractable CryptoKey; 20 and 22 do not. */
+const KEY_OBJECT_FROM_WARNS = Number(process.versions.node.split('.')[0]) >= 24;
+
 /**
- * The KeyObject of a CryptoKey: one a host made or imported, or an extractable one
- * (KeyObject.from of a non-extractable key warns with DEP0204 on Node 24, a warning the program
- * did not cause).
+ * The KeyObject of a CryptoKey: one a host generated, else `KeyObject.from` unless that would
+ * warn (a non-extractable key on Node 24: a warning the program did not cause, and one Node gives
+ * only once, so the program's own would be lost). Such a key is left to OpenSSL.
  */
 export function keyObjectOfCryptoKey(key: CryptoKeyLike): KeyObject | undefined {
   const known = cryptoKeyMaterial.get(key);
-  if (known !== undefined || !key.extractable) return known;
+  if (known !== undefined || (KEY_OBJECT_FROM_WARNS && !key.extractable)) return known;
   return (cryptoModule.KeyObject as unknown as { from(key: unknown): KeyObject }).from(key);
 }
 
@@ -280,8 +283,34 @@ export function algorithmName(algorithm: unknown): string | undefined {
   return typeof name === 'string' ? name.toUpperCase() : undefined;
 }
 
-/** WebCrypto's hash names (SHA-256) as node:crypto's (sha256). */
+/** WebCrypto's hash names as node:crypto's: SHA-256 as sha256, SHA3-256 as sha3-256. */
 export function nodeHashName(hash: unknown): string | undefined {
   const name = algorithmName(hash);
-  return name === undefined ? undefined : name.replace('-', '').toLowerCase();
+  if (name === undefined) return undefined;
+  return (name.startsWith('SHA3-') ? name : name.replace(/^SHA-/, 'SHA')).toLowerCase();
+}
+
+/**
+ * A digest of `data` (a BufferSource, as Node accepts it) with node:crypto's `hash`, or
+ * undefined for names createHash does not know and for extendable-output hashes (SHAKE: a
+ * createHash of one without outputLength warns, DEP0198, a warning of the simulation's own).
+ */
+export function digestOf(hash: string, data: unknown): Buffer | undefined {
+  if (/^shake/i.test(hash)) return undefined;
+  const bytes = typeof data === 'string' ? Buffer.from(data) : copyBufferSource(data);
+  if (bytes === undefined) return undefined;
+  try {
+    return cryptoModule.createHash(hash).update(bytes).digest();
+  } catch {
+    return undefined; // a name only OpenSSL's signing knows: OpenSSL keeps the result
+  }
+}
+
+/** `make()`, or undefined if it throws: a replacement that fails leaves Node's result in place. */
+export function attempt<T>(make: () => T | undefined): T | undefined {
+  try {
+    return make();
+  } catch {
+    return undefined;
+  }
 }

@@ -30,11 +30,13 @@ import { withJobsHeld } from './crypto-jobs.js';
 import {
   algorithmName,
   arrayBufferOf,
+  attempt,
   bitLength,
   copyBufferSource,
   type Curve,
   CURVES,
   basePointTimes,
+  digestOf,
   drawBytes,
   drawScalar,
   type Fn,
@@ -58,6 +60,9 @@ import type { Shim } from './shim.js';
 
 const { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_MAX_SIGN, RSA_PKCS1_OAEP_PADDING, RSA_PKCS1_PADDING } =
   cryptoModule.constants;
+/** OpenSSL's RSA_PSS_SALTLEN_MAX and RSA_PSS_SALTLEN_AUTO_DIGEST_MAX, which Node passes through but does not name. */
+const RSA_PSS_SALTLEN_MAX = -3;
+const RSA_PSS_SALTLEN_AUTO_DIGEST_MAX = -4;
 
 // ---- ECDSA ---------------------------------------------------------------------------------------
 
@@ -109,8 +114,9 @@ function ecdsaSignature(host: Host, key: EcdsaKey, digest: Buffer, p1363: boolea
 
 /**
  * An RSA-PSS signature of `digest` (made with `hash`, MGF1 with the same hash, as OpenSSL does
- * for an `rsa` key) with a drawn salt of `saltLength` bytes (Node's special values: the digest's
- * length, or the most the key allows, the default when signing).
+ * for an `rsa` key) with a drawn salt of `saltLength` bytes, or of OpenSSL's special values: -1
+ * the digest's length, -2 (the default when signing) and -3 the most the key allows, -4 the
+ * digest's length or less if the key allows less (OpenSSL 3.1 on: Node 22, 24).
  */
 function pssSignature(host: Host, key: KeyObject, hash: string, digest: Buffer, saltLength: unknown): Buffer | undefined {
   const modBits = key.asymmetricKeyDetails!.modulusLength!;
@@ -118,8 +124,10 @@ function pssSignature(host: Host, key: KeyObject, hash: string, digest: Buffer, 
   const emLength = Math.ceil(emBits / 8);
   const hLength = digest.length;
   let sLength: number;
-  if (saltLength === undefined || saltLength === RSA_PSS_SALTLEN_MAX_SIGN) sLength = emLength - hLength - 2;
+  const most = emLength - hLength - 2;
+  if (saltLength === undefined || saltLength === RSA_PSS_SALTLEN_MAX_SIGN || saltLength === RSA_PSS_SALTLEN_MAX) sLength = most;
   else if (saltLength === RSA_PSS_SALTLEN_DIGEST) sLength = hLength;
+  else if (saltLength === RSA_PSS_SALTLEN_AUTO_DIGEST_MAX) sLength = Math.min(hLength, most);
   else if (typeof saltLength === 'number' && Number.isInteger(saltLength) && saltLength >= 0) sLength = saltLength;
   else return undefined;
   if (emLength < hLength + sLength + 2) return undefined;
@@ -163,6 +171,7 @@ function pkcs1Ciphertext(host: Host, key: KeyObject, message: Buffer): Buffer | 
 interface Real {
   sign: Fn;
   createSign: Fn;
+  Sign: Fn;
   signUpdate: Fn;
   signSign: Fn;
   publicEncrypt: Fn;
@@ -181,6 +190,7 @@ function captureReal(): Real {
   return {
     sign: withJobsHeld(mod.sign!),
     createSign: mod.createSign!,
+    Sign: mod.Sign!,
     signUpdate: signProto().update!,
     signSign: signProto().sign!,
     publicEncrypt: mod.publicEncrypt!,
@@ -219,30 +229,24 @@ function signHash(algorithm: unknown): string {
   return algorithm === null || algorithm === undefined ? 'sha256' : String(algorithm);
 }
 
-function digestOf(hash: string, data: unknown): Buffer | undefined {
-  try {
-    return cryptoModule.createHash(hash).update(data as NodeJS.ArrayBufferView).digest();
-  } catch {
-    return undefined; // a name only Sign knows: OpenSSL keeps the signature
-  }
-}
-
 function simSign(this: unknown, algorithm: unknown, data: unknown, key: unknown, callback: unknown): unknown {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(real.sign, this, arguments);
-  const hash = signHash(algorithm);
   if (typeof callback !== 'function') {
     const signature = Reflect.apply(real.sign, this, arguments);
-    return seededSigner(key, hash, () => digestOf(hash, data))?.(host) ?? signature;
+    // Node has validated the call: algorithm is a string, null or undefined.
+    const hash = signHash(algorithm);
+    return attempt(() => seededSigner(key, hash, () => digestOf(hash, data))?.(host)) ?? signature;
   }
   let signer: ((host: Host) => Buffer | undefined) | undefined;
   const deliver = function (this: unknown, error: unknown, signature: unknown) {
-    const ours = error ? undefined : signer?.(host);
+    const ours = error ? undefined : attempt(() => signer?.(host));
     return Reflect.apply(callback as Fn, this, ours === undefined ? [error, signature] : [null, ours]);
   };
   const result = Reflect.apply(real.sign, this, [algorithm, data, key, deliver]);
   // Node has validated the call: the digest is of the data as it is now, as the job reads it.
-  signer = seededSigner(key, hash, () => digestOf(hash, data));
+  const hash = signHash(algorithm);
+  signer = attempt(() => seededSigner(key, hash, () => digestOf(hash, data)));
   return result;
 }
 
@@ -252,15 +256,32 @@ function simSign(this: unknown, algorithm: unknown, data: unknown, key: unknown,
  */
 const signHashes = new WeakMap<object, { name: string; hash: ReturnType<typeof cryptoModule.createHash> }>();
 
-function simCreateSign(this: unknown, algorithm: unknown, options: unknown): unknown {
-  const sign = Reflect.apply(real.createSign, this, arguments) as object;
-  if (currentHost() === undefined) return sign;
+/** Starts the second hash of a Sign a host made (Node has validated `algorithm`: a string). */
+function shadowSign(sign: object, algorithm: string): void {
+  // A SHAKE hash without outputLength warns (DEP0198): not the simulation's to cause.
+  if (currentHost() === undefined || /^shake/i.test(algorithm)) return;
   try {
-    signHashes.set(sign, { name: algorithm as string, hash: cryptoModule.createHash(algorithm as string) });
+    signHashes.set(sign, { name: algorithm, hash: cryptoModule.createHash(algorithm) });
   } catch {
     // Not a name createHash knows.
   }
+}
+
+function simCreateSign(this: unknown, algorithm: unknown, options: unknown): unknown {
+  const sign = Reflect.apply(real.createSign, this, arguments) as object;
+  shadowSign(sign, algorithm as string);
   return sign;
+}
+
+/** `crypto.Sign` itself, with or without `new` (createSign does not go through the export). */
+function signConstructor(RealSign: Fn): Fn {
+  const Sign = function (this: unknown, algorithm: unknown, options: unknown) {
+    const sign = new.target === undefined ? Reflect.apply(RealSign, this, arguments) : Reflect.construct(RealSign, arguments, new.target);
+    shadowSign(sign as object, algorithm as string);
+    return sign;
+  } as unknown as Fn;
+  Object.defineProperty(Sign, 'prototype', { value: RealSign.prototype, writable: false });
+  return Sign;
 }
 
 function simSignUpdate(this: object, data: unknown, encoding: unknown): unknown {
@@ -281,7 +302,7 @@ function simSignSign(this: object, privateKey: unknown, outputEncoding: unknown)
   const host = currentHost();
   if (shadow === undefined || host === undefined) return signature;
   signHashes.delete(this);
-  const ours = seededSigner(privateKey, shadow.name, () => shadow.hash.digest())?.(host);
+  const ours = attempt(() => seededSigner(privateKey, shadow.name, () => shadow.hash.digest())?.(host));
   if (ours === undefined) return signature;
   return typeof signature === 'string' ? ours.toString(outputEncoding as BufferEncoding) : ours;
 }
@@ -299,13 +320,13 @@ function simPublicEncrypt(this: unknown, key: unknown, buffer: unknown): unknown
   if (publicKey?.asymmetricKeyType !== 'rsa') return ciphertext;
   const encoding = typeof options.encoding === 'string' && Buffer.isEncoding(options.encoding) ? options.encoding : 'utf8';
   const message = typeof buffer === 'string' ? Buffer.from(buffer, encoding) : copyBufferSource(buffer)!;
-  let ours: Buffer | undefined;
-  if (padding === RSA_PKCS1_OAEP_PADDING) {
-    const label = options.oaepLabel === undefined ? Buffer.alloc(0) : typeof options.oaepLabel === 'string' ? Buffer.from(options.oaepLabel, encoding) : copyBufferSource(options.oaepLabel)!;
-    ours = oaepCiphertext(host, publicKey, (options.oaepHash as string | undefined) ?? 'sha1', label, message);
-  } else if (padding === RSA_PKCS1_PADDING) {
-    ours = pkcs1Ciphertext(host, publicKey, message);
-  }
+  const ours = attempt(() => {
+    if (padding === RSA_PKCS1_PADDING) return pkcs1Ciphertext(host, publicKey, message);
+    if (padding !== RSA_PKCS1_OAEP_PADDING) return undefined;
+    const label =
+      options.oaepLabel === undefined ? Buffer.alloc(0) : typeof options.oaepLabel === 'string' ? Buffer.from(options.oaepLabel, encoding) : copyBufferSource(options.oaepLabel)!;
+    return oaepCiphertext(host, publicKey, (options.oaepHash as string | undefined) ?? 'sha1', label, message);
+  });
   return ours ?? ciphertext;
 }
 
@@ -324,19 +345,20 @@ function simSubtleSign(this: unknown, algorithm: unknown, key: unknown, data: un
   const bytes = copyBufferSource(data);
   const params = isPlainOptions(algorithm) ? { ...algorithm } : {};
   return result.then((signature) => {
-    const privateKey = privateKeyOf(key);
-    if (privateKey === undefined || bytes === undefined) return signature;
-    let ours: Buffer | undefined;
-    if (name === 'ECDSA') {
-      const ecdsa = privateKey.asymmetricKeyType === 'ec' ? ecdsaKeyOf(privateKey) : undefined;
-      const hash = nodeHashName(params.hash);
-      const digest = ecdsa === undefined || hash === undefined ? undefined : digestOf(hash, bytes);
-      if (digest !== undefined) ours = ecdsaSignature(host, ecdsa!, digest, true);
-    } else if (privateKey.asymmetricKeyType === 'rsa') {
+    const ours = attempt(() => {
+      const privateKey = privateKeyOf(key);
+      if (privateKey === undefined || bytes === undefined) return undefined;
+      if (name === 'ECDSA') {
+        const ecdsa = privateKey.asymmetricKeyType === 'ec' ? ecdsaKeyOf(privateKey) : undefined;
+        const hash = nodeHashName(params.hash);
+        const digest = ecdsa === undefined || hash === undefined ? undefined : digestOf(hash, bytes);
+        return digest === undefined ? undefined : ecdsaSignature(host, ecdsa!, digest, true);
+      }
+      if (privateKey.asymmetricKeyType !== 'rsa') return undefined;
       const hash = nodeHashName((key as KeyWithAlgorithm).algorithm?.hash);
       const digest = hash === undefined ? undefined : digestOf(hash, bytes);
-      if (digest !== undefined) ours = pssSignature(host, privateKey, hash!, digest, params.saltLength);
-    }
+      return digest === undefined ? undefined : pssSignature(host, privateKey, hash!, digest, params.saltLength);
+    });
     return ours === undefined ? signature : arrayBufferOf(ours);
   });
 }
@@ -348,10 +370,12 @@ function simSubtleEncrypt(this: unknown, algorithm: unknown, key: unknown, data:
   const message = copyBufferSource(data);
   const label = isPlainOptions(algorithm) && algorithm.label !== undefined ? copyBufferSource(algorithm.label) : Buffer.alloc(0);
   return result.then((ciphertext) => {
-    const publicKey = publicKeyOf(key);
-    const hash = nodeHashName((key as KeyWithAlgorithm).algorithm?.hash);
-    if (publicKey?.asymmetricKeyType !== 'rsa' || hash === undefined || message === undefined || label === undefined) return ciphertext;
-    const ours = oaepCiphertext(host, publicKey, hash, label, message);
+    const ours = attempt(() => {
+      const publicKey = publicKeyOf(key);
+      const hash = nodeHashName((key as KeyWithAlgorithm).algorithm?.hash);
+      if (publicKey?.asymmetricKeyType !== 'rsa' || hash === undefined || message === undefined || label === undefined) return undefined;
+      return oaepCiphertext(host, publicKey, hash, label, message);
+    });
     return ours === undefined ? ciphertext : arrayBufferOf(ours);
   });
 }
@@ -365,6 +389,7 @@ export const cryptoSignaturesShim: Shim = {
     const mod = cryptoModule as unknown as Record<string, Fn>;
     patches.replace(mod, 'sign', mirrorFunction(simSign, real.sign));
     patches.replace(mod, 'createSign', mirrorFunction(simCreateSign, real.createSign));
+    patches.replace(mod, 'Sign', mirrorFunction(signConstructor(real.Sign), real.Sign));
     patches.replace(mod, 'publicEncrypt', mirrorFunction(simPublicEncrypt, real.publicEncrypt));
     patches.replace(signProto(), 'update', mirrorFunction(simSignUpdate as Fn, real.signUpdate));
     patches.replace(signProto(), 'sign', mirrorFunction(simSignSign as Fn, real.signSign));

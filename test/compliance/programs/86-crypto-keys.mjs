@@ -89,3 +89,23 @@ console.log('web oaep:', webSealed.byteLength, Buffer.from(await subtle.decrypt(
 const webAes = await subtle.generateKey({ name: 'AES-CBC', length: 128 }, true, ['encrypt']);
 console.log('web aes:', (await subtle.exportKey('raw', webAes)).byteLength, webAes.algorithm.length);
 await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, []).catch((error) => console.log('web error:', error.name, error.message));
+
+// Where importKey and generateKey settle among other promise jobs.
+const settled = [];
+const jwk = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+const imports = [
+  subtle.importKey('jwk', jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']).then(() => settled.push('ec')),
+  subtle.importKey('raw', new Uint8Array(16), { name: 'AES-GCM' }, false, ['encrypt']).then(() => settled.push('aes')),
+];
+let ticks = 0;
+const tick = () => {
+  settled.push(`t${++ticks}`);
+  if (ticks < 6) return Promise.resolve().then(tick);
+};
+Promise.resolve().then(tick);
+await Promise.all(imports);
+await new Promise((resolve) => setTimeout(resolve, 10));
+console.log('settled:', settled.join(' '));
+const webPair = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-384' }, true, ['sign', 'verify']);
+const hmac = await subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, true, ['sign']);
+console.log('pair prototype:', Object.getPrototypeOf(webPair) === null, 'hmac algorithm:', JSON.stringify(hmac.algorithm));
