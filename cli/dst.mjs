@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ExitCode, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, replayTimeZone, runScenario } from 'dst-runtime';
+import { ExitCode, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, machineSettings, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
 import { describeRecord, firstDivergence } from './trace-diff.mjs';
 
@@ -80,7 +80,7 @@ function shellQuote(word) {
 
 /**
  * Settings of this process that change a run: DST_* ones (a planted bug switch, DST_TIME_LIMIT),
- * and TZ when the time zone is not UTC (local-time Date methods and Intl follow it).
+ * and the machine's time zone and locale when they are not UTC and en-US (machineSettings).
  */
 const PER_RUN = new Set(['DST_SEED', 'DST_TRACE', 'DST_REPORT', 'DST_QUIET', 'DST_PROBE_OUT']);
 function settingsEnv() {
@@ -90,9 +90,7 @@ function settingsEnv() {
       .sort()
       .map((k) => [k, process.env[k]]),
   );
-  const zone = replayTimeZone();
-  if (zone !== undefined) settings.TZ = zone;
-  return settings;
+  return { ...settings, ...machineSettings() };
 }
 
 /** The command that replays one seed; the settings of this process (settingsEnv) go with it. */

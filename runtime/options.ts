@@ -156,20 +156,33 @@ const UTC_ZONES = new Set([
   'Etc/Greenwich',
 ]);
 
+/** Locale values (before any `.encoding` or `@modifier`) for which Node's ICU uses en-US, its default. */
+const DEFAULT_LOCALES = new Set(['C', 'POSIX', 'en_US', 'en-US']);
+
 /**
- * The time zone a replay must run in, or undefined when that is UTC: Date's local-time methods
- * and Intl follow the zone, and the seed does not fix it. It is TZ as this process got it, else
- * the zone the system gives Intl. So a failure found on a laptop in Berlin replays the same in CI.
+ * The settings of this machine a replay must carry, as environment variables: what changes what a
+ * run prints and the seed does not fix. So a failure found on a laptop in Berlin replays the same
+ * in CI. `env` is the environment to read (this process's by default).
+ *
+ * - `TZ`, when the time zone is not UTC: Date's local-time methods and Intl follow it. TZ as set,
+ *   else the zone the system gives Intl.
+ * - `LC_ALL`, when the locale is not en-US: `toLocaleString()` and Intl follow it. Node's ICU
+ *   takes it from the first of LC_ALL, LC_MESSAGES and LANG that is set (an empty one makes it
+ *   "und"); the replay sets that value as LC_ALL, which comes first everywhere.
  */
-export function replayTimeZone(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function machineSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const settings: Record<string, string> = {};
   const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : new Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return zone === undefined || UTC_ZONES.has(zone) ? undefined : zone;
+  if (zone !== undefined && !UTC_ZONES.has(zone)) settings.TZ = zone;
+  // The first of these that is set decides, even when empty (ICU's locale is then "und").
+  const locale = [env.LC_ALL, env.LC_MESSAGES, env.LANG].find((value) => value !== undefined);
+  if (locale !== undefined && !DEFAULT_LOCALES.has(locale.split(/[.@]/)[0]!)) settings.LC_ALL = locale;
+  return settings;
 }
 
-/** What of this machine a replay command must set (`TZ=...`, see replayTimeZone), as shell assignments. */
+/** machineSettings() as shell assignments, for the front of a replay command. */
 export function replayEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
-  const zone = replayTimeZone(env);
-  return zone === undefined ? [] : [`TZ=${shellQuote(zone)}`];
+  return Object.entries(machineSettings(env)).map(([name, value]) => `${name}=${shellQuote(value)}`);
 }
 
 /** Quotes one shell word for a pasteable replay command. */
