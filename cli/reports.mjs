@@ -10,7 +10,7 @@ const SAME = [
   ['first', '--first'],
   ['seeds', '--seeds'],
   ['swarm', '--swarm'],
-  ['settings', 'settings (DST_* environment, --time-limit)'],
+  ['settings', 'settings (DST_* environment, --time-limit, machine time zone and locale)'],
 ];
 
 /**
