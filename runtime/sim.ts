@@ -62,8 +62,8 @@ function drawSeed(): bigint {
 function replayCommand(resolved: ResolvedOptions, seedText: string): string {
   const machine = replayEnvironment();
   if (resolved.seedSource === 'option') {
-    const zone = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
-    return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${zone})`;
+    const withMachine = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
+    return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${withMachine})`;
   }
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT']

@@ -45,6 +45,7 @@ import {
   gcd,
   isPlainOptions,
   modInverse,
+  nodeCrypto,
   rememberKeyMaterial,
   toBigInt,
 } from './crypto-material.js';
@@ -102,9 +103,10 @@ function drawPrime(host: Host, bits: number, e: bigint): bigint {
     const residues = SMALL_PRIMES.map((p) => Number(start % BigInt(p)));
     for (let delta = 0; delta < 1 << 20; delta += 2) {
       let composite = false;
+      // Candidates have at least 256 bits: far above the sieve's primes, so a multiple is composite.
       for (let i = 0; i < SMALL_PRIMES.length; i++) {
         const p = SMALL_PRIMES[i]!;
-        if ((residues[i]! + delta) % p === 0 && start + BigInt(delta) !== BigInt(p)) {
+        if ((residues[i]! + delta) % p === 0) {
           composite = true;
           break;
         }
@@ -206,8 +208,6 @@ interface Real {
   generateKey: Fn;
   generateKeySync: Fn;
   ecdhGenerateKeys: Fn;
-  ecdhSetPrivateKey: Fn;
-  ecdhGetPublicKey: Fn;
   dhGenerateKeys: Fn;
   dhGroupGenerateKeys: Fn;
   dhGetPrivateKey: Fn;
@@ -234,8 +234,6 @@ function captureReal(): Real {
     generateKey: withJobsHeld(mod.generateKey!),
     generateKeySync: mod.generateKeySync!,
     ecdhGenerateKeys: ecdhProto.generateKeys!,
-    ecdhSetPrivateKey: ecdhProto.setPrivateKey!,
-    ecdhGetPublicKey: ecdhProto.getPublicKey!,
     dhGenerateKeys: dhProto.generateKeys!,
     dhGroupGenerateKeys: protoOf(cryptoModule.DiffieHellmanGroup).generateKeys!,
     dhGetPrivateKey: dhProto.getPrivateKey!,
@@ -316,18 +314,18 @@ function simEcdhGenerateKeys(this: unknown, encoding?: unknown, format?: unknown
   const result = Reflect.apply(real.ecdhGenerateKeys, this, arguments);
   const host = currentHost();
   if (host === undefined) return result;
-  const fieldBytes = ((Reflect.apply(real.ecdhGetPublicKey, this, []) as Buffer).length - 1) / 2;
+  const fieldBytes = ((Reflect.apply(nodeCrypto.ecdhGetPublicKey, this, []) as Buffer).length - 1) / 2;
   for (let attempt = 0; ; attempt++) {
     const bytes = drawBytes(host, fieldBytes);
     bytes[0]! &= 0xff >> Math.min(8, attempt);
     try {
-      Reflect.apply(real.ecdhSetPrivateKey, this, [bytes]);
+      Reflect.apply(nodeCrypto.ecdhSetPrivateKey, this, [bytes]);
       break;
     } catch (error) {
       if (attempt >= 64) throw error;
     }
   }
-  return Reflect.apply(real.ecdhGetPublicKey, this, [encoding, format]);
+  return Reflect.apply(nodeCrypto.ecdhGetPublicKey, this, [encoding, format]);
 }
 
 // ---- Diffie-Hellman -------------------------------------------------------------------------------
@@ -379,9 +377,10 @@ function dhGenerateKeysFrom(original: Fn): Fn {
       hadPrivateKey = false;
     }
     const result = Reflect.apply(original, this, arguments);
+    if (hadPrivateKey) return result;
     const handle = dhHandle(this as object);
     const bits = dhPrivateBits(Reflect.apply(real.dhGetPrime, this, []) as Buffer);
-    if (hadPrivateKey || handle === undefined || bits < 8) return result;
+    if (handle === undefined || bits < 8) return result;
     const bytes = drawBytes(host, Math.ceil(bits / 8));
     bytes[0]! &= 0xff >> (bytes.length * 8 - bits);
     bytes[0]! |= 0x80 >> (bytes.length * 8 - bits);

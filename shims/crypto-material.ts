@@ -8,13 +8,14 @@ import cryptoModule, { type KeyObject } from 'node:crypto';
 import { types } from 'node:util';
 import type { Host } from '../runtime/hosts/host.js';
 import type { RandomStream } from '../runtime/random/stream.js';
+import { NODE_MAJOR } from './context.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Fn = (this: unknown, ...args: any[]) => any;
 
-/** Node's functions this module uses, taken when it loads (before any shim is installed). */
+/** Node's functions this module (and crypto-keys.ts) uses, taken when it loads (before any shim is installed). */
 const ecdhProto = (cryptoModule.ECDH as unknown as { prototype: Record<string, Fn> }).prototype;
-const nodeCrypto = {
+export const nodeCrypto = {
   createECDH: cryptoModule.createECDH,
   ecdhSetPrivateKey: ecdhProto.setPrivateKey!,
   ecdhGetPublicKey: ecdhProto.getPublicKey!,
@@ -176,7 +177,7 @@ export function mgf1(hash: string, seed: Buffer, length: number): Buffer {
   for (let counter = 0; made < length; counter++) {
     const c = Buffer.alloc(4);
     c.writeUInt32BE(counter);
-    const block = cryptoModule.createHash(hash).update(seed).update(c).digest();
+    const block = hashOf(hash, seed, c);
     blocks.push(block);
     made += block.length;
   }
@@ -220,7 +221,7 @@ export function rememberKeyMaterial(cryptoKey: object, keyObject: KeyObject): vo
 }
 
 /** Node 24 warns (DEP0204, once) when KeyObject.from is given a non-extractable CryptoKey; 20 and 22 do not. */
-const KEY_OBJECT_FROM_WARNS = Number(process.versions.node.split('.')[0]) >= 24;
+const KEY_OBJECT_FROM_WARNS = NODE_MAJOR >= 24;
 
 /**
  * The KeyObject of a CryptoKey: one a host generated, else `KeyObject.from` unless that would
@@ -265,11 +266,17 @@ export function publicKeyOf(key: unknown): KeyObject | undefined {
   }
 }
 
+/** The bytes of a BufferSource (an ArrayBuffer or any view), without copying them. */
+export function viewOf(data: unknown): Buffer | undefined {
+  if (types.isAnyArrayBuffer(data)) return Buffer.from(data);
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return undefined;
+}
+
 /** A copy of a BufferSource as it is now (WebCrypto copies its arguments at the call). */
 export function copyBufferSource(data: unknown): Buffer | undefined {
-  if (types.isAnyArrayBuffer(data)) return Buffer.from(new Uint8Array(data).slice());
-  if (ArrayBuffer.isView(data)) return Buffer.from(new Uint8Array(data.buffer, data.byteOffset, data.byteLength).slice());
-  return undefined;
+  const view = viewOf(data);
+  return view === undefined ? undefined : Buffer.from(view);
 }
 
 /** An ArrayBuffer holding exactly `bytes`. */
@@ -297,7 +304,7 @@ export function nodeHashName(hash: unknown): string | undefined {
  */
 export function digestOf(hash: string, data: unknown): Buffer | undefined {
   if (/^shake/i.test(hash)) return undefined;
-  const bytes = typeof data === 'string' ? Buffer.from(data) : copyBufferSource(data);
+  const bytes = typeof data === 'string' ? Buffer.from(data) : viewOf(data);
   if (bytes === undefined) return undefined;
   try {
     return cryptoModule.createHash(hash).update(bytes).digest();

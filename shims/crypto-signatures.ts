@@ -53,6 +53,7 @@ import {
   rsaPublicRaw,
   toBigInt,
   toBytes,
+  viewOf,
   xor,
 } from './crypto-material.js';
 import { mirrorFunction, type PatchSet } from './registry.js';
@@ -204,24 +205,34 @@ function captureReal(): Real {
 /**
  * What a sign call of a host makes from the seed instead of Node's signature, prepared at the
  * call (the key and the digest of the data as it is now); undefined when Node's stays (an
- * Ed25519 signature is deterministic already, a DSA one is left to OpenSSL).
+ * Ed25519 signature is deterministic already, a DSA one is left to OpenSSL). `options` are the
+ * signing options as node:crypto takes them beside the key (`dsaEncoding`, `padding`,
+ * `saltLength`).
  */
-function seededSigner(keyArgument: unknown, hash: string, digest: () => Buffer | undefined): ((host: Host) => Buffer | undefined) | undefined {
-  const key = privateKeyOf(keyArgument);
-  if (key === undefined) return undefined;
-  const options = isPlainOptions(keyArgument) && !(keyArgument instanceof cryptoModule.KeyObject) ? keyArgument : {};
-  if (key.asymmetricKeyType === 'ec') {
+function seededSigner(
+  key: KeyObject | undefined,
+  options: Record<string, unknown>,
+  hash: string,
+  digest: () => Buffer | undefined,
+): ((host: Host) => Buffer | undefined) | undefined {
+  if (key?.asymmetricKeyType === 'ec') {
     const ecdsa = ecdsaKeyOf(key);
     const z = ecdsa === undefined ? undefined : digest();
     if (z === undefined) return undefined;
     return (host) => ecdsaSignature(host, ecdsa!, z, options.dsaEncoding === 'ieee-p1363');
   }
-  if (key.asymmetricKeyType === 'rsa' && options.padding === RSA_PKCS1_PSS_PADDING) {
+  if (key?.asymmetricKeyType === 'rsa' && options.padding === RSA_PKCS1_PSS_PADDING) {
     const m = digest();
     if (m === undefined) return undefined;
     return (host) => pssSignature(host, key, hash, m, options.saltLength);
   }
   return undefined;
+}
+
+/** seededSigner for node:crypto's key argument (a key, or an options object holding one). */
+function signerForKeyArgument(keyArgument: unknown, hash: string, digest: () => Buffer | undefined): ((host: Host) => Buffer | undefined) | undefined {
+  const options = isPlainOptions(keyArgument) && !(keyArgument instanceof cryptoModule.KeyObject) ? keyArgument : {};
+  return attempt(() => seededSigner(privateKeyOf(keyArgument), options, hash, digest));
 }
 
 /** crypto.sign's digest name: OpenSSL's default for EC and RSA keys is SHA-256. */
@@ -232,21 +243,23 @@ function signHash(algorithm: unknown): string {
 function simSign(this: unknown, algorithm: unknown, data: unknown, key: unknown, callback: unknown): unknown {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(real.sign, this, arguments);
+  // Called after Node's call: it has validated algorithm (a string, null or undefined), data and key.
+  const signer = () => {
+    const hash = signHash(algorithm);
+    return signerForKeyArgument(key, hash, () => digestOf(hash, data));
+  };
   if (typeof callback !== 'function') {
     const signature = Reflect.apply(real.sign, this, arguments);
-    // Node has validated the call: algorithm is a string, null or undefined.
-    const hash = signHash(algorithm);
-    return attempt(() => seededSigner(key, hash, () => digestOf(hash, data))?.(host)) ?? signature;
+    return attempt(() => signer()?.(host)) ?? signature;
   }
-  let signer: ((host: Host) => Buffer | undefined) | undefined;
+  let sign: ((host: Host) => Buffer | undefined) | undefined;
   const deliver = function (this: unknown, error: unknown, signature: unknown) {
-    const ours = error ? undefined : attempt(() => signer?.(host));
+    const ours = error ? undefined : attempt(() => sign?.(host));
     return Reflect.apply(callback as Fn, this, ours === undefined ? [error, signature] : [null, ours]);
   };
   const result = Reflect.apply(real.sign, this, [algorithm, data, key, deliver]);
-  // Node has validated the call: the digest is of the data as it is now, as the job reads it.
-  const hash = signHash(algorithm);
-  signer = attempt(() => seededSigner(key, hash, () => digestOf(hash, data)));
+  // The digest is of the data as it is now, as the job reads it.
+  sign = signer();
   return result;
 }
 
@@ -302,7 +315,7 @@ function simSignSign(this: object, privateKey: unknown, outputEncoding: unknown)
   const host = currentHost();
   if (shadow === undefined || host === undefined) return signature;
   signHashes.delete(this);
-  const ours = attempt(() => seededSigner(privateKey, shadow.name, () => shadow.hash.digest())?.(host));
+  const ours = attempt(() => signerForKeyArgument(privateKey, shadow.name, () => shadow.hash.digest())?.(host));
   if (ours === undefined) return signature;
   return typeof signature === 'string' ? ours.toString(outputEncoding as BufferEncoding) : ours;
 }
@@ -319,12 +332,12 @@ function simPublicEncrypt(this: unknown, key: unknown, buffer: unknown): unknown
   const publicKey = publicKeyOf(key);
   if (publicKey?.asymmetricKeyType !== 'rsa') return ciphertext;
   const encoding = typeof options.encoding === 'string' && Buffer.isEncoding(options.encoding) ? options.encoding : 'utf8';
-  const message = typeof buffer === 'string' ? Buffer.from(buffer, encoding) : copyBufferSource(buffer)!;
+  const message = typeof buffer === 'string' ? Buffer.from(buffer, encoding) : viewOf(buffer)!;
   const ours = attempt(() => {
     if (padding === RSA_PKCS1_PADDING) return pkcs1Ciphertext(host, publicKey, message);
     if (padding !== RSA_PKCS1_OAEP_PADDING) return undefined;
     const label =
-      options.oaepLabel === undefined ? Buffer.alloc(0) : typeof options.oaepLabel === 'string' ? Buffer.from(options.oaepLabel, encoding) : copyBufferSource(options.oaepLabel)!;
+      options.oaepLabel === undefined ? Buffer.alloc(0) : typeof options.oaepLabel === 'string' ? Buffer.from(options.oaepLabel, encoding) : viewOf(options.oaepLabel)!;
     return oaepCiphertext(host, publicKey, (options.oaepHash as string | undefined) ?? 'sha1', label, message);
   });
   return ours ?? ciphertext;
@@ -346,18 +359,11 @@ function simSubtleSign(this: unknown, algorithm: unknown, key: unknown, data: un
   const params = isPlainOptions(algorithm) ? { ...algorithm } : {};
   return result.then((signature) => {
     const ours = attempt(() => {
-      const privateKey = privateKeyOf(key);
-      if (privateKey === undefined || bytes === undefined) return undefined;
-      if (name === 'ECDSA') {
-        const ecdsa = privateKey.asymmetricKeyType === 'ec' ? ecdsaKeyOf(privateKey) : undefined;
-        const hash = nodeHashName(params.hash);
-        const digest = ecdsa === undefined || hash === undefined ? undefined : digestOf(hash, bytes);
-        return digest === undefined ? undefined : ecdsaSignature(host, ecdsa!, digest, true);
-      }
-      if (privateKey.asymmetricKeyType !== 'rsa') return undefined;
-      const hash = nodeHashName((key as KeyWithAlgorithm).algorithm?.hash);
-      const digest = hash === undefined ? undefined : digestOf(hash, bytes);
-      return digest === undefined ? undefined : pssSignature(host, privateKey, hash!, digest, params.saltLength);
+      // ECDSA names its hash in the call, RSA-PSS in the key's algorithm.
+      const hash = nodeHashName(name === 'ECDSA' ? params.hash : (key as KeyWithAlgorithm).algorithm?.hash);
+      if (hash === undefined || bytes === undefined) return undefined;
+      const options = name === 'ECDSA' ? { dsaEncoding: 'ieee-p1363' } : { padding: RSA_PKCS1_PSS_PADDING, saltLength: params.saltLength };
+      return seededSigner(privateKeyOf(key), options, hash, () => digestOf(hash, bytes))?.(host);
     });
     return ours === undefined ? signature : arrayBufferOf(ours);
   });
