@@ -32,9 +32,19 @@ export interface SimOptions {
    * event loop fails the run, naming where it was created. Default true (DST_STRICT=0: false).
    */
   strict?: boolean;
+  /**
+   * The hosts' disks. 'simulated': each host gets its own disk laid over the real files (which
+   * it can read, never write); writes survive `sim.crash()` only once fsync'd. 'real' (the
+   * default for now): hosts read and write the real files. Default: DST_DISK, else 'real'.
+   */
+  disk?: DiskMode;
 }
 
-const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict'];
+/** How hosts' file system calls are served: see SimOptions.disk. */
+export type DiskMode = 'real' | 'simulated';
+const DISK_MODES: readonly DiskMode[] = ['real', 'simulated'];
+
+const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict', 'disk'];
 
 export interface ResolvedOptions {
   seed: bigint;
@@ -46,6 +56,7 @@ export interface ResolvedOptions {
   traceFile: string | undefined;
   network: NetworkOptions | undefined;
   strict: boolean;
+  disk: DiskMode;
 }
 
 function positiveInteger(value: unknown, name: string): number {
@@ -133,7 +144,21 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
     throw new UsageError(`Failed to configure simulation: strict must be true or false, got ${String(options.strict)}`);
   }
   const strict = options.strict ?? env.DST_STRICT !== '0';
-  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict };
+  if (options.disk !== undefined && !DISK_MODES.includes(options.disk)) {
+    throw new UsageError(`Failed to configure simulation: disk must be ${DISK_MODES.map((m) => `'${m}'`).join(' or ')}, got ${JSON.stringify(options.disk)}`);
+  }
+  const disk = options.disk ?? envDiskMode(env);
+  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk };
+}
+
+/** DST_DISK: 'simulated' or 'real' (the default when unset). */
+export function envDiskMode(env: NodeJS.ProcessEnv): DiskMode {
+  const text = env.DST_DISK;
+  if (text === undefined || text === '') return 'real';
+  if (!(DISK_MODES as readonly string[]).includes(text)) {
+    throw new UsageError(`Failed to parse DST_DISK: ${JSON.stringify(text)} is not a disk mode (use DST_DISK=simulated or DST_DISK=real)`);
+  }
+  return text as DiskMode;
 }
 
 /** Names the zone database gives UTC: a replay needs no TZ then. */

@@ -66,7 +66,7 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${withMachine})`;
   }
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   return [...machine, `DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
@@ -188,12 +188,17 @@ export class Sim {
     return this.world;
   }
 
-  /** Kills a host like SIGKILL: timers, pending events and module state are gone; peers see what TCP would show. */
+  /**
+   * Crashes a host's machine: like SIGKILL, its timers, pending events and module state are
+   * gone and peers see what TCP would show; and like a power loss, its simulated disk keeps only
+   * what was fsync'd.
+   */
   crash(name: string): void {
     const world = this.running('crash', name);
     const host = world.requireHost(name, 'crash');
     if (host.state !== 'running') throw new UsageError(`Failed to crash host "${name}": it is already down`);
     world.takeDown(host, 'crashed');
+    world.powerLoss(name);
   }
 
   /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
@@ -314,6 +319,7 @@ export class Sim {
       network: this.resolved.network,
       replay: replayCommand(this.resolved, this.seed),
       strict: this.resolved.strict,
+      disk: this.resolved.disk,
     }));
     const interposer = getInterposer();
     const onRejection = (reason: unknown) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection');

@@ -1,11 +1,13 @@
 import { type AsyncLocalStorage, AsyncResource, executionAsyncId, executionAsyncResource } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
+import type { Disk } from './disk/disk.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
 import { Host, type HostRole, type HostState } from './hosts/host.js';
 import { getHostProcessHooks } from './interposer.js';
 import { once } from './once.js';
+import type { DiskMode } from './options.js';
 import { originals } from './originals.js';
 import { outsideDomain } from './driver/outside-domain.js';
 import { formatSeed } from './random/seed.js';
@@ -51,6 +53,8 @@ export interface WorldOptions {
   replay: string;
   /** Library mode: fail the run when host code's real timers escape the simulation (default false). */
   strict?: boolean;
+  /** 'simulated': every host has a disk of its own over the real files (runtime/disk). Default 'real'. */
+  disk?: DiskMode;
 }
 
 /** What a host's crash means for the run: a failure (default), or an expected event. */
@@ -228,6 +232,17 @@ export class World {
   }
 
   private networkInstance: Network | undefined;
+
+  /**
+   * The hosts' simulated disks by host name (a disk outlives the incarnations of its host),
+   * made by the fs shim on first use when options.disk is 'simulated'.
+   */
+  readonly disks = new Map<string, Disk>();
+
+  /** The machine `name` lost power: its disk keeps only what was synced. */
+  powerLoss(name: string): void {
+    this.disks.get(name)?.powerLoss();
+  }
 
   /** The simulated network, created on first use. */
   get network(): Network {

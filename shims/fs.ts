@@ -1,5 +1,6 @@
 /**
- * fs until the simulated disk exists: host code reads (and writes) the real files, but every
+ * fs on the real disk (the default; for `disk: 'simulated'` this hands each call of a host to
+ * its simulated disk, fs-disk.ts): host code reads (and writes) the real files, but every
  * asynchronous fs call a host makes is real work the simulation waits for (real-work.ts), as it
  * waits for a host's modules to load. Virtual time stands still until the call completes; then
  * its completion reaches host code as an 'io' event at that same instant, in the order the calls
@@ -20,7 +21,10 @@ import type { Host } from '../runtime/hosts/host.js';
 import { captureContext } from './async-context.js';
 import { captureStack, programFrames } from '../runtime/trace/site.js';
 import { currentHost } from './context.js';
-import { mirrorSignature, type PatchSet } from './registry.js';
+import { callDisk, diskOf, noteInstalled, noteRestored, serveReadFile, servesCall, unsupportedOnDisk } from './fs-disk.js';
+import fs from 'node:fs';
+import { realDiskCall } from '../runtime/disk/real.js';
+import { mirrorFunction, mirrorSignature, type PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall, realCallsInFlight } from './real-work.js';
 import type { Shim } from './shim.js';
@@ -80,12 +84,24 @@ function asyncMarker(args: unknown[]): unknown {
   return undefined;
 }
 
-function holding(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+function holding(name: string, original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
   const held = function (this: unknown, ...args: unknown[]): unknown {
+    if (realDiskCall()) return Reflect.apply(original, this, args);
     const marker = asyncMarker(args);
-    if (marker === undefined) return Reflect.apply(original, this, args);
+    if (marker === undefined) {
+      // A synchronous call: from a host with a simulated disk, the disk answers it (the
+      // loader's own reads too: they read through to the real files, which are the same).
+      const host = currentHost();
+      const disk = host === undefined ? undefined : diskOf(host);
+      if (disk !== undefined && servesCall(name, args)) return callDisk(name, host!, disk, args, undefined, held);
+      return Reflect.apply(original, this, args);
+    }
     const host = holderOf();
     if (host === undefined) return Reflect.apply(original, this, args);
+    const disk = diskOf(host);
+    const served = disk !== undefined && servesCall(name, args);
+    if (marker !== kUsePromises && serveReadFile(name, host, served ? disk : undefined, args, marker)) return undefined;
+    if (served) return callDisk(name, host, disk!, args, marker, held);
     if (marker === kUsePromises) return heldPromise(host, () => Reflect.apply(original, this, args) as Promise<unknown>);
     const req = marker as InstanceType<typeof FSReqCallback> & { [kCall]?: RealCall };
     if (typeof req.oncomplete !== 'function') return Reflect.apply(original, this, args);
@@ -101,14 +117,40 @@ function holding(original: (...args: unknown[]) => unknown): (...args: unknown[]
   return held;
 }
 
+/**
+ * fs functions that reach Node's file system other than through the fs binding (the directory
+ * binding, which process.binding does not give out): from a host with a simulated disk they
+ * would read the real disk behind its back, so they fail loudly instead. (Watchers are refused
+ * inside every host: shims/escapes.ts.)
+ */
+const BESIDE_THE_BINDING: Array<[object, string, string]> = [
+  [fs, 'opendir', 'fs.opendir'],
+  [fs, 'opendirSync', 'fs.opendirSync'],
+  [fs.promises, 'opendir', 'fs.promises.opendir'],
+];
+
+function refusedOnDisk(original: (...args: unknown[]) => unknown, api: string): (...args: unknown[]) => unknown {
+  return mirrorFunction(function (this: unknown, ...args: unknown[]): unknown {
+    const host = realDiskCall() ? undefined : currentHost();
+    if (host !== undefined && diskOf(host) !== undefined) throw unsupportedOnDisk(api, host);
+    return Reflect.apply(original, this, args);
+  }, original);
+}
+
 export const fsShim: Shim = {
   name: 'fs',
   install(patches: PatchSet) {
+    noteInstalled();
+    patches.onRestore(noteRestored);
+    for (const [target, key, api] of BESIDE_THE_BINDING) {
+      const original = (target as Record<string, unknown>)[key];
+      if (typeof original === 'function') patches.replace(target, key, refusedOnDisk(original as (...args: unknown[]) => unknown, api));
+    }
     for (const key of Object.keys(binding).sort()) {
       const value = binding[key];
       // Constructors (FSReqCallback, FileHandle, StatWatcher) stay as they are.
       if (typeof value !== 'function' || /^[A-Z]/.test(key)) continue;
-      patches.replace(binding, key, holding(value));
+      patches.replace(binding, key, holding(key, value));
     }
     // FileHandle.close() (fs.promises) returns a promise of its own, not through the binding.
     const fileHandle = (binding.FileHandle as { prototype: Record<string, any> }).prototype;

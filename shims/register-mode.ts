@@ -18,10 +18,11 @@ import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
-import { DEFAULTS, envDurationNs, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
+import { DEFAULTS, type DiskMode, envDiskMode, envDurationNs, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
+import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net-binding.js';
 import { installTripwire } from './tripwire.js';
@@ -35,7 +36,7 @@ const VERSION_STATE = Symbol.for('dst-runtime.register');
 function replayCommand(seedText: string): string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   // Settings that change the run travel with the seed, so the replay is exact.
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_IDLE']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   return [...replayEnvironment(), `DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
@@ -111,6 +112,7 @@ export function startRegisterMode(): World {
   let eventsMax: number;
   let timeLimitNs: number;
   let idleMode: IdleMode;
+  let disk: DiskMode;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
       ? parseSeed(env.DST_SEED, 'DST_SEED')
@@ -118,6 +120,7 @@ export function startRegisterMode(): World {
     eventsMax = envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax;
     timeLimitNs = envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs;
     idleMode = parseIdleMode(env);
+    disk = envDiskMode(env);
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
@@ -135,6 +138,7 @@ export function startRegisterMode(): World {
       durationNs: undefined,
       traceFile,
       replay: replayCommand(seedText),
+      disk,
     });
   } catch (error) {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));
@@ -208,7 +212,7 @@ export function startRegisterMode(): World {
         exitCode: code,
         replay: world.options.replay,
       };
-      fs.writeFileSync(env.DST_REPORT, `${JSON.stringify(report)}\n`);
+      onRealDisk(() => fs.writeFileSync(env.DST_REPORT!, `${JSON.stringify(report)}\n`));
     }
   };
   const exitCodeNow = (fallback: unknown): unknown => {

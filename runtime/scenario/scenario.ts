@@ -1,6 +1,7 @@
 import { SimulationError } from '../failure.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_LATENCY } from '../network/network.js';
+import type { DiskMode } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { RandomStream } from '../random/stream.js';
 import { Sim } from '../sim.js';
@@ -88,6 +89,8 @@ export interface ScenarioDefinition {
   /** How often safety invariants are checked, in virtual ms. Default 10 (and after every fault). */
   safetyEveryMs?: number;
   invariants?: { safety?: Invariant[]; liveness?: Invariant[] };
+  /** The hosts' disks: 'simulated' (crashes lose what was not fsync'd) or 'real'. Default: DST_DISK, else 'real'. */
+  disk?: DiskMode;
 }
 
 export type Scenario = Required<Pick<ScenarioDefinition, 'name' | 'hosts' | 'durationMs'>> & ScenarioDefinition & { readonly kind: 'dst-scenario' };
@@ -180,6 +183,9 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   }
   if ((faults.skewJumpPerSecond ?? 0) > 0 && typeof (Sim.prototype as unknown as Record<string, unknown>).setClock !== 'function') {
     throw new UsageError(`${where}: faults.skewJumpPerSecond needs Sim.setClock(name, { skewMs }), which this build of dst-runtime does not have; remove the rate or upgrade dst-runtime`);
+  }
+  if (definition.disk !== undefined && definition.disk !== 'real' && definition.disk !== 'simulated') {
+    throw new UsageError(`${where}: disk must be 'simulated' or 'real', got ${JSON.stringify(definition.disk)}`);
   }
   if (definition.clients !== undefined && !(Array.isArray(definition.clients) && definition.clients.every((c) => typeof c === 'string'))) {
     throw new UsageError(`${where}: clients must be an array of host names`);
@@ -344,7 +350,12 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   const seedText = formatSeed(parseSeed(seed, 'seed'));
   const swarm = options.swarm === true ? swarmFaults(scenario.faults ?? {}, seedText) : undefined;
   const faults: FaultProfile = { ...scenario.faults, ...swarm };
-  const sim = new Sim({ seed: seedText, durationMs: scenario.durationMs, ...(options.trace === undefined ? {} : { trace: options.trace }) });
+  const sim = new Sim({
+    seed: seedText,
+    durationMs: scenario.durationMs,
+    ...(options.trace === undefined ? {} : { trace: options.trace }),
+    ...(scenario.disk === undefined ? {} : { disk: scenario.disk }),
+  });
   const ctx: ScenarioContext = { sim, state: {}, phase: 'faults', targets: [], clients: [] };
   const names: string[] = [];
   const clientNames: string[] = [];

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
+import { onRealDisk } from '../disk/real.js';
 
 /**
  * Writes the trace as JSON lines, one per event, buffered and flushed synchronously (the trace
- * must survive a crash of the program under test, and it must not add real async I/O).
+ * must survive a crash of the program under test, and it must not add real async I/O), always
+ * to the real disk, also when a host's simulated disk is in use.
  */
 export class TraceWriter {
   private readonly fd: number;
@@ -12,7 +14,7 @@ export class TraceWriter {
 
   constructor(file: string) {
     this.file = file;
-    this.fd = fs.openSync(file, 'w');
+    this.fd = onRealDisk(() => fs.openSync(file, 'w'));
   }
 
   write(record: object): void {
@@ -24,13 +26,14 @@ export class TraceWriter {
 
   flush(): void {
     if (this.buffer.length === 0) return;
-    fs.writeSync(this.fd, this.buffer.join('\n') + '\n');
+    const text = this.buffer.join('\n') + '\n';
+    onRealDisk(() => fs.writeSync(this.fd, text));
     this.buffer = [];
     this.bufferedChars = 0;
   }
 
   close(): void {
     this.flush();
-    fs.closeSync(this.fd);
+    onRealDisk(() => fs.closeSync(this.fd));
   }
 }

@@ -106,6 +106,41 @@ describe('fs in a host: real files, held in virtual time, completions in call or
     assert.deepEqual(runs[2], runs[0]);
   });
 
+  it('holds fs.readFile (callback API) also when lib loaded its read machinery before any run', async () => {
+    // Loads lib's ReadFileContext outside every simulation: it then holds Node's own read and
+    // close, which the binding patch cannot reach (docs/notes/node-facts.md).
+    await new Promise((resolve, reject) => fs.readFile(small, (error) => (error ? reject(error) : resolve())));
+    const seen = [];
+    const sim = new Sim({ seed: 0xf5 });
+    sim.client('reader', async () => {
+      const start = performance.now();
+      await Promise.all([
+        new Promise((resolve) => fs.readFile(big, (err, data) => resolve(seen.push(`big ${err ?? data.length}`)))),
+        new Promise((resolve) => fs.readFile(small, 'utf8', (err, text) => resolve(seen.push(`small ${err ?? text}`)))),
+        new Promise((resolve) => fs.readFile(path.join(dir, 'missing'), (err) => resolve(seen.push(`missing ${err.code} ${err.stack.split('\n').length}`)))),
+      ]);
+      seen.push(`virtual ms ${performance.now() - start}`);
+    });
+    const result = await sim.run();
+    assert.equal(result.stopReason, 'clients-done');
+    // As with lib holding our functions: the calls interleave by their steps (open, fstat, one
+    // read per 512 KiB, close), so the one-step failure comes first and the 64-read file last.
+    assert.deepEqual(seen, ['missing ENOENT 1', 'small small\n', `big ${32 * 1024 * 1024}`, 'virtual ms 0']);
+  });
+
+  it('fs.readFile interleaves the same whether lib loaded its read machinery before the run or in it, on either disk', () => {
+    const outputs = [];
+    for (const disk of ['real', 'simulated']) {
+      for (const mode of ['preload', 'fresh']) {
+        const result = spawnSync(process.execPath, [path.join(FIXTURES, 'readfile-order.mjs'), mode, disk], { encoding: 'utf8' });
+        assert.equal(result.status, 0, result.stderr);
+        outputs.push(JSON.parse(result.stdout));
+      }
+    }
+    assert.deepEqual(outputs[0].order, ['missing ENOENT', 'fd 5', 'small 5', '. EISDIR', 'big 3145733']);
+    for (const output of outputs.slice(1)) assert.deepEqual(output, outputs[0]);
+  });
+
   it('passes errors on unchanged: ENOENT reaches callbacks and promises with Node\'s code and message', async () => {
     const missing = path.join(dir, 'missing.txt');
     const plain = await fs.promises.readFile(missing).catch((error) => error);

@@ -73,9 +73,10 @@ export function listPrograms(dir, pattern) {
  * same stdout and exits with the same code plainly and under the simulator (`seedMain`); and
  * under the simulator `seedMain` twice replays exactly (stdout, fingerprint, event count) while
  * `seedOther` prints the same. `plainFinished(stdout)` says whether a plain run got far enough
- * for the comparison to mean something.
+ * for the comparison to mean something; `simulatedEnv` is added to the simulated runs'
+ * environment (DST_DISK=simulated for the disk corpus).
  */
-export function describeNetCompliance({ name, dir, programs, minPrograms, seedMain, seedOther, plainFinished }) {
+export function describeNetCompliance({ name, dir, programs, minPrograms, seedMain, seedOther, plainFinished, simulatedEnv = {} }) {
   const run = (program, options = {}) => runProgram(dir, program, options);
 
   describe(`${name} compliance: plain Node ${process.version} vs the simulator (--import dist/register.mjs)`, function () {
@@ -87,7 +88,7 @@ export function describeNetCompliance({ name, dir, programs, minPrograms, seedMa
     for (const program of programs) {
       it(`${program}: same stdout and exit code`, function () {
         const plain = run(program);
-        const simulated = run(program, { seed: seedMain });
+        const simulated = run(program, { seed: seedMain, env: simulatedEnv });
         const context = `\n--- plain stderr ---\n${plain.stderr}\n--- simulated stderr ---\n${simulated.stderr}`;
         assert.ok(plainFinished(plain.stdout), `${program} did not finish cleanly on plain Node:\n${plain.stdout}${context}`);
         assert.equal(simulated.stdout, plain.stdout, `stdout differs (DST_SEED=${seedMain})${context}`);
@@ -96,7 +97,7 @@ export function describeNetCompliance({ name, dir, programs, minPrograms, seedMa
     }
   });
 
-  describeReplays({ title: `${name} compliance programs are deterministic under the simulator`, dir, programs, seedMain, seedOther });
+  describeReplays({ title: `${name} compliance programs are deterministic under the simulator`, dir, programs, seedMain, seedOther, env: simulatedEnv });
 }
 
 /**
@@ -104,8 +105,8 @@ export function describeNetCompliance({ name, dir, programs, minPrograms, seedMa
  * fingerprint and event count of two runs) and prints the same with `seedOther`. `register`:
  * what the simulator is preloaded as (see runProgram).
  */
-export function describeReplays({ title, dir, programs, seedMain, seedOther, register }) {
-  const run = (program, options = {}) => runProgram(dir, program, { register, ...options });
+export function describeReplays({ title, dir, programs, seedMain, seedOther, register, env = {} }) {
+  const run = (program, options = {}) => runProgram(dir, program, { register, env, ...options });
   describe(title, function () {
     let tmpDir;
     before(function () {
