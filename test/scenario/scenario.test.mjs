@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { defineScenario, runScenario, UsageError } from 'dst-runtime';
+import fs from 'node:fs';
+import { durableLogScenario } from '../../examples/scenarios/durable-log.mjs';
 import { counterScenario } from '../../examples/scenarios/replicated-counter.mjs';
 
 describe('runScenario', () => {
@@ -23,6 +25,23 @@ describe('runScenario', () => {
       assert.equal(run.fingerprint, runs[0].fingerprint);
     }
     assert.match(runs[0].failure.message, /acknowledged but the replicas hold at most/);
+  });
+
+  it('a simulated disk: the durable log survives machine crashes on seeds 1-10; acking before fsync fails (seed 0x2)', async () => {
+    for (let seed = 1; seed <= 10; seed++) {
+      const result = await runScenario(durableLogScenario({ bug: false }), seed);
+      assert.equal(result.ok, true, `seed ${seed}: ${JSON.stringify(result.failure)}`);
+    }
+    const buggy = durableLogScenario({ bug: true });
+    const runs = [await runScenario(buggy, 2), await runScenario(buggy, 2)];
+    for (const run of runs) {
+      assert.equal(run.ok, false);
+      assert.equal(run.failure.kind, 'safety');
+      assert.equal(run.fingerprint, runs[0].fingerprint);
+    }
+    assert.match(runs[0].failure.message, /19 records acknowledged but the store recovered 18/);
+    // The log lived on the simulated disk only.
+    assert.equal(fs.existsSync('data/log'), false);
   });
 
   it('liveness is judged at the end, after the heal phase (seed 0x1)', async () => {
