@@ -5,8 +5,8 @@
  * a host calls is answered from its disk instead, in the form the caller asked for:
  *
  * - synchronously, by returning the result or throwing the error Node's C++ would throw;
- * - synchronously with a `ctx` object (some of Node's sync functions), by filling in errno,
- *   syscall, path and dest for lib's handleErrorFromBinding() to throw;
+ * - synchronously with a `ctx` object (writeSync's calls), by setting its errno and syscall, as
+ *   Node's C++ does, for lib's handleErrorFromBinding() to throw;
  * - with an FSReqCallback (the callback API), by calling its oncomplete in an 'io' event of the
  *   host at the current instant, in call order with all other real work (real-work.ts);
  * - with kUsePromises (the promise API), by a promise settled in such an event.
@@ -41,12 +41,20 @@ const C = fs.constants;
 export const FD_BASE = 1000;
 const STAT_FIELDS = 18;
 const NS_PER_S = 1_000_000_000n;
-/** The process's umask, read (and put back) once: reading it without setting it is deprecated. */
-const UMASK = (() => {
-  const mask = process.umask(0o022);
-  process.umask(mask);
-  return mask;
-})();
+/**
+ * The process's umask, applied to the mode of what a host creates, as the kernel applies it.
+ * Read by setting it and putting it back (reading it alone is deprecated, DEP0139); a worker
+ * thread may do neither, and gets the usual 022.
+ */
+function umask(): number {
+  try {
+    const mask = process.umask(0o022);
+    process.umask(mask);
+    return mask;
+  } catch {
+    return 0o022;
+  }
+}
 
 const lower: LowerFs = {
   stat(abs) {
@@ -207,8 +215,26 @@ function pathText(value: unknown): string {
   return String(value);
 }
 
+/**
+ * The path as the kernel gets it, made absolute against the working directory but not
+ * normalised: the disk resolves '.', '..' and a trailing '/' component by component, as the
+ * kernel does. The empty path stays empty (ENOENT).
+ */
 function absolute(value: unknown): string {
-  return nodePath.resolve(pathText(value));
+  const text = pathText(value);
+  if (text === '' || text.startsWith('/')) return text;
+  return `${process.cwd()}/${text}`;
+}
+
+/** Kernel file systems that are no disk: their paths go to Node as they are. */
+const NOT_A_DISK = ['/dev', '/proc', '/sys'];
+
+function onNoDisk(value: unknown): boolean {
+  if (typeof value !== 'string' && !(value instanceof Uint8Array)) return false;
+  const text = pathText(value);
+  if (text === '') return false;
+  const normal = nodePath.resolve(text);
+  return NOT_A_DISK.some((root) => normal === root || normal.startsWith(`${root}/`));
 }
 
 function positionOf(value: unknown): number | undefined {
@@ -261,7 +287,7 @@ type Operation = (host: Host, disk: Disk, args: unknown[]) => unknown;
 
 function openFile(host: Host, disk: Disk, pathArg: unknown, flags: number, mode: number): number {
   const given = pathText(pathArg);
-  const node = onDisk(() => disk.open(absolute(pathArg), flags, mode & ~UMASK, C as any), given);
+  const node = onDisk(() => disk.open(absolute(pathArg), flags, mode & ~umask(), C as any), given);
   const access = flags & 3;
   return allocate(host, {
     node,
@@ -288,16 +314,24 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
   const file = fileOf(host, fd, 'write');
   if (!file.writable) fail('EBADF', 'write');
   const node = file.node as FileNode;
-  const at = file.append ? node.size : positionOf(position);
-  node.write(at ?? file.position, bytes);
-  if (at === undefined || file.append) file.position = (at ?? file.position) + bytes.length;
+  const given = positionOf(position);
+  // O_APPEND writes at the end, also a positioned write (which, as pwrite, leaves the offset).
+  const at = file.append ? node.size : (given ?? file.position);
+  node.write(at, bytes);
+  if (given === undefined) file.position = at + bytes.length;
   disk.modified(node);
   if (file.sync) node.sync();
   return bytes.length;
 }
 
+/** The bytes of any ArrayBufferView (a Float64Array or a DataView too: lib counts in bytes). */
+function bytesOf(view: unknown): Uint8Array {
+  const v = view as ArrayBufferView;
+  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
 function views(list: unknown): Uint8Array[] {
-  return (list as ArrayBufferView[]).map((v) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+  return (list as ArrayBufferView[]).map(bytesOf);
 }
 
 /** What `throwIfNoEntry: false` lets pass as "no entry": ENOTDIR too since Node 22. */
@@ -330,16 +364,75 @@ function copyFile(disk: Disk, args: unknown[]): void {
     }, pathText(from), pathText(to));
   const source = step(() => disk.resolve(absolute(from), 'copyfile'));
   if (source.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
-  const flags = C.O_WRONLY | C.O_CREAT | C.O_TRUNC | ((Number(mode) & C.COPYFILE_EXCL) !== 0 ? C.O_EXCL : 0);
+  // A simulated disk cannot clone extents (as ext4 cannot): FICLONE_FORCE fails, FICLONE copies.
+  if ((Number(mode) & C.COPYFILE_FICLONE_FORCE) === C.COPYFILE_FICLONE_FORCE) fail('ENOTSUP', 'copyfile', pathText(from), pathText(to));
+  const flags = C.O_WRONLY | C.O_CREAT | ((Number(mode) & C.COPYFILE_EXCL) !== 0 ? C.O_EXCL : 0);
   const target = step(() => disk.open(absolute(to), flags, source.meta.mode & 0o7777, C as any));
+  // libuv checks for the same file before it truncates: copying a file onto itself changes nothing.
   if (target === source) return;
   if (target.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
   target.truncate(0);
   target.write(0, source.data.subarray(0, source.size));
+  target.meta.mode = (target.meta.mode & ~0o7777) | (source.meta.mode & 0o7777);
   disk.modified(target);
 }
 
 const RANDOM_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/**
+ * Whether this process may access an entry with `stat` in `wanted` ways (R_OK 4, W_OK 2, X_OK 1),
+ * as access(2) decides: root may read and write anything, and execute what has an execute bit
+ * (any directory); others get the owner's, the group's or everyone's bits.
+ */
+function permits(stat: DiskStat, wanted: number): boolean {
+  const uid = process.getuid?.() ?? 0;
+  const isDir = (stat.mode & 0o170000) === 0o040000;
+  if (uid === 0) return (wanted & C.X_OK) === 0 || isDir || (stat.mode & 0o111) !== 0;
+  const bits = stat.uid === uid ? (stat.mode >> 6) & 7 : stat.gid === (process.getgid?.() ?? 0) ? (stat.mode >> 3) & 7 : stat.mode & 7;
+  return (bits & wanted) === wanted;
+}
+
+/**
+ * mkdir -p the way Node's MKDirpSync does it on the path string: try the whole path, on ENOENT
+ * its parent (the path cut at its last '/'), and so on back, then forward again. Returns the
+ * first directory made, as the program wrote it, or undefined when there was none to make.
+ */
+function mkdirp(disk: Disk, given: string, mode: number): string | undefined {
+  const base = absolute(given);
+  // A made directory as the program wrote its path (a prefix of it; relative stays relative).
+  const shown = (raw: string): string => raw.slice(base.length - given.length);
+  const stack = [base];
+  let first: string | undefined;
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    try {
+      disk.mkdir(next, mode);
+      first ??= next;
+      continue;
+    } catch (error) {
+      if (!(error instanceof DiskError)) throw error;
+      if (error.code === 'ENOENT') {
+        const parent = next.slice(0, next.lastIndexOf('/'));
+        if (parent !== next && parent !== '') {
+          stack.push(next, parent);
+          continue;
+        }
+        if (stack.length === 0) throw new DiskError('EEXIST', 'mkdir');
+        continue;
+      }
+      if (error.code !== 'EEXIST') throw error;
+      let stat: DiskStat;
+      try {
+        stat = disk.stat(next, 'mkdir');
+      } catch (cause) {
+        if (cause instanceof DiskError) throw new DiskError(cause.code, 'mkdir');
+        throw cause;
+      }
+      if ((stat.mode & 0o170000) !== 0o040000) throw new DiskError(stack.length > 0 ? 'ENOTDIR' : 'EEXIST', 'mkdir');
+    }
+  }
+  return first === undefined ? undefined : shown(first);
+}
 
 /**
  * The binding functions the disk serves, by name; the number is how many leading arguments are
@@ -356,7 +449,7 @@ const OPERATIONS: Record<string, [number, Operation]> = {
       return undefined;
     },
   ],
-  read: [5, (host, _disk, [fd, buffer, offset, length, position]) => readInto(host, fd as number, buffer as Uint8Array, Number(offset), Number(length), position)],
+  read: [5, (host, _disk, [fd, buffer, offset, length, position]) => readInto(host, fd as number, bytesOf(buffer), Number(offset), Number(length), position)],
   readBuffers: [
     3,
     (host, _disk, [fd, buffers, position]) => {
@@ -412,8 +505,10 @@ const OPERATIONS: Record<string, [number, Operation]> = {
   mkdir: [
     3,
     (_host, disk, [path, mode, recursive]) => {
-      const made = onDisk(() => disk.mkdir(absolute(path), Number(mode) & ~UMASK, recursive === true), pathText(path));
-      return made;
+      const given = pathText(path);
+      if (recursive === true) return onDisk(() => mkdirp(disk, given, Number(mode) & ~umask()), given);
+      onDisk(() => disk.mkdir(absolute(path), Number(mode) & ~umask()), given);
+      return undefined;
     },
   ],
   readdir: [
@@ -426,8 +521,14 @@ const OPERATIONS: Record<string, [number, Operation]> = {
   ],
   access: [
     2,
-    (_host, disk, [path]) => {
-      onDisk(() => disk.stat(absolute(path), 'access'), pathText(path));
+    (_host, disk, [path, mode]) => {
+      const stat = onDisk(() => disk.stat(absolute(path), 'access'), pathText(path));
+      const wanted = mode === undefined ? C.F_OK : Number(mode);
+      if (!(Number.isInteger(wanted) && wanted >= 0 && wanted <= 7)) {
+        // Node checks the mode in C++, before the call: thrown, whatever the call's form.
+        throw Object.assign(new RangeError('mode is out of range: >= 0 && <= 7'), { code: 'ERR_OUT_OF_RANGE' });
+      }
+      if (!permits(stat, wanted)) fail('EACCES', 'access', pathText(path));
       return undefined;
     },
   ],
@@ -469,12 +570,14 @@ const OPERATIONS: Record<string, [number, Operation]> = {
     (host, disk, [prefix, encoding]) => {
       const stream = host.stream('disk:mkdtemp');
       const draw = () => Array.from({ length: 6 }, () => RANDOM_CHARS[stream.int(0, RANDOM_CHARS.length - 1)]).join('');
-      return encode(onDisk(() => disk.mkdtemp(pathText(prefix), draw), pathText(prefix)), encoding);
+      // An error names the template, as Node's does ('prefix' + 'XXXXXX').
+      const made = onDisk(() => disk.mkdtemp(absolute(prefix), draw), `${pathText(prefix)}XXXXXX`);
+      return encode(pathText(prefix) + made.slice(absolute(prefix).length), encoding);
     },
   ],
-  utimes: [3, (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)), atime, mtime)],
-  lutimes: [3, (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime'), pathText(path)), atime, mtime)],
-  futimes: [3, (host, _disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node, atime, mtime)],
+  utimes: [3, (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)), atime, mtime, disk)],
+  lutimes: [3, (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime'), pathText(path)), atime, mtime, disk)],
+  futimes: [3, (host, disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node, atime, mtime, disk)],
   chmod: [2, (_host, disk, [path, mode]) => setMode(onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)), mode)],
   fchmod: [2, (host, _disk, [fd, mode]) => setMode(fileOf(host, fd as number, 'fchmod').node, mode)],
   chown: [3, (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)), uid, gid)],
@@ -549,12 +652,42 @@ class DiskFileHandle {
     this.#fd = -1;
     return fd;
   }
+
+  /** Node 20's readableWebStream() reads a FileHandle natively, as a stream; this one cannot be. */
+  readStart(): never {
+    throw new UnsupportedError(
+      'FileHandle#readableWebStream() on a simulated disk on Node 20',
+      "Node 20 reads it natively; pass { type: 'bytes' } (it then reads through FileHandle#read), or run Node 22 or later",
+    );
+  }
 }
 
-function setTimes(node: Node, atime: unknown, mtime: unknown): undefined {
-  const ns = (seconds: unknown): bigint => BigInt(Math.round(Number(seconds) * 1e9));
-  node.meta.atimeNs = ns(atime);
-  node.meta.mtimeNs = ns(mtime);
+/**
+ * A time in seconds (a double, as lib passes it) in ns, as libuv turns it into a timespec: whole
+ * seconds and the fraction; libuv before Node 24's keeps microseconds only.
+ */
+function timespecNs(time: number): bigint {
+  let seconds = Math.trunc(time);
+  let nanos = Math.trunc((time - seconds) * 1e9);
+  if (NODE_MAJOR < 24) nanos -= nanos % 1000;
+  if (nanos < 0) {
+    seconds -= 1;
+    nanos += 1e9;
+  }
+  return BigInt(seconds) * NS_PER_S + BigInt(nanos);
+}
+
+/** utimes: NaN leaves a time as it is and Infinity sets it to now (UTIME_OMIT, UTIME_NOW). */
+function setTimes(node: Node, atime: unknown, mtime: unknown, disk: Disk): undefined {
+  const set = (value: unknown, current: bigint): bigint => {
+    const time = Number(value);
+    if (Number.isNaN(time)) return current;
+    if (!Number.isFinite(time)) return disk.now();
+    return timespecNs(time);
+  };
+  node.meta.atimeNs = set(atime, node.meta.atimeNs);
+  node.meta.mtimeNs = set(mtime, node.meta.mtimeNs);
+  node.meta.ctimeNs = disk.now();
   return undefined;
 }
 
@@ -594,7 +727,9 @@ const BY_FD = new Set(['close', 'read', 'readBuffers', 'writeBuffer', 'writeBuff
 /** Whether the disk answers binding function `name` called with `args`. */
 export function servesCall(name: string, args: unknown[]): boolean {
   if (BY_FD.has(name)) return isDiskFd(args[0]);
-  if (name === 'readFileUtf8' || name === 'writeFileUtf8') return typeof args[0] !== 'number' || isDiskFd(args[0]);
+  if (typeof args[0] === 'number') return (name === 'readFileUtf8' || name === 'writeFileUtf8') && isDiskFd(args[0]);
+  // /dev/null, /dev/stdout, /proc/self/...: devices and kernel files, not the disk's.
+  if (onNoDisk(args[0])) return false;
   return name in OPERATIONS || name in UNSUPPORTED;
 }
 
@@ -780,7 +915,9 @@ function isCtx(value: unknown): value is Record<string, unknown> {
 export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], marker: unknown, callee: (...args: any[]) => unknown): unknown {
   const unsupported = UNSUPPORTED[name];
   if (unsupported !== undefined) throw unsupportedOnDisk(unsupported, host);
-  const [arity, operation] = OPERATIONS[name]!;
+  const [arity, served] = OPERATIONS[name]!;
+  // A DiskError that no step turned into the program's error (a file grown past the limit).
+  const operation: Operation = (...call) => onDisk(() => served(...call));
   const own = args.slice(0, arity);
   if (marker === undefined) {
     const last = args[args.length - 1];

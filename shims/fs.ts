@@ -119,14 +119,21 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
 
 /**
  * fs functions that reach Node's file system other than through the fs binding (the directory
- * binding, which process.binding does not give out): from a host with a simulated disk they
- * would read the real disk behind its back, so they fail loudly instead. (Watchers are refused
+ * binding, which process.binding does not give out; the Blob binding; cp's C++ copy): from a host
+ * with a simulated disk they would read or write the real disk behind its back, so they fail
+ * loudly instead. (Watchers are refused
  * inside every host: shims/escapes.ts.)
  */
 const BESIDE_THE_BINDING: Array<[object, string, string]> = [
   [fs, 'opendir', 'fs.opendir'],
   [fs, 'opendirSync', 'fs.opendirSync'],
   [fs.promises, 'opendir', 'fs.promises.opendir'],
+  // fs.cp walks directories with opendir, and cpSync copies in C++ on Node 22 and 24.
+  [fs, 'cp', 'fs.cp'],
+  [fs, 'cpSync', 'fs.cpSync'],
+  [fs.promises, 'cp', 'fs.promises.cp'],
+  // A file-backed Blob reads the file natively.
+  [fs, 'openAsBlob', 'fs.openAsBlob'],
 ];
 
 function refusedOnDisk(original: (...args: unknown[]) => unknown, api: string): (...args: unknown[]) => unknown {

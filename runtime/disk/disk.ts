@@ -17,6 +17,7 @@
  * Paths here are absolute and normalised; errors are DiskErrors with the errno code and syscall,
  * to which the fs shim adds the paths as the program wrote them.
  */
+import buffer from 'node:buffer';
 import path from 'node:path';
 
 /** What the lower (real) layer reports of a path it has. */
@@ -66,10 +67,12 @@ export class DiskError extends Error {
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 const BLOCK = 4096;
-/** The device number of every simulated disk ("DS" in ASCII). */
+/** The device number of a simulated disk with no real root under it ("DS" in ASCII). */
 const DISK_DEV = 0x4453;
 
 interface Meta {
+  /** The device: a real entry's own; a new one's is its directory's. */
+  dev: number;
   ino: number;
   mode: number;
   uid: number;
@@ -163,10 +166,13 @@ export class DirNode {
   readonly entries = new Map<string, Node | typeof WHITEOUT>();
   /** True when created here: nothing of the real directory (if any) shows through. */
   opaque: boolean;
+  /** Its link count: 2, plus one per subdirectory (their '..'). */
+  links: number;
 
-  constructor(meta: Meta, opaque: boolean) {
+  constructor(meta: Meta, opaque: boolean, links = 2) {
     this.meta = meta;
     this.opaque = opaque;
+    this.links = links;
   }
 }
 
@@ -174,16 +180,31 @@ export type Node = FileNode | DirNode;
 export const WHITEOUT = Symbol('dst.whiteout');
 
 /** What a path leads to: a node of the upper layer, or a real entry not copied up yet. */
-type Found = { node: Node; parent: DirNode | undefined; lower?: undefined } | { node: undefined; parent: DirNode | undefined; lower: LowerStat };
+type Found = { node: Node; lower?: undefined } | { node: undefined; lower: LowerStat };
 
-function grow(buffer: Buffer, used: number, atLeast: number): Buffer {
-  const bigger = Buffer.alloc(Math.max(atLeast, buffer.length * 2, 64));
-  buffer.copy(bigger, 0, 0, used);
+/** Where a path led: the entry (if any), the directory holding it, its name, its real path. */
+interface Walked {
+  parent: DirNode | undefined;
+  name: string;
+  found: Found | undefined;
+  /** The normalised absolute path of the entry (what the real layer is asked about). */
+  real: string;
+  /** The path ended in '/': it names a directory (or a directory to be made). */
+  trailingSlash: boolean;
+}
+
+/** The largest file a simulated disk holds (it lives in memory, in one Buffer). */
+const FILE_SIZE_MAX = buffer.constants.MAX_LENGTH;
+
+function grow(bytes: Buffer, used: number, atLeast: number): Buffer {
+  if (atLeast > FILE_SIZE_MAX) throw new DiskError('EFBIG', 'write');
+  const bigger = Buffer.alloc(Math.min(FILE_SIZE_MAX, Math.max(atLeast, bytes.length * 2, 64)));
+  bytes.copy(bigger, 0, 0, used);
   return bigger;
 }
 
-function components(abs: string): string[] {
-  return abs.split('/').filter((c) => c !== '');
+function kindOf(found: Found): 'file' | 'dir' | 'other' {
+  return found.node?.kind ?? found.lower!.kind;
 }
 
 export class Disk {
@@ -196,90 +217,115 @@ export class Disk {
     private readonly nowNs: () => bigint,
   ) {
     const rootStat = lower.stat('/');
-    this.root = new DirNode(rootStat === undefined ? this.meta(S_IFDIR | 0o755) : this.copyMeta(rootStat.stat), rootStat === undefined);
+    this.root = new DirNode(rootStat === undefined ? this.meta(S_IFDIR | 0o755, DISK_DEV) : this.copyMeta(rootStat.stat), rootStat === undefined);
   }
 
-  private meta(mode: number): Meta {
+  /** Metadata of a new entry: owned by this process's user and group, as the kernel would make it. */
+  private meta(mode: number, dev: number): Meta {
     const now = this.nowNs();
-    return { ino: this.nextIno++, mode, uid: 0, gid: 0, atimeNs: now, mtimeNs: now, ctimeNs: now, birthtimeNs: now };
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    return { dev, ino: this.nextIno++, mode, uid, gid, atimeNs: now, mtimeNs: now, ctimeNs: now, birthtimeNs: now };
   }
 
   private copyMeta(stat: DiskStat): Meta {
-    const { ino, mode, uid, gid, atimeNs, mtimeNs, ctimeNs, birthtimeNs } = stat;
-    return { ino, mode, uid, gid, atimeNs, mtimeNs, ctimeNs, birthtimeNs };
+    const { dev, ino, mode, uid, gid, atimeNs, mtimeNs, ctimeNs, birthtimeNs } = stat;
+    return { dev, ino, mode, uid, gid, atimeNs, mtimeNs, ctimeNs, birthtimeNs };
   }
 
   /**
-   * Walks to `abs`. Missing components, or a file where a directory is needed, throw ENOENT or
-   * ENOTDIR for `syscall`; the last component may be missing (found is then undefined).
+   * Resolves `raw` (absolute, not normalised) component by component, as the kernel does: every
+   * component before the last must exist and be a directory (ENOENT, ENOTDIR), `..` goes back to
+   * the directory reached before, and a trailing slash after anything but a directory is
+   * ENOTDIR. The last component may be missing (found is then undefined). The empty path is
+   * ENOENT.
    */
-  private walk(abs: string, syscall: string): { parent: DirNode | undefined; name: string; found: Found | undefined } {
-    const parts = components(abs);
-    if (parts.length === 0) return { parent: undefined, name: '', found: { node: this.root, parent: undefined } };
-    let dir: DirNode = this.root;
-    let real = '';
-    for (let i = 0; i < parts.length - 1; i++) {
-      real += '/' + parts[i]!;
-      const next = this.child(dir, parts[i]!, real);
-      if (next === undefined) throw new DiskError('ENOENT', syscall);
-      if (next.node === undefined) {
-        if (next.lower.kind !== 'dir') throw new DiskError('ENOTDIR', syscall);
-        dir = this.materialise(dir, parts[i]!, next.lower);
-      } else if (next.node.kind !== 'dir') {
-        throw new DiskError('ENOTDIR', syscall);
-      } else {
-        dir = next.node;
+  private walk(raw: string, syscall: string): Walked {
+    if (raw === '') throw new DiskError('ENOENT', syscall);
+    const trailingSlash = raw.length > 1 && raw.endsWith('/');
+    const parts = raw.split('/').filter((c) => c !== '');
+    const stack: Array<{ dir: DirNode; name: string }> = [{ dir: this.root, name: '' }];
+    const realOf = (): string => '/' + stack.slice(1).map((e) => e.name).join('/');
+    let last: { name: string; found: Found | undefined } | undefined;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      if (last !== undefined) {
+        // The previous component was looked up as a name: now it must be a directory to go on.
+        if (last.found === undefined) throw new DiskError('ENOENT', syscall);
+        if (kindOf(last.found) !== 'dir') throw new DiskError('ENOTDIR', syscall);
+        const top = stack[stack.length - 1]!.dir;
+        const dir = last.found.node === undefined ? this.materialise(top, last.name, last.found.lower) : (last.found.node as DirNode);
+        stack.push({ dir, name: last.name });
+        last = undefined;
       }
+      if (part === '.') continue;
+      if (part === '..') {
+        if (stack.length > 1) stack.pop();
+        continue;
+      }
+      const dir = stack[stack.length - 1]!.dir;
+      const real = realOf() === '/' ? `/${part}` : `${realOf()}/${part}`;
+      last = { name: part, found: this.child(dir, part, real) };
     }
-    const name = parts[parts.length - 1]!;
-    return { parent: dir, name, found: this.child(dir, name, abs) };
+    if (last === undefined) {
+      // The path ends at a directory already reached ('/', 'a/..', 'a/.').
+      const top = stack[stack.length - 1]!;
+      const parent = stack.length > 1 ? stack[stack.length - 2]!.dir : undefined;
+      return { parent, name: top.name, found: { node: top.dir }, real: realOf(), trailingSlash };
+    }
+    const parentReal = realOf();
+    const real = parentReal === '/' ? `/${last.name}` : `${parentReal}/${last.name}`;
+    if (trailingSlash && last.found !== undefined && kindOf(last.found) !== 'dir') throw new DiskError('ENOTDIR', syscall);
+    return { parent: stack[stack.length - 1]!.dir, name: last.name, found: last.found, real, trailingSlash };
   }
 
-  /** The entry `name` of `dir` (whose real path is `abs` + name). */
-  private child(dir: DirNode, name: string, abs: string): Found | undefined {
+  /** The entry `name` of `dir`, whose real path is `real`. */
+  private child(dir: DirNode, name: string, real: string): Found | undefined {
     const entry = dir.entries.get(name);
     if (entry === WHITEOUT) return undefined;
-    if (entry !== undefined) return { node: entry, parent: dir };
+    if (entry !== undefined) return { node: entry };
     if (dir.opaque) return undefined;
-    const lower = this.lower.stat(abs);
-    return lower === undefined ? undefined : { node: undefined, parent: dir, lower };
+    const lower = this.lower.stat(real);
+    return lower === undefined ? undefined : { node: undefined, lower };
   }
 
   /** Makes the upper-layer directory that stands for a real one (nothing is copied). */
   private materialise(parent: DirNode, name: string, lower: LowerStat): DirNode {
-    const dir = new DirNode(this.copyMeta(lower.stat), false);
+    const dir = new DirNode(this.copyMeta(lower.stat), false, lower.stat.nlink);
     parent.entries.set(name, dir);
     return dir;
   }
 
-  /** Copies a real file up into the upper layer (its contents are durable: they are on disk). */
-  private copyUp(parent: DirNode, name: string, abs: string, lower: LowerStat): Node {
-    if (lower.kind === 'dir') return this.materialise(parent, name, lower);
+  /** Copies a real entry up into the upper layer (a file's contents are durable: they are on disk). */
+  private copyUp(walked: Walked): Node {
+    const { parent, name, found, real } = walked;
+    if (found?.node !== undefined) return found.node;
+    const lower = found!.lower!;
+    if (lower.kind === 'dir') return this.materialise(parent!, name, lower);
     if (lower.kind !== 'file') throw new DiskError('EPERM', 'open');
-    const file = new FileNode(this.copyMeta(lower.stat), this.lower.readFile(abs), true);
-    parent.entries.set(name, file);
+    const file = new FileNode(this.copyMeta(lower.stat), this.lower.readFile(real), true);
+    parent!.entries.set(name, file);
     return file;
   }
 
-  /** The node at `abs`, copied up if it is real; throws ENOENT when there is none. */
-  resolve(abs: string, syscall: string): Node {
-    const { parent, name, found } = this.walk(abs, syscall);
-    if (found === undefined) throw new DiskError('ENOENT', syscall);
-    if (found.node !== undefined) return found.node;
-    return this.copyUp(parent!, name, abs, found.lower);
+  /** The node at `raw`, copied up if it is real; throws ENOENT when there is none. */
+  resolve(raw: string, syscall: string): Node {
+    const walked = this.walk(raw, syscall);
+    if (walked.found === undefined) throw new DiskError('ENOENT', syscall);
+    return this.copyUp(walked);
   }
 
-  stat(abs: string, syscall: string): DiskStat {
-    const { found } = this.walk(abs, syscall);
+  stat(raw: string, syscall: string): DiskStat {
+    const { found } = this.walk(raw, syscall);
     if (found === undefined) throw new DiskError('ENOENT', syscall);
     if (found.node === undefined) return found.lower.stat;
     return this.statOf(found.node);
   }
 
-  /** Whether `abs` exists. */
-  exists(abs: string): boolean {
+  /** Whether `raw` exists (as existsSync answers: no error, just false). */
+  exists(raw: string): boolean {
     try {
-      return this.walk(abs, 'access').found !== undefined;
+      return this.walk(raw, 'access').found !== undefined;
     } catch {
       return false;
     }
@@ -289,9 +335,9 @@ export class Disk {
     const { meta } = node;
     const size = node.kind === 'file' ? node.size : BLOCK;
     return {
-      dev: DISK_DEV,
+      dev: meta.dev,
       mode: meta.mode,
-      nlink: node.kind === 'file' ? node.nlink : 2,
+      nlink: node.kind === 'file' ? node.nlink : node.links,
       uid: meta.uid,
       gid: meta.gid,
       rdev: 0,
@@ -307,36 +353,42 @@ export class Disk {
   }
 
   /**
-   * open(2): the node `abs` names, created as a file with `mode` (the caller applies the umask)
-   * when O_CREAT asks and it does not exist. A real file opened only to read is not copied up:
-   * the node returned is a copy of it that belongs to no directory.
+   * open(2): the node `raw` names, created as a file with `mode` (the caller applies the umask)
+   * when O_CREAT asks and it does not exist. A real file opened is copied up, so every
+   * descriptor of it sees the same contents.
    */
-  open(abs: string, flags: number, mode: number, f: OpenFlags): Node {
-    const { parent, name, found } = this.walk(abs, 'open');
+  open(raw: string, flags: number, mode: number, f: OpenFlags): Node {
+    const walked = this.walk(raw, 'open');
+    const { parent, name, found } = walked;
     if (found === undefined) {
       if ((flags & f.O_CREAT) === 0 || parent === undefined) throw new DiskError('ENOENT', 'open');
+      if (walked.trailingSlash) throw new DiskError('EISDIR', 'open');
       if ((flags & f.O_DIRECTORY) !== 0) throw new DiskError('EINVAL', 'open');
-      const file = new FileNode(this.meta(S_IFREG | (mode & 0o7777)), Buffer.alloc(0), true);
+      const file = new FileNode(this.meta(S_IFREG | (mode & 0o7777), parent.meta.dev), Buffer.alloc(0), true);
       parent.entries.set(name, file);
-      this.touch(parent);
+      this.modified(parent);
       return file;
     }
     if ((flags & f.O_CREAT) !== 0 && (flags & f.O_EXCL) !== 0) throw new DiskError('EEXIST', 'open');
-    const kind = found.node?.kind ?? found.lower!.kind;
+    const kind = kindOf(found);
     const writing = (flags & 3) !== f.O_RDONLY;
     if (kind === 'dir') {
       if (writing || (flags & f.O_CREAT) !== 0) throw new DiskError('EISDIR', 'open');
     } else if ((flags & f.O_DIRECTORY) !== 0) {
       throw new DiskError('ENOTDIR', 'open');
     }
-    // A real file only read stays where it is: this descriptor reads a copy of it.
-    if (found.node === undefined && kind === 'file' && !writing) return new FileNode(this.copyMeta(found.lower!.stat), this.lower.readFile(abs), true);
-    const node = found.node ?? this.copyUp(parent!, name, abs, found.lower!);
-    if (node.kind === 'file' && (flags & f.O_TRUNC) !== 0 && writing && node.size > 0) {
+    const node = this.copyUp(walked);
+    // Linux truncates on O_TRUNC even for a read-only open.
+    if (node.kind === 'file' && (flags & f.O_TRUNC) !== 0 && node.size > 0) {
       node.truncate(0);
       this.modified(node);
     }
     return node;
+  }
+
+  /** Virtual wall time now, in ns. */
+  now(): bigint {
+    return this.nowNs();
   }
 
   /** Marks a file's contents (or a directory's entries) changed now. */
@@ -346,49 +398,30 @@ export class Disk {
     node.meta.ctimeNs = now;
   }
 
-  private touch(dir: DirNode): void {
-    this.modified(dir);
+  /** mkdir(2) (not recursive: the shim runs Node's mkdir -p over this). */
+  mkdir(raw: string, mode: number): void {
+    const { parent, name, found } = this.walk(raw, 'mkdir');
+    if (found !== undefined || parent === undefined) throw new DiskError('EEXIST', 'mkdir');
+    parent.entries.set(name, new DirNode(this.meta(S_IFDIR | (mode & 0o7777), parent.meta.dev), true));
+    parent.links++;
+    this.modified(parent);
   }
 
-  /** mkdir(2); with `recursive`, every missing parent too, returning the first one made. */
-  mkdir(abs: string, mode: number, recursive: boolean): string | undefined {
-    if (!recursive) {
-      const { parent, name, found } = this.walk(abs, 'mkdir');
-      if (found !== undefined || parent === undefined) throw new DiskError('EEXIST', 'mkdir');
-      parent.entries.set(name, new DirNode(this.meta(S_IFDIR | (mode & 0o7777)), true));
-      this.touch(parent);
-      return undefined;
-    }
-    const parts = components(abs);
-    let first: string | undefined;
-    let current = '';
-    for (const part of parts) {
-      current += '/' + part;
-      const { parent, name, found } = this.walk(current, 'mkdir');
-      if (found !== undefined) {
-        const kind = found.node?.kind ?? found.lower!.kind;
-        if (kind !== 'dir') throw new DiskError(current === abs ? 'EEXIST' : 'ENOTDIR', 'mkdir');
-        continue;
-      }
-      parent!.entries.set(name, new DirNode(this.meta(S_IFDIR | (mode & 0o7777)), true));
-      this.touch(parent!);
-      first ??= current;
-    }
-    return first;
+  /** The entries of directory `raw`, sorted by name (a real directory lists in an order of its own). */
+  readdir(raw: string): Array<{ name: string; kind: 'file' | 'dir' | 'other' }> {
+    return this.list(this.walk(raw, 'scandir'));
   }
 
-  /** The names in directory `abs`, sorted (real directories list in an order of their own). */
-  readdir(abs: string): Array<{ name: string; kind: 'file' | 'dir' | 'other' }> {
-    const { found } = this.walk(abs, 'scandir');
+  private list(walked: Walked): Array<{ name: string; kind: 'file' | 'dir' | 'other' }> {
+    const { found, real } = walked;
     if (found === undefined) throw new DiskError('ENOENT', 'scandir');
-    const kind = found.node?.kind ?? found.lower!.kind;
-    if (kind !== 'dir') throw new DiskError('ENOTDIR', 'scandir');
+    if (kindOf(found) !== 'dir') throw new DiskError('ENOTDIR', 'scandir');
     const listed = new Map<string, 'file' | 'dir' | 'other'>();
     const dir = found.node as DirNode | undefined;
     if (dir === undefined || !dir.opaque) {
-      for (const name of this.lower.readdir(abs)) {
+      for (const name of this.lower.readdir(real)) {
         if (dir?.entries.has(name)) continue;
-        const lower = this.lower.stat(path.posix.join(abs, name));
+        const lower = this.lower.stat(path.posix.join(real, name));
         if (lower !== undefined) listed.set(name, lower.kind);
       }
     }
@@ -398,43 +431,45 @@ export class Disk {
     return [...listed.keys()].sort().map((name) => ({ name, kind: listed.get(name)! }));
   }
 
-  unlink(abs: string): void {
-    const { parent, name, found } = this.walk(abs, 'unlink');
+  unlink(raw: string): void {
+    const { parent, name, found } = this.walk(raw, 'unlink');
     if (found === undefined) throw new DiskError('ENOENT', 'unlink');
-    const kind = found.node?.kind ?? found.lower!.kind;
-    if (kind === 'dir') throw new DiskError('EISDIR', 'unlink');
-    this.removeEntry(parent!, name);
+    if (kindOf(found) === 'dir') throw new DiskError('EISDIR', 'unlink');
+    this.removeEntry(parent!, name, 'file');
     if (found.node?.kind === 'file') found.node.nlink--;
   }
 
-  rmdir(abs: string): void {
-    const { parent, name, found } = this.walk(abs, 'rmdir');
+  rmdir(raw: string): void {
+    const walked = this.walk(raw, 'rmdir');
+    const { parent, name, found } = walked;
     if (found === undefined) throw new DiskError('ENOENT', 'rmdir');
-    const kind = found.node?.kind ?? found.lower!.kind;
-    if (kind !== 'dir') throw new DiskError('ENOTDIR', 'rmdir');
+    if (kindOf(found) !== 'dir') throw new DiskError('ENOTDIR', 'rmdir');
     if (parent === undefined) throw new DiskError('EBUSY', 'rmdir');
-    if (this.readdir(abs).length > 0) throw new DiskError('ENOTEMPTY', 'rmdir');
-    this.removeEntry(parent, name);
+    if (/(^|\/)\.\/*$/.test(raw)) throw new DiskError('EINVAL', 'rmdir');
+    if (this.list(walked).length > 0) throw new DiskError('ENOTEMPTY', 'rmdir');
+    this.removeEntry(parent, name, 'dir');
   }
 
-  /** rm -r: `abs` and, for a directory, everything under it. */
-  removeTree(abs: string, syscall: string): void {
-    const { parent, name, found } = this.walk(abs, syscall);
+  /** rm -r: `raw` and, for a directory, everything under it. */
+  removeTree(raw: string, syscall: string): void {
+    const walked = this.walk(raw, syscall);
+    const { parent, name, found } = walked;
     if (found === undefined) throw new DiskError('ENOENT', syscall);
     if (parent === undefined) throw new DiskError('EBUSY', syscall);
-    if ((found.node?.kind ?? found.lower!.kind) === 'dir') {
-      for (const entry of this.readdir(abs)) this.removeTree(path.posix.join(abs, entry.name), syscall);
+    if (kindOf(found) === 'dir') {
+      for (const entry of this.list(walked)) this.removeTree(path.posix.join(walked.real, entry.name), syscall);
     } else if (found.node?.kind === 'file') {
       found.node.nlink--;
     }
-    this.removeEntry(parent, name);
+    this.removeEntry(parent, name, kindOf(found));
   }
 
   /** Removes `name` from `parent`: a whiteout hides the real entry of the same name, if any. */
-  private removeEntry(parent: DirNode, name: string): void {
+  private removeEntry(parent: DirNode, name: string, kind: 'file' | 'dir' | 'other'): void {
+    if (kind === 'dir') parent.links--;
     if (parent.opaque) parent.entries.delete(name);
     else parent.entries.set(name, WHITEOUT);
-    this.touch(parent);
+    this.modified(parent);
   }
 
   rename(from: string, to: string): void {
@@ -442,32 +477,36 @@ export class Disk {
     if (source.found === undefined) throw new DiskError('ENOENT', 'rename');
     const target = this.walk(to, 'rename');
     if (target.parent === undefined || source.parent === undefined) throw new DiskError('EBUSY', 'rename');
-    const kind = source.found.node?.kind ?? source.found.lower!.kind;
-    if (kind === 'dir' && (to + '/').startsWith(from + '/') && to !== from) throw new DiskError('EINVAL', 'rename');
+    const kind = kindOf(source.found);
+    if (kind === 'dir' && (target.real + '/').startsWith(source.real + '/') && target.real !== source.real) throw new DiskError('EINVAL', 'rename');
+    if (kind !== 'dir' && target.found === undefined && target.trailingSlash) throw new DiskError('ENOTDIR', 'rename');
     if (target.found !== undefined) {
-      const targetKind = target.found.node?.kind ?? target.found.lower!.kind;
-      if (from === to) return;
+      // The same entry, or two names of one file: rename does nothing.
+      if (target.real === source.real || (target.found.node !== undefined && target.found.node === source.found.node)) return;
+      const targetKind = kindOf(target.found);
       if (kind === 'dir' && targetKind !== 'dir') throw new DiskError('ENOTDIR', 'rename');
       if (kind !== 'dir' && targetKind === 'dir') throw new DiskError('EISDIR', 'rename');
-      if (targetKind === 'dir' && this.readdir(to).length > 0) throw new DiskError('ENOTEMPTY', 'rename');
+      if (targetKind === 'dir' && this.list(target).length > 0) throw new DiskError('ENOTEMPTY', 'rename');
       if (target.found.node?.kind === 'file') target.found.node.nlink--;
+      if (targetKind === 'dir') target.parent.links--;
     }
-    const node = source.found.node ?? this.copyUpTree(source.parent, source.name, from, source.found.lower!);
-    this.removeEntry(source.parent, source.name);
+    const node = source.found.node ?? this.copyUpTree(source);
+    this.removeEntry(source.parent, source.name, kind);
+    if (kind === 'dir') target.parent.links++;
     target.parent.entries.set(target.name, node);
-    this.touch(target.parent);
+    this.modified(target.parent);
     node.meta.ctimeNs = this.nowNs();
   }
 
   /** Copies a real entry up with everything under it (a directory about to move). */
-  private copyUpTree(parent: DirNode, name: string, abs: string, lower: LowerStat): Node {
-    const node = this.copyUp(parent, name, abs, lower);
+  private copyUpTree(walked: Walked): Node {
+    const node = this.copyUp(walked);
     if (node.kind === 'dir') {
-      for (const name of this.lower.readdir(abs)) {
+      for (const name of this.lower.readdir(walked.real)) {
         if (node.entries.has(name)) continue;
-        const childAbs = path.posix.join(abs, name);
-        const child = this.lower.stat(childAbs);
-        if (child !== undefined) this.copyUpTree(node, name, childAbs, child);
+        const real = path.posix.join(walked.real, name);
+        const lower = this.lower.stat(real);
+        if (lower !== undefined) this.copyUpTree({ parent: node, name, found: { node: undefined, lower }, real, trailingSlash: false });
       }
       node.opaque = true;
     }
@@ -482,16 +521,19 @@ export class Disk {
     if (target.found !== undefined || target.parent === undefined) throw new DiskError('EEXIST', 'link');
     target.parent.entries.set(target.name, node);
     node.nlink++;
-    this.touch(target.parent);
+    this.modified(target.parent);
   }
 
-  /** mkdtemp(3): `prefix` plus six characters from `draw`, created as a directory. */
+  /** mkdtemp(3): `prefix` (absolute) plus six characters from `draw`, made as a directory. */
   mkdtemp(prefix: string, draw: () => string): string {
     for (let attempt = 0; attempt < 100; attempt++) {
       const candidate = prefix + draw();
-      if (!this.exists(path.resolve(candidate))) {
-        this.mkdir(path.resolve(candidate), 0o700, false);
+      try {
+        this.mkdir(candidate, 0o700);
         return candidate;
+      } catch (error) {
+        if (!(error instanceof DiskError)) throw error;
+        if (error.code !== 'EEXIST') throw new DiskError(error.code, 'mkdtemp');
       }
     }
     throw new DiskError('EEXIST', 'mkdtemp');

@@ -138,6 +138,24 @@ describe('simulated disks', function () {
       assert.equal(fs.readFileSync(path.join(dir, 'real-dir', 'inner'), 'utf8'), 'inner');
     });
 
+    it('a real file copied up on open: a reader opened first sees what another descriptor appends', async () => {
+      fs.writeFileSync(path.join(dir, 'app.log'), 'log1\n');
+      const seen = {};
+      const sim = new Sim({ seed: 7, disk: 'simulated' });
+      sim.client('tail', () => {
+        const reader = fs.openSync(path.join(dir, 'app.log'), 'r');
+        const chunk = Buffer.alloc(64);
+        seen.first = chunk.toString('utf8', 0, fs.readSync(reader, chunk, 0, 64, null));
+        fs.appendFileSync(path.join(dir, 'app.log'), 'log2\n');
+        seen.next = chunk.toString('utf8', 0, fs.readSync(reader, chunk, 0, 64, null));
+        seen.size = fs.fstatSync(reader).size;
+        fs.closeSync(reader);
+      });
+      await sim.run();
+      assert.deepEqual(seen, { first: 'log1\n', next: 'log2\n', size: 10 });
+      assert.equal(fs.readFileSync(path.join(dir, 'app.log'), 'utf8'), 'log1\n');
+    });
+
     it('each host has its own disk, and the test runner sees the real one', async () => {
       const seen = {};
       const sim = new Sim({ seed: 4, disk: 'simulated' });
@@ -224,10 +242,17 @@ describe('simulated disks', function () {
         return true;
       });
       assert.equal(fs.existsSync(path.join(dir, 'link')), false);
-      // fs.opendir reads the directory binding, which the disk cannot serve: refused too.
-      const again = new Sim({ seed: 6, disk: 'simulated' });
-      again.client('app', () => fs.opendirSync(dir));
-      await assert.rejects(again.run(), /fs\.opendirSync on a simulated disk \(host "app"\) is not supported/);
+      // fs.opendir reads the directory binding, fs.openAsBlob the Blob binding, fs.cpSync copies
+      // in C++: none of them could see the simulated disk, so they are refused too.
+      for (const [call, api] of [
+        [() => fs.opendirSync(dir), 'fs.opendirSync'],
+        [() => fs.openAsBlob(path.join(dir, 'x')), 'fs.openAsBlob'],
+        [() => fs.cpSync(dir, path.join(dir, 'copy'), { recursive: true }), 'fs.cpSync'],
+      ]) {
+        const again = new Sim({ seed: 6, disk: 'simulated' });
+        again.client('app', call);
+        await assert.rejects(again.run(), new RegExp(`${api.replace('.', '\\.')} on a simulated disk \\(host "app"\\) is not supported`));
+      }
     });
 
     it('rejects a bad disk option with a clear message, in Sim and in scenarios', () => {
