@@ -44,6 +44,11 @@ export interface SimOptions {
 export type DiskMode = 'real' | 'simulated';
 const DISK_MODES: readonly DiskMode[] = ['real', 'simulated'];
 
+/** Whether `value` is a disk mode ('real' or 'simulated'). */
+export function isDiskMode(value: unknown): value is DiskMode {
+  return (DISK_MODES as readonly unknown[]).includes(value);
+}
+
 const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict', 'disk'];
 
 export interface ResolvedOptions {
@@ -144,7 +149,7 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
     throw new UsageError(`Failed to configure simulation: strict must be true or false, got ${String(options.strict)}`);
   }
   const strict = options.strict ?? env.DST_STRICT !== '0';
-  if (options.disk !== undefined && !DISK_MODES.includes(options.disk)) {
+  if (options.disk !== undefined && !isDiskMode(options.disk)) {
     throw new UsageError(`Failed to configure simulation: disk must be ${DISK_MODES.map((m) => `'${m}'`).join(' or ')}, got ${JSON.stringify(options.disk)}`);
   }
   const disk = options.disk ?? envDiskMode(env);
@@ -155,10 +160,10 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
 export function envDiskMode(env: NodeJS.ProcessEnv): DiskMode {
   const text = env.DST_DISK;
   if (text === undefined || text === '') return 'real';
-  if (!(DISK_MODES as readonly string[]).includes(text)) {
+  if (!isDiskMode(text)) {
     throw new UsageError(`Failed to parse DST_DISK: ${JSON.stringify(text)} is not a disk mode (use DST_DISK=simulated or DST_DISK=real)`);
   }
-  return text as DiskMode;
+  return text;
 }
 
 /** Names the zone database gives UTC: a replay needs no TZ then. */

@@ -170,7 +170,6 @@ function fail(code: string, syscall: string, path?: string, dest?: string): neve
 
 interface OpenFile {
   node: Node;
-  flags: number;
   position: number;
   readable: boolean;
   writable: boolean;
@@ -287,11 +286,10 @@ type Operation = (host: Host, disk: Disk, args: unknown[]) => unknown;
 
 function openFile(host: Host, disk: Disk, pathArg: unknown, flags: number, mode: number): number {
   const given = pathText(pathArg);
-  const node = onDisk(() => disk.open(absolute(pathArg), flags, mode & ~umask(), C as any), given);
+  const node = onDisk(() => disk.open(absolute(pathArg), flags, mode & ~umask(), C), given);
   const access = flags & 3;
   return allocate(host, {
     node,
-    flags,
     position: 0,
     readable: access !== C.O_WRONLY,
     writable: access !== C.O_RDONLY,
@@ -322,6 +320,25 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
   disk.modified(node);
   if (file.sync) node.sync();
   return bytes.length;
+}
+
+/** The rest of the file behind `fd`, from its position (which moves past it): what readFile reads. */
+function readRest(host: Host, fd: number): Buffer {
+  const { node, position } = fileOf(host, fd, 'read');
+  const rest = Buffer.alloc(node.kind === 'file' ? Math.max(0, node.size - position) : 0);
+  readInto(host, fd, rest, 0, rest.length, undefined);
+  return rest;
+}
+
+/** Runs `use` on the descriptor `pathOrFd`, or on one opened for the path and closed after. */
+function withFile<T>(host: Host, disk: Disk, pathOrFd: unknown, flags: number, mode: number, use: (fd: number) => T): T {
+  if (typeof pathOrFd === 'number') return use(pathOrFd);
+  const fd = openFile(host, disk, pathOrFd, flags, mode);
+  try {
+    return use(fd);
+  } finally {
+    tableOf(host).delete(fd);
+  }
 }
 
 /** The bytes of any ArrayBufferView (a Float64Array or a DataView too: lib counts in bytes). */
@@ -367,7 +384,7 @@ function copyFile(disk: Disk, args: unknown[]): void {
   // A simulated disk cannot clone extents (as ext4 cannot): FICLONE_FORCE fails, FICLONE copies.
   if ((Number(mode) & C.COPYFILE_FICLONE_FORCE) === C.COPYFILE_FICLONE_FORCE) fail('ENOTSUP', 'copyfile', pathText(from), pathText(to));
   const flags = C.O_WRONLY | C.O_CREAT | ((Number(mode) & C.COPYFILE_EXCL) !== 0 ? C.O_EXCL : 0);
-  const target = step(() => disk.open(absolute(to), flags, source.meta.mode & 0o7777, C as any));
+  const target = step(() => disk.open(absolute(to), flags, source.meta.mode & 0o7777, C));
   // libuv checks for the same file before it truncates: copying a file onto itself changes nothing.
   if (target === source) return;
   if (target.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
@@ -435,183 +452,128 @@ function mkdirp(disk: Disk, given: string, mode: number): string | undefined {
 }
 
 /**
- * The binding functions the disk serves, by name; the number is how many leading arguments are
- * the operation's own (the call form's follow).
+ * The binding functions the disk serves, by name. Each gets the binding call's arguments as
+ * they are (its own first, the call form's after them).
  */
-const OPERATIONS: Record<string, [number, Operation]> = {
-  open: [3, (host, disk, [path, flags, mode]) => openFile(host, disk, path, Number(flags), Number(mode))],
-  openFileHandle: [3, (host, disk, [path, flags, mode]) => new DiskFileHandle(host, openFile(host, disk, path, Number(flags), Number(mode)))],
-  close: [
-    1,
-    (host, _disk, [fd]) => {
-      fileOf(host, fd as number, 'close');
-      tableOf(host).delete(fd as number);
-      return undefined;
-    },
-  ],
-  read: [5, (host, _disk, [fd, buffer, offset, length, position]) => readInto(host, fd as number, bytesOf(buffer), Number(offset), Number(length), position)],
-  readBuffers: [
-    3,
-    (host, _disk, [fd, buffers, position]) => {
-      let at = positionOf(position);
-      let total = 0;
-      for (const view of views(buffers)) {
-        const count = readInto(host, fd as number, view, 0, view.length, at);
-        total += count;
-        if (at !== undefined) at += count;
-        if (count < view.length) break;
-      }
-      return total;
-    },
-  ],
-  writeBuffer: [
-    5,
-    (host, disk, [fd, buffer, offset, length, position]) => {
-      const view = buffer as ArrayBufferView;
-      const bytes = new Uint8Array(view.buffer, view.byteOffset + Number(offset), Number(length));
-      return writeFrom(host, fd as number, bytes, position, disk);
-    },
-  ],
-  writeBuffers: [
-    3,
-    (host, disk, [fd, buffers, position]) => {
-      const bytes = Buffer.concat(views(buffers));
-      return writeFrom(host, fd as number, bytes, position, disk);
-    },
-  ],
-  writeString: [
-    4,
-    (host, disk, [fd, text, position, encoding]) => writeFrom(host, fd as number, Buffer.from(String(text), (encoding as BufferEncoding) ?? 'utf8'), position, disk),
-  ],
-  fsync: [1, (host, _disk, [fd]) => void (fileOf(host, fd as number, 'fsync').node as FileNode).sync?.()],
-  fdatasync: [1, (host, _disk, [fd]) => void (fileOf(host, fd as number, 'fdatasync').node as FileNode).sync?.()],
-  fstat: [2, (host, disk, [fd, bigint]) => statArray(disk.statOf(fileOf(host, fd as number, 'fstat').node), bigint === true)],
-  ftruncate: [
-    2,
-    (host, disk, [fd, length]) => {
-      const file = fileOf(host, fd as number, 'ftruncate');
-      if (!file.writable || file.node.kind !== 'file') fail('EINVAL', 'ftruncate');
-      file.node.truncate(Number(length ?? 0));
-      disk.modified(file.node);
-      return undefined;
-    },
-  ],
-  stat: [2, (_host, disk, args) => statPath(disk, args, 'stat', true)],
-  lstat: [2, (_host, disk, args) => statPath(disk, args, 'lstat', true)],
-  unlink: [1, (_host, disk, [path]) => onDisk(() => disk.unlink(absolute(path)), pathText(path))],
-  rmdir: [1, (_host, disk, [path]) => onDisk(() => disk.rmdir(absolute(path)), pathText(path))],
-  rename: [2, (_host, disk, [from, to]) => onDisk(() => disk.rename(absolute(from), absolute(to)), pathText(from), pathText(to))],
-  link: [2, (_host, disk, [from, to]) => onDisk(() => disk.link(absolute(from), absolute(to)), pathText(from), pathText(to))],
-  mkdir: [
-    3,
-    (_host, disk, [path, mode, recursive]) => {
-      const given = pathText(path);
-      if (recursive === true) return onDisk(() => mkdirp(disk, given, Number(mode) & ~umask()), given);
-      onDisk(() => disk.mkdir(absolute(path), Number(mode) & ~umask()), given);
-      return undefined;
-    },
-  ],
-  readdir: [
-    3,
-    (_host, disk, [path, encoding, withTypes]) => {
-      const entries = onDisk(() => disk.readdir(absolute(path)), pathText(path));
-      const names = entries.map((e) => encode(e.name, encoding));
-      return withTypes === true ? [names, entries.map((e) => DIRENT[e.kind])] : names;
-    },
-  ],
-  access: [
-    2,
-    (_host, disk, [path, mode]) => {
-      const stat = onDisk(() => disk.stat(absolute(path), 'access'), pathText(path));
-      const wanted = mode === undefined ? C.F_OK : Number(mode);
-      if (!(Number.isInteger(wanted) && wanted >= 0 && wanted <= 7)) {
-        // Node checks the mode in C++, before the call: thrown, whatever the call's form.
-        throw Object.assign(new RangeError('mode is out of range: >= 0 && <= 7'), { code: 'ERR_OUT_OF_RANGE' });
-      }
-      if (!permits(stat, wanted)) fail('EACCES', 'access', pathText(path));
-      return undefined;
-    },
-  ],
-  rmSync: [
-    3,
-    (_host, disk, [path, _retries, recursive]) => {
-      // Node 24's rmSync: lib has checked the path (lstat) and the options; a path that is
-      // gone is no error here (only `force` lets lib get this far without one).
-      const abs = absolute(path);
-      if (!disk.exists(abs)) return undefined;
-      if (recursive === true) onDisk(() => disk.removeTree(abs, 'rm'), pathText(path));
-      else onDisk(() => disk.unlink(abs), pathText(path));
-      return undefined;
-    },
-  ],
-  internalModuleStat: [
-    1,
-    (_host, disk, [path]) => {
-      try {
-        return disk.stat(absolute(path), 'stat').mode & 0o040000 ? 1 : 0;
-      } catch (error) {
-        if (error instanceof DiskError) return errnoByCode.get(error.code) ?? -1;
-        throw error;
-      }
-    },
-  ],
-  existsSync: [1, (_host, disk, [path]) => disk.exists(absolute(path))],
-  copyFile: [3, (_host, disk, args) => copyFile(disk, args)],
-  realpath: [
-    2,
-    (_host, disk, [path, encoding]) => {
-      const abs = absolute(path);
-      onDisk(() => disk.stat(abs, 'realpath'), pathText(path));
-      return encode(abs, encoding);
-    },
-  ],
-  mkdtemp: [
-    2,
-    (host, disk, [prefix, encoding]) => {
-      const stream = host.stream('disk:mkdtemp');
-      const draw = () => Array.from({ length: 6 }, () => RANDOM_CHARS[stream.int(0, RANDOM_CHARS.length - 1)]).join('');
-      // An error names the template, as Node's does ('prefix' + 'XXXXXX').
-      const made = onDisk(() => disk.mkdtemp(absolute(prefix), draw), `${pathText(prefix)}XXXXXX`);
-      return encode(pathText(prefix) + made.slice(absolute(prefix).length), encoding);
-    },
-  ],
-  utimes: [3, (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)), atime, mtime, disk)],
-  lutimes: [3, (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime'), pathText(path)), atime, mtime, disk)],
-  futimes: [3, (host, disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node, atime, mtime, disk)],
-  chmod: [2, (_host, disk, [path, mode]) => setMode(onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)), mode)],
-  fchmod: [2, (host, _disk, [fd, mode]) => setMode(fileOf(host, fd as number, 'fchmod').node, mode)],
-  chown: [3, (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)), uid, gid)],
-  lchown: [3, (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'lchown'), pathText(path)), uid, gid)],
-  fchown: [3, (host, _disk, [fd, uid, gid]) => setOwner(fileOf(host, fd as number, 'fchown').node, uid, gid)],
-  readFileUtf8: [
-    2,
-    (host, disk, [pathOrFd, flags]) => {
-      const fd = typeof pathOrFd === 'number' ? pathOrFd : openFile(host, disk, pathOrFd, Number(flags), 0o666);
-      try {
-        const file = fileOf(host, fd, 'read');
-        if (file.node.kind === 'dir') fail('EISDIR', 'read');
-        if (!file.readable) fail('EBADF', 'read');
-        const node = file.node;
-        const text = node.data.toString('utf8', file.position, Math.max(file.position, node.size));
-        file.position = Math.max(file.position, node.size);
-        return text;
-      } finally {
-        if (typeof pathOrFd !== 'number') tableOf(host).delete(fd);
-      }
-    },
-  ],
-  writeFileUtf8: [
-    4,
-    (host, disk, [pathOrFd, data, flags, mode]) => {
-      const fd = typeof pathOrFd === 'number' ? pathOrFd : openFile(host, disk, pathOrFd, Number(flags), Number(mode));
-      try {
-        writeFrom(host, fd, Buffer.from(String(data), 'utf8'), null, disk);
-      } finally {
-        if (typeof pathOrFd !== 'number') tableOf(host).delete(fd);
-      }
-      return undefined;
-    },
-  ],
+const OPERATIONS: Record<string, Operation> = {
+  open: (host, disk, [path, flags, mode]) => openFile(host, disk, path, Number(flags), Number(mode)),
+  openFileHandle: (host, disk, [path, flags, mode]) => new DiskFileHandle(host, openFile(host, disk, path, Number(flags), Number(mode))),
+  close: (host, _disk, [fd]) => {
+    fileOf(host, fd as number, 'close');
+    tableOf(host).delete(fd as number);
+    return undefined;
+  },
+  read: (host, _disk, [fd, buffer, offset, length, position]) => readInto(host, fd as number, bytesOf(buffer), Number(offset), Number(length), position),
+  readBuffers: (host, _disk, [fd, buffers, position]) => {
+    let at = positionOf(position);
+    let total = 0;
+    for (const view of views(buffers)) {
+      const count = readInto(host, fd as number, view, 0, view.length, at);
+      total += count;
+      if (at !== undefined) at += count;
+      if (count < view.length) break;
+    }
+    return total;
+  },
+  writeBuffer: (host, disk, [fd, buffer, offset, length, position]) => {
+    const view = buffer as ArrayBufferView;
+    const bytes = new Uint8Array(view.buffer, view.byteOffset + Number(offset), Number(length));
+    return writeFrom(host, fd as number, bytes, position, disk);
+  },
+  writeBuffers: (host, disk, [fd, buffers, position]) => {
+    const bytes = Buffer.concat(views(buffers));
+    return writeFrom(host, fd as number, bytes, position, disk);
+  },
+  writeString: (host, disk, [fd, text, position, encoding]) => writeFrom(host, fd as number, Buffer.from(String(text), (encoding as BufferEncoding) ?? 'utf8'), position, disk),
+  fsync: (host, _disk, [fd]) => void (fileOf(host, fd as number, 'fsync').node as FileNode).sync?.(),
+  fdatasync: (host, _disk, [fd]) => void (fileOf(host, fd as number, 'fdatasync').node as FileNode).sync?.(),
+  // fstat(fd, bigint, undefined, true): a sync call that answers undefined instead of throwing
+  // (readFileSync's, for its own descriptors).
+  fstat: (host, disk, [fd, bigint, , shouldNotThrow]) => {
+    try {
+      return statArray(disk.statOf(fileOf(host, fd as number, 'fstat').node), bigint === true);
+    } catch (error) {
+      if (shouldNotThrow === true && error instanceof Failure) return undefined;
+      throw error;
+    }
+  },
+  ftruncate: (host, disk, [fd, length]) => {
+    const file = fileOf(host, fd as number, 'ftruncate');
+    if (!file.writable || file.node.kind !== 'file') fail('EINVAL', 'ftruncate');
+    file.node.truncate(Number(length ?? 0));
+    disk.modified(file.node);
+    return undefined;
+  },
+  // The 4th argument: throwIfNoEntry, of sync stat and lstat, and on Node 24 of async stat too.
+  stat: (_host, disk, args) => statPath(disk, args, 'stat', args[3]),
+  lstat: (_host, disk, args) => statPath(disk, args, 'lstat', args[3]),
+  unlink: (_host, disk, [path]) => onDisk(() => disk.unlink(absolute(path)), pathText(path)),
+  rmdir: (_host, disk, [path]) => onDisk(() => disk.rmdir(absolute(path)), pathText(path)),
+  rename: (_host, disk, [from, to]) => onDisk(() => disk.rename(absolute(from), absolute(to)), pathText(from), pathText(to)),
+  link: (_host, disk, [from, to]) => onDisk(() => disk.link(absolute(from), absolute(to)), pathText(from), pathText(to)),
+  mkdir: (_host, disk, [path, mode, recursive]) => {
+    const given = pathText(path);
+    if (recursive === true) return onDisk(() => mkdirp(disk, given, Number(mode) & ~umask()), given);
+    onDisk(() => disk.mkdir(absolute(path), Number(mode) & ~umask()), given);
+    return undefined;
+  },
+  readdir: (_host, disk, [path, encoding, withTypes]) => {
+    const entries = onDisk(() => disk.readdir(absolute(path)), pathText(path));
+    const names = entries.map((e) => encode(e.name, encoding));
+    return withTypes === true ? [names, entries.map((e) => DIRENT[e.kind])] : names;
+  },
+  access: (_host, disk, [path, mode]) => {
+    const stat = onDisk(() => disk.stat(absolute(path), 'access'), pathText(path));
+    const wanted = mode === undefined ? C.F_OK : Number(mode);
+    if (!(Number.isInteger(wanted) && wanted >= 0 && wanted <= 7)) {
+      // Node checks the mode in C++, before the call: thrown, whatever the call's form.
+      throw Object.assign(new RangeError('mode is out of range: >= 0 && <= 7'), { code: 'ERR_OUT_OF_RANGE' });
+    }
+    if (!permits(stat, wanted)) fail('EACCES', 'access', pathText(path));
+    return undefined;
+  },
+  rmSync: (_host, disk, [path, _retries, recursive]) => {
+    // Node 24's rmSync: lib has checked the path (lstat) and the options; a path that is
+    // gone is no error here (only `force` lets lib get this far without one).
+    const abs = absolute(path);
+    if (!disk.exists(abs)) return undefined;
+    if (recursive === true) onDisk(() => disk.removeTree(abs, 'rm'), pathText(path));
+    else onDisk(() => disk.unlink(abs), pathText(path));
+    return undefined;
+  },
+  internalModuleStat: (_host, disk, [path]) => {
+    try {
+      return disk.stat(absolute(path), 'stat').mode & 0o040000 ? 1 : 0;
+    } catch (error) {
+      if (error instanceof DiskError) return errnoByCode.get(error.code) ?? -1;
+      throw error;
+    }
+  },
+  existsSync: (_host, disk, [path]) => disk.exists(absolute(path)),
+  copyFile: (_host, disk, args) => copyFile(disk, args),
+  realpath: (_host, disk, [path, encoding]) => {
+    const abs = absolute(path);
+    onDisk(() => disk.stat(abs, 'realpath'), pathText(path));
+    return encode(abs, encoding);
+  },
+  mkdtemp: (host, disk, [prefix, encoding]) => {
+    const stream = host.stream('disk:mkdtemp');
+    const draw = () => Array.from({ length: 6 }, () => RANDOM_CHARS[stream.int(0, RANDOM_CHARS.length - 1)]).join('');
+    // An error names the template, as Node's does ('prefix' + 'XXXXXX').
+    const made = onDisk(() => disk.mkdtemp(absolute(prefix), draw), `${pathText(prefix)}XXXXXX`);
+    return encode(pathText(prefix) + made.slice(absolute(prefix).length), encoding);
+  },
+  utimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)), atime, mtime, disk),
+  lutimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime'), pathText(path)), atime, mtime, disk),
+  futimes: (host, disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node, atime, mtime, disk),
+  chmod: (_host, disk, [path, mode]) => setMode(onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)), mode),
+  fchmod: (host, _disk, [fd, mode]) => setMode(fileOf(host, fd as number, 'fchmod').node, mode),
+  chown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)), uid, gid),
+  lchown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'lchown'), pathText(path)), uid, gid),
+  fchown: (host, _disk, [fd, uid, gid]) => setOwner(fileOf(host, fd as number, 'fchown').node, uid, gid),
+  readFileUtf8: (host, disk, [pathOrFd, flags]) => withFile(host, disk, pathOrFd, Number(flags), 0o666, (fd) => readRest(host, fd).toString('utf8')),
+  writeFileUtf8: (host, disk, [pathOrFd, data, flags, mode]) =>
+    void withFile(host, disk, pathOrFd, Number(flags), Number(mode), (fd) => writeFrom(host, fd, Buffer.from(String(data), 'utf8'), null, disk)),
 };
 
 /**
@@ -769,17 +731,6 @@ function readFileContextOf(name: string, req: unknown): ReadFileContextLike | un
   return context?.constructor?.name === 'ReadFileContext' ? (context as unknown as ReadFileContextLike) : undefined;
 }
 
-/** The rest of the file behind simulated `fd`, from its position (advanced), as readFile gives it. */
-function readRest(host: Host, fd: number, encoding: BufferEncoding | null | undefined): Buffer | string {
-  const file = fileOf(host, fd, 'read');
-  if (!file.readable) fail('EBADF', 'read');
-  if (file.node.kind === 'dir') fail('EISDIR', 'read');
-  const start = Math.min(file.position, file.node.size);
-  const data = Buffer.from(file.node.data.subarray(start, file.node.size));
-  file.position = file.node.size;
-  return encoding ? data.toString(encoding) : data;
-}
-
 /** Node's AbortError, as fs.readFile passes it when its signal is aborted meanwhile. */
 function abortError(signal: AbortSignal): Error {
   const error = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };
@@ -824,9 +775,7 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
   if (context === undefined) return false;
   const byFd = name === 'fstat';
   let data: Buffer | undefined;
-  let error: Error | undefined;
-  /** Where the error came from: the open (one step) or the reads. */
-  let failedAt: 'open' | 'read' = 'read';
+  let error: (Error & { syscall?: string }) | undefined;
   let size = 0;
   try {
     if (disk === undefined) {
@@ -846,20 +795,11 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
         }
       });
     } else {
-      let fd: number;
-      try {
-        fd = byFd ? (args[0] as number) : openFile(host, disk, args[0], Number(args[1]), Number(args[2]));
-      } catch (cause) {
-        failedAt = 'open';
-        throw cause;
-      }
-      try {
+      data = withFile(host, disk, args[0], Number(args[1]), Number(args[2]), (fd) => {
         const node = fileOf(host, fd, 'fstat').node;
         size = node.kind === 'file' ? node.size : 0;
-        data = readRest(host, fd, undefined) as Buffer;
-      } finally {
-        if (!byFd) tableOf(host).delete(fd);
-      }
+        return readRest(host, fd);
+      });
     }
   } catch (cause) {
     if (cause instanceof Failure) {
@@ -868,7 +808,6 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
       // Made by the sync call: an asynchronous call's error has no stack frames.
       cause.stack = `${cause.name}: ${cause.message}`;
       error = cause;
-      if ((cause as { syscall?: unknown }).syscall === 'open') failedAt = 'open';
     } else {
       throw cause;
     }
@@ -888,8 +827,9 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
       context.callback(null, result);
     }
   };
+  // A failed open is one step; otherwise the open, the fstat, the reads (one, if it failed), the close.
   let steps: number;
-  if (error !== undefined && failedAt === 'open') steps = 1;
+  if (error?.syscall === 'open') steps = 1;
   else steps = (byFd ? 0 : 1) + 1 + (error !== undefined ? 1 : readFileReads(size, available)) + (byFd ? 0 : 1);
   const step = (left: number): void => {
     const call = beginRealCall(host, captureContext('FSREQCALLBACK'));
@@ -915,24 +855,14 @@ function isCtx(value: unknown): value is Record<string, unknown> {
 export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], marker: unknown, callee: (...args: any[]) => unknown): unknown {
   const unsupported = UNSUPPORTED[name];
   if (unsupported !== undefined) throw unsupportedOnDisk(unsupported, host);
-  const [arity, served] = OPERATIONS[name]!;
+  const served = OPERATIONS[name]!;
   // A DiskError that no step turned into the program's error (a file grown past the limit).
-  const operation: Operation = (...call) => onDisk(() => served(...call));
-  const own = args.slice(0, arity);
+  const operation = (): unknown => onDisk(() => served(host, disk, args));
   if (marker === undefined) {
     const last = args[args.length - 1];
-    const ctx = args.length > arity && isCtx(last) ? last : undefined;
+    const ctx = isCtx(last) ? last : undefined;
     try {
-      if (name === 'stat' || name === 'lstat') return statPath(disk, own, name, args[arity + 1]);
-      if (name === 'fstat' && args[arity + 1] === true) {
-        try {
-          return operation(host, disk, own);
-        } catch (error) {
-          if (error instanceof Failure) return undefined;
-          throw error;
-        }
-      }
-      return operation(host, disk, own);
+      return operation();
     } catch (error) {
       if (!(error instanceof Failure)) throw error;
       if (ctx !== undefined) {
@@ -945,10 +875,8 @@ export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], 
     }
   }
   let outcome: { ok: true; value: unknown } | { ok: false; error: Error };
-  // Node 24's asynchronous stat takes throwIfNoEntry after the request.
-  const stat = name === 'stat' && NODE_MAJOR >= 24 ? () => statPath(disk, own, 'stat', args[arity + 1]) : undefined;
   try {
-    outcome = { ok: true, value: stat !== undefined ? stat() : operation(host, disk, own) };
+    outcome = { ok: true, value: operation() };
   } catch (error) {
     if (!(error instanceof Failure)) throw error;
     outcome = { ok: false, error: error.toError(undefined) };

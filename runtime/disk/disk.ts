@@ -98,13 +98,13 @@ export class FileNode {
   /** Names that lead here (a file stays readable through its open fds when it has none). */
   nlink = 1;
 
-  constructor(meta: Meta, contents: Buffer = Buffer.alloc(0), durable = true) {
+  /** A file whose `contents` are durable: a new empty one, or a real one copied up. */
+  constructor(meta: Meta, contents: Buffer = Buffer.alloc(0)) {
     this.meta = meta;
     this.data = Buffer.from(contents);
     this.size = contents.length;
-    this.synced = durable ? Buffer.from(contents) : Buffer.alloc(0);
-    this.syncedSize = durable ? contents.length : 0;
-    if (!durable && contents.length > 0) this.dirtyFrom = 0;
+    this.synced = Buffer.from(contents);
+    this.syncedSize = contents.length;
   }
 
   /** Writes `bytes` at `position` (growing the file, zero-filled, as pwrite does). */
@@ -132,29 +132,33 @@ export class FileNode {
     this.size = length;
   }
 
+  /**
+   * Where the contents readers see and the synced ones begin to differ, or undefined when they
+   * are the same; marks them the same, as the caller is about to make them.
+   */
+  private settle(): number | undefined {
+    if (this.dirtyFrom === Infinity && this.syncedSize === this.size) return undefined;
+    const from = Math.min(this.dirtyFrom, this.size, this.syncedSize);
+    this.dirtyFrom = Infinity;
+    return from;
+  }
+
   /** fsync/fdatasync: what readers see becomes what a power loss leaves. */
   sync(): void {
-    if (this.dirtyFrom === Infinity && this.syncedSize === this.size) return;
-    const from = Math.min(this.dirtyFrom, this.size, this.syncedSize);
+    const from = this.settle();
+    if (from === undefined) return;
     if (this.size > this.synced.length) this.synced = grow(this.synced, this.syncedSize, this.size);
     this.data.copy(this.synced, from, from, this.size);
     this.syncedSize = this.size;
-    this.dirtyFrom = Infinity;
   }
 
   /** A power loss: back to the last synced contents. */
   revert(): void {
-    if (this.dirtyFrom === Infinity && this.syncedSize === this.size) return;
-    const from = Math.min(this.dirtyFrom, this.size, this.syncedSize);
+    const from = this.settle();
+    if (from === undefined) return;
     if (this.syncedSize > this.data.length) this.data = grow(this.data, this.size, this.syncedSize);
     this.synced.copy(this.data, from, from, this.syncedSize);
     this.size = this.syncedSize;
-    this.dirtyFrom = Infinity;
-  }
-
-  /** Bytes written since the last sync (for reports). */
-  get unsynced(): boolean {
-    return this.dirtyFrom !== Infinity || this.syncedSize !== this.size;
   }
 }
 
@@ -244,18 +248,18 @@ export class Disk {
     if (raw === '') throw new DiskError('ENOENT', syscall);
     const trailingSlash = raw.length > 1 && raw.endsWith('/');
     const parts = raw.split('/').filter((c) => c !== '');
-    const stack: Array<{ dir: DirNode; name: string }> = [{ dir: this.root, name: '' }];
-    const realOf = (): string => '/' + stack.slice(1).map((e) => e.name).join('/');
-    let last: { name: string; found: Found | undefined } | undefined;
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i]!;
+    // The directories reached, each with its name and normalised real path.
+    const stack: Array<{ dir: DirNode; name: string; real: string }> = [{ dir: this.root, name: '', real: '/' }];
+    const below = (real: string, name: string): string => (real === '/' ? `/${name}` : `${real}/${name}`);
+    let last: { name: string; found: Found | undefined; real: string } | undefined;
+    for (const part of parts) {
       if (last !== undefined) {
         // The previous component was looked up as a name: now it must be a directory to go on.
         if (last.found === undefined) throw new DiskError('ENOENT', syscall);
         if (kindOf(last.found) !== 'dir') throw new DiskError('ENOTDIR', syscall);
         const top = stack[stack.length - 1]!.dir;
         const dir = last.found.node === undefined ? this.materialise(top, last.name, last.found.lower) : (last.found.node as DirNode);
-        stack.push({ dir, name: last.name });
+        stack.push({ dir, name: last.name, real: last.real });
         last = undefined;
       }
       if (part === '.') continue;
@@ -263,20 +267,18 @@ export class Disk {
         if (stack.length > 1) stack.pop();
         continue;
       }
-      const dir = stack[stack.length - 1]!.dir;
-      const real = realOf() === '/' ? `/${part}` : `${realOf()}/${part}`;
-      last = { name: part, found: this.child(dir, part, real) };
+      const top = stack[stack.length - 1]!;
+      const real = below(top.real, part);
+      last = { name: part, found: this.child(top.dir, part, real), real };
     }
+    const top = stack[stack.length - 1]!;
     if (last === undefined) {
       // The path ends at a directory already reached ('/', 'a/..', 'a/.').
-      const top = stack[stack.length - 1]!;
       const parent = stack.length > 1 ? stack[stack.length - 2]!.dir : undefined;
-      return { parent, name: top.name, found: { node: top.dir }, real: realOf(), trailingSlash };
+      return { parent, name: top.name, found: { node: top.dir }, real: top.real, trailingSlash };
     }
-    const parentReal = realOf();
-    const real = parentReal === '/' ? `/${last.name}` : `${parentReal}/${last.name}`;
     if (trailingSlash && last.found !== undefined && kindOf(last.found) !== 'dir') throw new DiskError('ENOTDIR', syscall);
-    return { parent: stack[stack.length - 1]!.dir, name: last.name, found: last.found, real, trailingSlash };
+    return { parent: top.dir, name: last.name, found: last.found, real: last.real, trailingSlash };
   }
 
   /** The entry `name` of `dir`, whose real path is `real`. */
@@ -303,7 +305,7 @@ export class Disk {
     const lower = found!.lower!;
     if (lower.kind === 'dir') return this.materialise(parent!, name, lower);
     if (lower.kind !== 'file') throw new DiskError('EPERM', 'open');
-    const file = new FileNode(this.copyMeta(lower.stat), this.lower.readFile(real), true);
+    const file = new FileNode(this.copyMeta(lower.stat), this.lower.readFile(real));
     parent!.entries.set(name, file);
     return file;
   }
@@ -364,7 +366,7 @@ export class Disk {
       if ((flags & f.O_CREAT) === 0 || parent === undefined) throw new DiskError('ENOENT', 'open');
       if (walked.trailingSlash) throw new DiskError('EISDIR', 'open');
       if ((flags & f.O_DIRECTORY) !== 0) throw new DiskError('EINVAL', 'open');
-      const file = new FileNode(this.meta(S_IFREG | (mode & 0o7777), parent.meta.dev), Buffer.alloc(0), true);
+      const file = new FileNode(this.meta(S_IFREG | (mode & 0o7777), parent.meta.dev));
       parent.entries.set(name, file);
       this.modified(parent);
       return file;

@@ -1,7 +1,7 @@
 import { SimulationError } from '../failure.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_LATENCY } from '../network/network.js';
-import type { DiskMode } from '../options.js';
+import { type DiskMode, isDiskMode } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { RandomStream } from '../random/stream.js';
 import { Sim } from '../sim.js';
@@ -184,7 +184,7 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   if ((faults.skewJumpPerSecond ?? 0) > 0 && typeof (Sim.prototype as unknown as Record<string, unknown>).setClock !== 'function') {
     throw new UsageError(`${where}: faults.skewJumpPerSecond needs Sim.setClock(name, { skewMs }), which this build of dst-runtime does not have; remove the rate or upgrade dst-runtime`);
   }
-  if (definition.disk !== undefined && definition.disk !== 'real' && definition.disk !== 'simulated') {
+  if (definition.disk !== undefined && !isDiskMode(definition.disk)) {
     throw new UsageError(`${where}: disk must be 'simulated' or 'real', got ${JSON.stringify(definition.disk)}`);
   }
   if (definition.clients !== undefined && !(Array.isArray(definition.clients) && definition.clients.every((c) => typeof c === 'string'))) {
