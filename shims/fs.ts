@@ -26,7 +26,8 @@ import fs from 'node:fs';
 import { realDiskCall } from '../runtime/disk/real.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
-import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall, realCallsInFlight } from './real-work.js';
+import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from './real-work.js';
+import { loadingModules } from './module-hosts.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -54,16 +55,19 @@ function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) =>
 
 /**
  * The host whose asynchronous call this is, or undefined when the call is to be left alone:
- * made outside every host; made while other real work already holds the simulation (a module
- * graph loading: its reads are part of that work, and no event can run meanwhile anyway); or
- * made by Node's module loader itself (its reads of the program's modules), recognised by the
- * loader's frames on the (async) stack with none of the program's own beside them.
+ * made outside every host; made while the host's own module graph is loading (the loader's
+ * reads are part of that work, which already holds the simulation); or made by Node's module
+ * loader itself (its reads of a module imported later), recognised by the loader's frames on the
+ * (async) stack with none of the program's own beside them.
+ *
+ * Whether OTHER real work holds the simulation does not matter: a module host's top-level code
+ * runs while the next host's graph loads, or while Node's loader thread has a message of its own
+ * in flight, and its calls must be held all the same (they were left alone, once, when any hold
+ * was up, and completed at a real, machine-dependent moment: issue 20, item 1).
  */
 function holderOf(): Host | undefined {
   const host = currentHost();
-  if (host === undefined) return undefined;
-  const world = host.world;
-  if (world.realWorkHolds > realCallsInFlight(world)) return undefined;
+  if (host === undefined || loadingModules(host)) return undefined;
   const text = captureStack(holderOf, 40).stack ?? '';
   if (!text.includes('node:internal/modules/')) return host;
   // The loader on the stack: its own read unless the program's code is there too (a module's

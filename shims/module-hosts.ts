@@ -117,9 +117,24 @@ export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
     // the ESM loader's cache, which is keyed by URL and never emptied.
     const url = `${pathToFileURL(filename).href}?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}`;
     const loading = import(url);
-    modules.release = host.world.waitForRealWork(loading);
+    const release = host.world.waitForRealWork(loading);
+    modules.release = release;
+    const settled = (): void => {
+      if (modules.release === release) modules.release = undefined;
+    };
+    loading.then(settled, settled);
     return loading;
   };
+}
+
+/**
+ * Whether `host`'s module graph is loading: its main was imported and none of its modules has
+ * started to evaluate yet. Real work started meanwhile in its context is the loader's own (its
+ * reads of the program's files), which the simulation must not wait for: the host's load already
+ * holds it, and a held read's completion could only run after that hold ends.
+ */
+export function loadingModules(host: Host): boolean {
+  return hostModules.get(host)?.release !== undefined;
 }
 
 function modulesOf(host: Host | undefined): HostModules | undefined {
