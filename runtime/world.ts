@@ -141,6 +141,19 @@ export function noteUserAsyncStores(): void {
 }
 
 const KIND_NET = EVENT_KIND_CODE.net;
+const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
+
+/**
+ * Clock reads one event may make (its synchronous code and the ticks and microtasks drained after
+ * it) while time stands still. A program that reads the clock more often than this in one event
+ * is waiting for time to pass (`while (performance.now() < t0 + 30);`, as Node's own
+ * test-timers-immediate-queue does): each further read takes SPIN_NS_PER_READ of the host's CPU
+ * time, so the wait ends, deterministically, and the host's other events run late by as much,
+ * as after a busy loop in Node.
+ */
+export const CLOCK_READS_FROZEN = 10_000;
+/** Virtual CPU time one clock read takes past CLOCK_READS_FROZEN in one event (1 µs). */
+export const SPIN_NS_PER_READ = 1_000;
 
 /** An entry of a paused host, taken out of the queue, with the seq it was queued under. */
 interface Parked {
@@ -183,8 +196,26 @@ export class World {
   private readonly fireCurrent = (): void => {
     this.current![kFire]();
   };
-  /** Entries of paused hosts, in the order they came due. */
+  /** Entries of paused or stalled hosts, in the order they came due. */
   private parked: Parked[] = [];
+  /**
+   * Entries of hosts whose stall has ended, in the order they came due: they were due before
+   * the instant the stall ended, so they run then, before the queue's entries of that instant.
+   */
+  private ready: Parked[] = [];
+  /** The earliest instant a stalled host's stall ends (Infinity when no host is stalled). */
+  private wakeNs = Infinity;
+  /** Clock reads since the current event started (see CLOCK_READS_FROZEN). */
+  private clockReads = 0;
+  /** CPU time the current event's code has spun reading the clock (see SPIN_NS_PER_READ). */
+  private spinNs = 0;
+  /** The host whose clock reads spun. */
+  private spinHost: Host | undefined;
+  /**
+   * The kind of the event whose code runs now (it stays set for the ticks and microtasks after
+   * it); -1 before the first event (a register-mode program's top level).
+   */
+  private eventKind = -1;
   /** The host of the last event run; unhandled rejections are attributed to it. */
   lastHost: Host | undefined;
 
@@ -293,6 +324,33 @@ export class World {
   private runningHost: Host | undefined = undefined;
   private runningAsyncId = -1;
 
+  /**
+   * Virtual time as `host`'s code reads it now: the current instant, plus the CPU time this event
+   * has spent spinning on the clock (see CLOCK_READS_FROZEN). Every clock a host reads (Date,
+   * performance.now, hrtime, uptime) comes through here.
+   */
+  clockNowNs(host: Host): number {
+    if (++this.clockReads > CLOCK_READS_FROZEN) {
+      this.spinNs += SPIN_NS_PER_READ;
+      this.spinHost = host;
+    }
+    return this.nowNs + this.spinNs;
+  }
+
+  /** The CPU time `host`'s code has spent spinning on the clock in the current event (see clockNowNs). */
+  spinningNs(host: Host): number {
+    return this.spinHost === host ? this.spinNs : 0;
+  }
+
+  /**
+   * The instant work scheduled now counts from: the current instant, or, inside code that has
+   * spun on the clock, the instant that code has reached (its timers count from there, as in
+   * Node, where a timer armed after a busy loop is due its delay after the loop).
+   */
+  get scheduleNowNs(): number {
+    return this.nowNs + this.spinNs;
+  }
+
   /** The host whose code is running now (undefined: the test runner, in library mode). */
   currentHost(): Host | undefined {
     if (executionAsyncId() === this.runningAsyncId) return this.runningHost;
@@ -397,6 +455,7 @@ export class World {
     this.refs -= host.refs;
     host.refs = 0;
     if (this.parked.length > 0) this.parked = this.parked.filter((p) => p.host !== host);
+    if (this.ready.length > 0) this.ready = this.ready.filter((p) => p.host !== host);
     if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
     for (const listener of this.hostDownListeners) listener(host, how);
     this.releaseNative(host);
@@ -435,6 +494,8 @@ export class World {
     const host = this.requireHost(name, 'resume');
     if (!host.paused) return;
     host.paused = false;
+    // A host still stalled stays parked; its stall's end brings its events back.
+    if (host.stalledUntilNs > this.nowNs) return;
     // Deferred events run now, in their original order (each keeps its ref). One cancelled or
     // re-armed meanwhile has another seq by now: it stays dropped.
     const parked = this.parked;
@@ -450,6 +511,65 @@ export class World {
       this.queue.push(p.entry, this.nowNs, seq);
     }
     if (!this.stopped) this.driver.kick();
+  }
+
+  /**
+   * Stalls a host until virtual time `untilNs` (a GC pause, a descheduled VM, a busy loop): none
+   * of its events runs before then; those that come due meanwhile run at `untilNs`, late, in the
+   * order they came due and before the host's events due at that instant. Unlike pause(), a stall
+   * ends by itself. A longer stall of a stalled host extends it; a shorter one changes nothing.
+   */
+  stall(host: Host, untilNs: number): void {
+    if (!(untilNs > this.nowNs) || host.state !== 'running' || untilNs <= host.stalledUntilNs) return;
+    host.stalledUntilNs = untilNs;
+    if (untilNs < this.wakeNs) this.wakeNs = untilNs;
+    if (!this.stopped) this.driver.kick();
+  }
+
+  /** Ends the stalls due by now: their hosts' parked entries become ready, in order. */
+  private wakeStalled(): void {
+    let wakeNs = Infinity;
+    const woken = new Set<Host>();
+    for (const host of this.hosts) {
+      if (host.stalledUntilNs === 0) continue;
+      if (host.stalledUntilNs <= this.nowNs) {
+        host.stalledUntilNs = 0;
+        if (!host.paused) woken.add(host);
+      } else if (host.stalledUntilNs < wakeNs) wakeNs = host.stalledUntilNs;
+    }
+    this.wakeNs = wakeNs;
+    if (woken.size === 0) return;
+    const parked = this.parked;
+    this.parked = [];
+    for (const p of parked) (woken.has(p.host) ? this.ready : this.parked).push(p);
+  }
+
+  /**
+   * Where in a spin an entry queued now counts from. Node arms timers from the loop time it
+   * refreshes, so after a busy loop a timer is due its delay after the loop. An immediate queued
+   * by a timer, an I/O callback or anything but an immediate runs in the check phase of the same
+   * loop turn, before the timers that came due during the loop: it counts from the event's start.
+   * One queued by an immediate (or a program's top level) waits for the next turn, after them.
+   */
+  private spinFor(entry: QueueEntry): number {
+    const inCheckPhase = this.eventKind === KIND_IMMEDIATE || this.eventKind === -1;
+    return entry[kKind] === KIND_IMMEDIATE && !inCheckPhase ? 0 : this.spinNs;
+  }
+
+  /**
+   * Called before each event: the clock reads of the last one start again from zero, and if its
+   * code spun on the clock, its host was busy for that long (its CPU time, and a stall: its other
+   * events run late, as after a busy loop in Node).
+   */
+  private endSpin(): void {
+    this.clockReads = 0;
+    const spinNs = this.spinNs;
+    if (spinNs === 0) return;
+    this.spinNs = 0;
+    const host = this.spinHost!;
+    this.spinHost = undefined;
+    host.spunNs += spinNs;
+    this.stall(host, this.nowNs + spinNs);
   }
 
   requireHost(name: string, verb: string): Host {
@@ -480,7 +600,7 @@ export class World {
   ): SimEvent {
     // Checked without building the message on the hot path.
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
-    const timeNs = this.nowNs + delayNs;
+    const timeNs = this.nowNs + this.spinNs + delayNs;
     const seq = ++this.seq;
     const event = new SimEvent(timeNs, seq, host, kind, fn, thisArg, ref, scope);
     if (host.state !== 'running') {
@@ -511,7 +631,7 @@ export class World {
     }
     entry[kSeq] = seq;
     if (this.captureSites && entry[kSite] === undefined) entry[kSite] = captureSite();
-    this.queue.push(entry, this.nowNs + delayNs, seq);
+    this.queue.push(entry, this.nowNs + (this.spinNs === 0 ? 0 : this.spinFor(entry)) + delayNs, seq);
     this.kickSoon();
     return true;
   }
@@ -522,7 +642,7 @@ export class World {
    * while the host is paused (a stalled machine answers nothing).
    */
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent {
-    const timeNs = this.nowNs + Math.max(0, Math.round(delayNs));
+    const timeNs = this.nowNs + this.spinNs + Math.max(0, Math.round(delayNs));
     const seq = ++this.seq;
     const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
     this.queue.push(event, timeNs, seq);
@@ -569,7 +689,7 @@ export class World {
   pendingEntries(host: Host): QueueEntry[] {
     const out: QueueEntry[] = [];
     for (const { entry } of this.queue.snapshot()) if (entry[kHost] === host) out.push(entry);
-    for (const p of this.parked) if (p.host === host && p.entry[kSeq] === p.seq) out.push(p.entry);
+    for (const p of [...this.ready, ...this.parked]) if (p.host === host && p.entry[kSeq] === p.seq) out.push(p.entry);
     const current = this.current;
     if (current !== undefined && current[kHost] === host && !out.includes(current)) out.push(current);
     return out;
@@ -650,6 +770,7 @@ export class World {
   }
 
   private next(): QueueEntry | undefined {
+    if (this.clockReads !== 0) this.endSpin();
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
       if (this.clientsTotal > 0 && this.clientsPending === 0) {
@@ -660,7 +781,18 @@ export class World {
         this.quiesce();
         return undefined;
       }
+      if (this.ready.length > 0) {
+        const event = this.nextReady();
+        if (event !== undefined) return event;
+        continue;
+      }
       const event = this.queue.peek();
+      if (this.wakeNs !== Infinity && (event === undefined || this.queue.firstTimeNs >= this.wakeNs)) {
+        // A stall ends before the next queued instant: time moves to its end.
+        if (!this.advanceTo(this.wakeNs)) return undefined;
+        this.wakeStalled();
+        continue;
+      }
       if (event === undefined) {
         // Ref'd handles remain (a listening server, a paused host) but nothing is scheduled.
         // In library mode nothing outside the simulation may wake it: the run is over.
@@ -678,44 +810,68 @@ export class World {
         this.queue.pop();
         continue;
       }
-      if (host.paused) {
+      const timeNs = this.queue.firstTimeNs;
+      if (host.paused || host.stalledUntilNs > timeNs) {
         this.queue.pop();
         this.parked.push({ host, entry: event, seq: event[kSeq] });
         continue;
       }
-      const timeNs = this.queue.firstTimeNs;
-      if (timeNs > this.nowNs) {
-        if (this.options.durationNs !== undefined && timeNs > this.options.durationNs) {
-          this.nowNs = this.options.durationNs;
-          this.finish('duration');
-          return undefined;
-        }
-        if (timeNs > this.options.timeLimitNs) {
-          this.nowNs = this.options.timeLimitNs;
-          this.limitTripped(
-            `virtual time limit of ${formatTimeNs(this.options.timeLimitNs)} reached with work still pending ` +
-              `(set DST_TIME_LIMIT or the timeLimitMs option to allow more)`,
-          );
-          return undefined;
-        }
-        if (timeNs >= this.timeWatchNs) this.watchCulprits();
-        this.nowNs = timeNs;
-      }
+      if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
       this.queue.pop();
-      if (event[kRef]) {
-        host.refs--;
-        this.refs--;
-      }
-      if (this.eventsRun >= this.options.eventsMax) {
-        this.limitTripped(
-          `event limit of ${this.options.eventsMax.toLocaleString('en-US')} events reached ` +
-            `(set DST_EVENT_LIMIT or the eventsMax option to allow more)`,
-        );
-        return undefined;
-      }
-      if (this.eventsRun === this.eventsWatch) this.watchCulprits();
-      return event;
+      return this.taken(event);
     }
+  }
+
+  /** The next entry of a host whose stall ended, if it is still live (undefined: try again). */
+  private nextReady(): QueueEntry | undefined {
+    const { host, entry, seq } = this.ready.shift()!;
+    if (entry[kSeq] !== seq || host.state !== 'running') return undefined;
+    if (host.paused || host.stalledUntilNs > this.nowNs) {
+      this.parked.push({ host, entry, seq });
+      return undefined;
+    }
+    return this.taken(entry);
+  }
+
+  /**
+   * Moves virtual time forward to `timeNs`, unless the run's budget or its time limit ends first
+   * (then the run stops and this returns false).
+   */
+  private advanceTo(timeNs: number): boolean {
+    if (timeNs <= this.nowNs) return true;
+    if (this.options.durationNs !== undefined && timeNs > this.options.durationNs) {
+      this.nowNs = this.options.durationNs;
+      this.finish('duration');
+      return false;
+    }
+    if (timeNs > this.options.timeLimitNs) {
+      this.nowNs = this.options.timeLimitNs;
+      this.limitTripped(
+        `virtual time limit of ${formatTimeNs(this.options.timeLimitNs)} reached with work still pending ` +
+          `(set DST_TIME_LIMIT or the timeLimitMs option to allow more)`,
+      );
+      return false;
+    }
+    if (timeNs >= this.timeWatchNs) this.watchCulprits();
+    this.nowNs = timeNs;
+    return true;
+  }
+
+  /** Accounts for an entry leaving the queue to run now; undefined when the event limit stops the run. */
+  private taken(event: QueueEntry): QueueEntry | undefined {
+    if (event[kRef]) {
+      event[kHost].refs--;
+      this.refs--;
+    }
+    if (this.eventsRun >= this.options.eventsMax) {
+      this.limitTripped(
+        `event limit of ${this.options.eventsMax.toLocaleString('en-US')} events reached ` +
+          `(set DST_EVENT_LIMIT or the eventsMax option to allow more)`,
+      );
+      return undefined;
+    }
+    if (this.eventsRun === this.eventsWatch) this.watchCulprits();
+    return event;
   }
 
   /** Runs an entry next() returned; it is due now (its instant is nowNs). */
@@ -723,8 +879,10 @@ export class World {
     const n = ++this.eventsRun;
     this.current = event;
     const host = event[kHost];
+    host.eventsRun++;
     this.lastHost = host;
     const kind = event[kKind];
+    this.eventKind = kind;
     const fp = this.fingerprint;
     fp.mixInt(this.nowNs);
     fp.mix(host.index);
@@ -917,6 +1075,7 @@ export class World {
     this.driver.stop();
     this.queue.clear();
     this.parked = [];
+    this.ready = [];
     this.releaseNative(undefined);
     this.trace?.close();
   }

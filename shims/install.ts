@@ -27,6 +27,7 @@ import { zlibShim } from './zlib.js';
 import { wasmShim } from './wasm.js';
 import { blobShim } from './blob.js';
 import { httpShim } from './http.js';
+import { machineShim } from './machine.js';
 import { mathShim } from './math.js';
 import { messagingShim } from './messaging.js';
 import { moduleHostsShim } from './module-hosts.js';
@@ -49,6 +50,7 @@ export const SHIMS: readonly Shim[] = [
   clockInternalsShim,
   performanceShim,
   processClockShim,
+  machineShim,
   cryptoShim,
   mathShim,
   netShim,

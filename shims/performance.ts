@@ -28,7 +28,7 @@ const realTimeOriginGetter = (() => {
 function now(this: unknown): number {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(realNow, this ?? perf, []);
-  return host.clock.perfNowMs(host.world.nowNs);
+  return host.clock.perfNowMs(host.readNowNs());
 }
 Object.defineProperty(now, 'name', { value: 'now' });
 

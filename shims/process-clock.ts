@@ -20,7 +20,7 @@ const NS_PER_SEC = 1e9;
 function hrtime(time?: unknown): [number, number] {
   const host = currentHost();
   if (host === undefined) return originals.hrtime(time as [number, number]);
-  const nowNs = host.clock.hrtimeNs(host.world.nowNs);
+  const nowNs = host.clock.hrtimeNs(host.readNowNs());
   const sec = Math.floor(nowNs / NS_PER_SEC);
   const nsec = nowNs - sec * NS_PER_SEC;
   if (time !== undefined) {
@@ -42,7 +42,7 @@ function hrtime(time?: unknown): [number, number] {
 function hrtimeBigint(): bigint {
   const host = currentHost();
   if (host === undefined) return originals.hrtimeBigint();
-  return BigInt(host.clock.hrtimeNs(host.world.nowNs));
+  return BigInt(host.clock.hrtimeNs(host.readNowNs()));
 }
 Object.defineProperty(hrtimeBigint, 'name', { value: 'bigint' });
 hrtime.bigint = hrtimeBigint;
@@ -50,7 +50,7 @@ hrtime.bigint = hrtimeBigint;
 function uptime(): number {
   const host = currentHost();
   if (host === undefined) return realUptime();
-  return host.clock.uptimeS(host.world.nowNs);
+  return host.clock.uptimeS(host.readNowNs());
 }
 
 const realOsUptime = os.uptime;
@@ -62,7 +62,7 @@ const realOsUptime = os.uptime;
 function wrappedFn(): number {
   const host = currentHost();
   if (host === undefined) return realOsUptime();
-  return Math.floor(host.clock.hrtimeNs(host.world.nowNs) / 1e7) / 100;
+  return Math.floor(host.clock.hrtimeNs(host.readNowNs()) / 1e7) / 100;
 }
 const simOsUptime = wrappedFn as typeof os.uptime & { withoutStackTrace?: unknown; [Symbol.toPrimitive]?: unknown };
 simOsUptime.withoutStackTrace = wrappedFn;

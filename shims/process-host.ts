@@ -137,9 +137,37 @@ function exit(this: unknown, code?: unknown): never {
   throw new HostExit(host, exitCode);
 }
 
+const realPid = process.pid;
+const pids = new WeakMap<Host, { pid: number; ppid: number }>();
+
+/**
+ * The process ids of a host incarnation, drawn from its seeded stream: plainly they differ on
+ * every run, and a program that prints or branches on them (an id generator, a lock file) would
+ * too. A restarted host is a new process with a new pid; its parent is a supervisor's.
+ */
+function idsOf(host: Host): { pid: number; ppid: number } {
+  let ids = pids.get(host);
+  if (ids === undefined) {
+    const stream = host.stream('pid');
+    ids = { pid: stream.int(100, 32_768), ppid: stream.int(2, 100) };
+    pids.set(host, ids);
+  }
+  return ids;
+}
+
+/** The simulated host whose process ids code now sees, if any. */
+function pidHost(): Host | undefined {
+  const host = currentHost();
+  return host === undefined || host.role === 'system' ? undefined : host;
+}
+
 function kill(this: unknown, pid: number, signal: string | number = 'SIGTERM'): true {
+  const current = pidHost();
+  const own = current !== undefined && pid === idsOf(current).pid;
   const host = processHost();
-  if (host === undefined || pid !== process.pid) return Reflect.apply(realKill, this, [pid, signal]) as true;
+  // A host's own simulated pid stands for the real process where the process is the host's
+  // (register mode); any other pid is a real process, as before.
+  if (host === undefined || !own) return Reflect.apply(realKill, this, [own ? realPid : pid, signal]) as true;
   const name = typeof signal === 'number' ? Object.keys(SIGNAL_NUMBERS).find((k) => SIGNAL_NUMBERS[k] === signal) ?? 'SIGTERM' : signal;
   // A signal arrives asynchronously.
   host.world.schedule(host, 0, 'io', () => signalHost(host, name), undefined, true);
@@ -231,6 +259,18 @@ export const processHostShim: Shim = {
     patches.replace(globalThis, 'queueMicrotask', queueMicrotask);
     patches.replace(p, 'kill', kill as Method);
     patches.replace(os, 'hostname', hostname);
+    const realPpid = Object.getOwnPropertyDescriptor(process, 'ppid');
+    let ppidOutside: unknown = realPpid?.get !== undefined ? realPpid.get.call(process) : realPpid?.value;
+    patches.defineGetter(process, 'pid', () => {
+      const host = pidHost();
+      return host === undefined ? realPid : idsOf(host).pid;
+    });
+    patches.defineGetter(process, 'ppid', () => {
+      const host = pidHost();
+      return host === undefined ? ppidOutside : idsOf(host).ppid;
+    }, true, (value) => {
+      if (pidHost() === undefined) ppidOutside = value;
+    });
     patches.replace(os, 'networkInterfaces', networkInterfaces as typeof os.networkInterfaces);
   },
 };

@@ -147,7 +147,7 @@ function arm(timer: Timeout): void {
   // Node truncates the delay to whole ms when it queues a timer (insert(): MathTrunc), so
   // setTimeout(a, 1.9) fires before setTimeout(b, 2) and together with setTimeout(c, 1).
   const delayNs = host.clock.virtualDelayNs(Math.trunc(timer._idleTimeout) * NS_PER_MS);
-  timer._idleStart = Math.floor(world.nowNs / NS_PER_MS);
+  timer._idleStart = Math.floor(world.scheduleNowNs / NS_PER_MS);
   world.enqueue(timer, delayNs);
 }
 
@@ -654,7 +654,7 @@ function armEnrolled(host: Host, item: Enrollable, refed: boolean): void {
     enrolledTimers.set(item, entry);
   }
   const world = host.world;
-  item._idleStart = Math.floor(world.nowNs / NS_PER_MS);
+  item._idleStart = Math.floor(world.scheduleNowNs / NS_PER_MS);
   item._idleNext = timerListLink;
   item._idlePrev = timerListLink;
   const wasDestroyed = item._destroyed;

@@ -3,6 +3,9 @@ import { HostClock } from '../clock/host-clock.js';
 import { RandomStream } from '../random/stream.js';
 import type { World } from '../world.js';
 
+/** The CPU time one event of a host counts for (10 µs): see Host.cpuNs. */
+export const EVENT_CPU_NS = 10_000;
+
 export type HostRole = 'host' | 'client' | 'system';
 /** running: alive; crashed: killed (SIGKILL) or died of an error; exited: process.exit or stop. */
 export type HostState = 'running' | 'crashed' | 'exited';
@@ -24,6 +27,15 @@ export class Host {
   state: HostState = 'running';
   /** A paused host's events wait (in order, in World's parked list) until it is resumed. */
   paused = false;
+  /**
+   * A stalled host's events wait until this virtual instant (World.stall: a busy loop, a GC
+   * pause, a descheduled VM); 0 when it is not stalled.
+   */
+  stalledUntilNs = 0;
+  /** Events this incarnation has run: its CPU time (cpuNs) grows with them. */
+  eventsRun = 0;
+  /** CPU time this incarnation spent spinning on its clock (World.clockNowNs). */
+  spunNs = 0;
   /** Ref'd handles and pending ref'd events of this incarnation (part of world.refs). */
   refs = 0;
   /** For clients: the main function has settled. */
@@ -65,9 +77,22 @@ export class Host {
     return this.state === 'running';
   }
 
+  /** Virtual time as this host's code reads it now (World.clockNowNs). */
+  readNowNs(): number {
+    return this.world.clockNowNs(this);
+  }
+
   /** Date.now() on this host. */
   dateNowMs(): number {
-    return this.clock.dateNowMs(this.world.nowNs);
+    return this.clock.dateNowMs(this.world.clockNowNs(this));
+  }
+
+  /**
+   * The CPU time this incarnation has used, deterministically: EVENT_CPU_NS for each event it ran,
+   * plus the time it spent spinning on its clock. (What process.cpuUsage() and friends report.)
+   */
+  get cpuNs(): number {
+    return this.eventsRun * EVENT_CPU_NS + this.spunNs + this.world.spinningNs(this);
   }
 
   toString(): string {

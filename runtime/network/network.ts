@@ -194,9 +194,9 @@ export class Network {
     if (verdict.delaysNs.length === 0) return false;
     if (fifo !== undefined) {
       // Loopback keeps the packets of one flow in order (the jitter still varies between flows).
-      const earliestNs = fifo.untilNs - this.world.nowNs;
+      const earliestNs = fifo.untilNs - this.world.scheduleNowNs;
       verdict.delaysNs = verdict.delaysNs.map((d) => Math.max(d, earliestNs));
-      fifo.untilNs = this.world.nowNs + Math.max(...verdict.delaysNs);
+      fifo.untilNs = this.world.scheduleNowNs + Math.max(...verdict.delaysNs);
     }
     if (verdict.heldBy !== undefined) {
       const delaysNs = verdict.delaysNs;
