@@ -172,8 +172,10 @@ export class Sim {
     if (options.onCrash !== undefined && !['fail', 'keep-down', 'restart'].includes(options.onCrash)) {
       throw new UsageError(`Failed to add ${role} "${name}": onCrash must be 'fail', 'keep-down' or 'restart', got ${String(options.onCrash)}`);
     }
-    if (this.pending.some((p) => p.name === name)) {
-      throw new UsageError(`Failed to add ${role} "${name}": a host with that name already exists`);
+    const existing = typeof name === 'string' ? this.pending.find((p) => p.name.toLowerCase() === name.toLowerCase()) : undefined;
+    if (existing !== undefined) {
+      const same = existing.name === name ? '' : ` ("${existing.name}": host names are DNS names, which ignore case)`;
+      throw new UsageError(`Failed to add ${role} "${name}": a host with that name already exists${same}`);
     }
     this.pending.push({ name, role, main, options });
     return this;
@@ -198,7 +200,7 @@ export class Sim {
     const host = world.requireHost(name, 'crash');
     if (host.state !== 'running') throw new UsageError(`Failed to crash host "${name}": it is already down`);
     world.takeDown(host, 'crashed');
-    world.powerLoss(name);
+    world.powerLoss(host.name);
   }
 
   /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */

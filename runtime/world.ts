@@ -174,6 +174,7 @@ export class World {
   readonly epochMs: number;
   readonly als: AsyncLocalStorage<Host>;
   readonly hosts: Host[] = [];
+  /** Hosts by name, lower-cased: host names are DNS names, which are case-insensitive. */
   private readonly hostsByName = new Map<string, Host>();
   /** In register mode, code outside every host's context belongs to this host ("main"). */
   fallbackHost: Host | undefined;
@@ -291,8 +292,10 @@ export class World {
     if (typeof name !== 'string' || name.length === 0) {
       throw new UsageError(`Failed to add host: the name must be a non-empty string, got ${String(name)}`);
     }
-    if (this.hostsByName.has(name)) {
-      throw new UsageError(`Failed to add host "${name}": a host with that name already exists`);
+    const existing = this.hostsByName.get(name.toLowerCase());
+    if (existing !== undefined) {
+      const same = existing.name === name ? '' : ` ("${existing.name}": host names are DNS names, which ignore case)`;
+      throw new UsageError(`Failed to add host "${name}": a host with that name already exists${same}`);
     }
     if (!Number.isSafeInteger(skewMs)) {
       throw new UsageError(`Failed to add host "${name}": skewMs must be an integer number of ms, got ${String(skewMs)}`);
@@ -302,14 +305,14 @@ export class World {
     }
     const host = new Host(this, name, this.hosts.length, role, skewMs, 1, driftPpm);
     this.hosts.push(host);
-    this.hostsByName.set(name, host);
+    this.hostsByName.set(name.toLowerCase(), host);
     this.crashPolicies.set(name, onCrash);
     return host;
   }
 
-  /** The current incarnation of the host with this name. */
+  /** The current incarnation of the host with this name (in any case, as DNS names). */
   host(name: string): Host | undefined {
-    return this.hostsByName.get(name);
+    return this.hostsByName.get(name.toLowerCase());
   }
 
   /**
@@ -477,10 +480,10 @@ export class World {
       throw new UsageError(`Failed to restart host "${name}": it is running (crash or stop it first)`);
     }
     const driftPpm = (old.clock.rate - 1) * 1e6;
-    const host = new Host(this, name, old.index, old.role, old.clock.skewMs, old.incarnation + 1, driftPpm);
+    const host = new Host(this, old.name, old.index, old.role, old.clock.skewMs, old.incarnation + 1, driftPpm);
     this.hosts[old.index] = host;
-    this.hostsByName.set(name, host);
-    const main = this.mains.get(name);
+    this.hostsByName.set(old.name.toLowerCase(), host);
+    const main = this.mains.get(old.name);
     if (main !== undefined) this.boot(host, main);
     return host;
   }
@@ -573,9 +576,9 @@ export class World {
   }
 
   requireHost(name: string, verb: string): Host {
-    const host = this.hostsByName.get(name);
+    const host = typeof name === 'string' ? this.hostsByName.get(name.toLowerCase()) : undefined;
     if (host === undefined) {
-      const known = [...this.hostsByName.keys()].join(', ') || 'none';
+      const known = this.hosts.map((h) => h.name).join(', ') || 'none';
       throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known})`);
     }
     return host;

@@ -212,8 +212,9 @@ export class Network {
   // ---- faults ------------------------------------------------------------------------------
 
   private links(a: string, b: string | undefined, options: FaultOptions): LinkMatch[] {
-    if (a !== '*') this.world.requireHost(a, 'change the network of');
-    if (b !== undefined && b !== '*') this.world.requireHost(b, 'change the network of');
+    // Rules match packets by their hosts' names as registered ('R'), whatever case names them here.
+    if (a !== '*') a = this.world.requireHost(a, 'change the network of').name;
+    if (b !== undefined && b !== '*') b = this.world.requireHost(b, 'change the network of').name;
     const other = b ?? '*';
     // A host-wide fault (b omitted) cuts the host off from everyone else, not from itself.
     const list: LinkMatch[] = [{ from: a, to: other }];

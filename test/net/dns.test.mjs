@@ -6,6 +6,7 @@
  * simulation for a name that cannot exist ('nonexistent.invalid', RFC 6761).
  */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { execFileSync } from 'node:child_process';
 import dns from 'node:dns';
 import { promisify } from 'node:util';
@@ -63,6 +64,42 @@ describe('dns on the simulated network', function () {
     assert.deepEqual(seen.all, [null, [{ address: '10.0.0.2', family: 4 }]]);
     assert.deepEqual(seen.self, { address: '10.0.0.3', family: 4 });
     assert.deepEqual(seen.upper, [null, '10.0.0.1', 4]);
+  });
+
+  it('treats host names as DNS does: case-insensitive, a host named in capitals included (issue 20 item 4)', async function () {
+    const seen = {};
+    const sim = new Sim({ seed: 0xd1 });
+    sim.host('R', () => net.createServer((s) => s.end('hello from R')).listen(7000));
+    sim.host('srv', () => {});
+    sim.client('tester', async () => {
+      for (const name of ['R', 'r', 'srv', 'SRV']) seen[name] = await callback((done) => dns.lookup(name, done));
+      // A fault named in another case still matches the host's packets.
+      sim.partition('r', 'TESTER');
+      seen.partitioned = await new Promise((resolve) => {
+        const socket = net.connect({ port: 7000, host: 'r', timeout: 3000 }, () => resolve('connected'));
+        socket.on('timeout', () => {
+          socket.destroy();
+          resolve('timed out');
+        });
+      });
+      sim.repair('R', 'tester');
+      seen.greeting = await new Promise((resolve, reject) => {
+        const socket = net.connect(7000, 'r');
+        socket.on('data', (d) => resolve(String(d)));
+        socket.on('error', reject);
+      });
+    });
+    await sim.run();
+    assert.deepEqual(seen.R, [null, '10.0.0.1', 4]);
+    assert.deepEqual(seen.r, [null, '10.0.0.1', 4]);
+    assert.deepEqual(seen.srv, [null, '10.0.0.2', 4]);
+    assert.deepEqual(seen.SRV, [null, '10.0.0.2', 4]);
+    assert.equal(seen.partitioned, 'timed out');
+    assert.equal(seen.greeting, 'hello from R');
+    // Two hosts whose names differ only in case would have one DNS name: refused, naming both.
+    const twins = new Sim({ seed: 0xd1 });
+    twins.host('db', () => {});
+    assert.throws(() => twins.host('DB', () => {}), { name: 'UsageError', message: /Failed to add host "DB": a host with that name already exists \("db": host names are DNS names, which ignore case\)/ });
   });
 
   it('answers resolve4 / resolve6 / resolve(rrtype) / ttl / resolveAny / reverse / resolvePtr', async function () {
