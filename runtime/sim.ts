@@ -6,8 +6,8 @@ import { getHostProcessHooks, getInterposer, getModuleHosts, type ModuleHostSpec
 import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
 import type { FaultOptions } from './network/network.js';
-import type { LinkConfig } from './network/rules.js';
-import { type CrashPolicy, World } from './world.js';
+import type { LinkConfig, Rule } from './network/rules.js';
+import { type CrashPolicy, kUntilIdle, World } from './world.js';
 import { originals } from './originals.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
@@ -163,6 +163,8 @@ export class Sim {
     } else if (spec !== null && typeof spec === 'object') {
       getModuleHosts().validate(name, spec);
       main = getModuleHosts().main(spec);
+      // A module client ends as its process would: loaded, and nothing of its own pending.
+      if (role === 'client') Object.defineProperty(main, kUntilIdle, { value: true });
     } else {
       throw new UsageError(`Failed to add ${role} "${name}": main must be a function or { main: 'module.js' }, got ${typeof spec}`);
     }
@@ -191,16 +193,34 @@ export class Sim {
   }
 
   /**
-   * Crashes a host's machine: like SIGKILL, its timers, pending events and module state are
-   * gone and peers see what TCP would show; and like a power loss, its simulated disk keeps only
-   * what was fsync'd.
+   * Crashes a host's machine (a power loss, a kernel panic, a VM that vanished): its process is
+   * gone with its timers, pending events and module state; its simulated disk keeps only what
+   * was fsync'd; and it sends nothing more, not even a reset, until restart() boots it again.
    */
   crash(name: string): void {
     const world = this.running('crash', name);
     const host = world.requireHost(name, 'crash');
     if (host.state !== 'running') throw new UsageError(`Failed to crash host "${name}": it is already down`);
+    // The machine goes with the process: its sockets vanish without a FIN or a reset, and until
+    // it boots again nothing answers at its addresses (peers learn of it from their timeouts).
+    host.poweredOff = true;
     world.takeDown(host, 'crashed');
     world.powerLoss(host.name);
+  }
+
+  /**
+   * Kills a host's process (SIGKILL) on a machine that stays up: its timers, pending events and
+   * module state are gone, and its kernel closes its sockets — a FIN to each peer, or a reset
+   * where received data was never read — so peers learn of it at once. Its disk keeps
+   * everything (the kernel still has the writes). Exit code 137.
+   */
+  kill(name: string): void {
+    const world = this.running('kill', name);
+    const host = world.requireHost(name, 'kill');
+    if (host.state !== 'running') throw new UsageError(`Failed to kill host "${name}": it is already down`);
+    const hooks = getHostProcessHooks();
+    if (hooks !== undefined) hooks.signal(host, 'SIGKILL');
+    else world.takeDown(host, 'crashed');
   }
 
   /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
@@ -254,6 +274,48 @@ export class Sim {
 
   release(a: string, b?: string, options: FaultOptions = {}): void {
     this.running('release', a).network.release(a, b, options);
+  }
+
+  /**
+   * Resets established TCP connections as a middlebox does (a load balancer or a NAT that
+   * dropped the flow, a firewall): both ends get a reset, so their reads fail with ECONNRESET.
+   * It picks the connections between `a` and `b` (b omitted: every connection of `a`); `port`
+   * keeps those with that port at either end; `afterBytes` resets each of them once that many more
+   * bytes have been written on it (either way) instead of now. Returns how many it picked.
+   */
+  resetConnections(a: string, b?: string, options: { port?: number; afterBytes?: number } = {}): number {
+    const world = this.running('reset the connections of', a);
+    const fail = (reason: string): never => {
+      throw new UsageError(`Failed to reset the connections of host "${a}": ${reason}`);
+    };
+    if (options === null || typeof options !== 'object') fail(`options must be an object { port?, afterBytes? }, got ${String(options)}`);
+    const unknown = Object.keys(options).filter((k) => k !== 'port' && k !== 'afterBytes');
+    if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (known: port, afterBytes)`);
+    const { port, afterBytes } = options;
+    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) fail(`port must be an integer in 1..65535, got ${String(port)}`);
+    if (afterBytes !== undefined && !(Number.isSafeInteger(afterBytes) && afterBytes >= 0)) fail(`afterBytes must be a whole number of bytes >= 0, got ${String(afterBytes)}`);
+    const hostA = world.requireHost(a, 'reset the connections of');
+    const hostB = b === undefined ? undefined : world.requireHost(b, 'reset the connections of');
+    const network = world.network;
+    const between = (x: { host: { name: string } }, y: { host: { name: string } }) =>
+      x.host.name === hostA.name && (hostB === undefined || y.host.name === hostB.name);
+    return network.tcp.resetConnections(
+      (x, y) => (between(x, y) || between(y, x)) && (port === undefined || x.local.port === port || y.local.port === port),
+      afterBytes,
+    );
+  }
+
+  /**
+   * Adds a rule every packet passes through after the built-in ones (turmoil's extension point):
+   * it may drop, delay, duplicate, hold or (TCP) reset what it sees. Returns the function that
+   * removes it.
+   */
+  addRule(rule: Rule): () => void {
+    const world = this.running('add a network rule to', '(network)');
+    if (rule === null || typeof rule !== 'object' || typeof rule.apply !== 'function') {
+      throw new UsageError(`Failed to add a network rule: a rule is an object { name, apply(packet, verdict, random) }, got ${String(rule)}`);
+    }
+    return world.network.addRule(rule);
   }
 
   /** Changes latency, loss or duplication of the link between a and b. */

@@ -82,6 +82,14 @@ export interface NativeResource {
   release(): void;
 }
 
+/**
+ * On a host's main function: the host is a client started from a module (sim.client(name, {
+ * main })), done not when its module has loaded but when, after that, nothing of its own is
+ * pending any more (no ref'd timer, socket or request), as a Node process ends when its loop is
+ * empty. A CommonJS main has loaded as soon as its top level ran, with its work still to come.
+ */
+export const kUntilIdle: unique symbol = Symbol('dst.untilIdle');
+
 /** Fraction of a limit after which the runtime starts recording who schedules events. */
 const CULPRIT_WATCH_RATIO = 0.9;
 
@@ -375,6 +383,7 @@ export class World {
    */
   boot(host: Host, main: () => unknown): void {
     this.mains.set(host.name, main);
+    const untilIdle = (main as { [kUntilIdle]?: boolean })[kUntilIdle] === true;
     // Every incarnation of a client is awaited: a restarted client is pending again until its
     // new main settles or it goes down (the crash of the previous one counted it as settled).
     if (host.role === 'client') {
@@ -390,10 +399,28 @@ export class World {
         return;
       }
       Promise.resolve(result).then(
-        () => this.mainSettled(host),
+        () => (untilIdle ? this.settleWhenIdle(host) : this.mainSettled(host)),
         (error: unknown) => this.hostFailed(host, error, 'crash'),
       );
     }, undefined, true);
+  }
+
+  /** Clients whose module has loaded, done once nothing of theirs is pending (see kUntilIdle). */
+  private readonly idleWaiters = new Set<Host>();
+
+  private settleWhenIdle(host: Host): void {
+    if (host.role !== 'client' || host.mainDone) return;
+    if (host.refs === 0) this.mainSettled(host);
+    else this.idleWaiters.add(host);
+  }
+
+  /** Settles the idle-waiting clients that are idle now (called before each event). */
+  private settleIdleClients(): void {
+    for (const host of this.idleWaiters) {
+      if (host.refs > 0 && host.state === 'running') continue;
+      this.idleWaiters.delete(host);
+      this.mainSettled(host);
+    }
   }
 
   private mainSettled(host: Host): void {
@@ -776,6 +803,7 @@ export class World {
     if (this.clockReads !== 0) this.endSpin();
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
+      if (this.idleWaiters.size > 0) this.settleIdleClients();
       if (this.clientsTotal > 0 && this.clientsPending === 0) {
         this.finish('clients-done');
         return undefined;

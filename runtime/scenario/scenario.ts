@@ -29,7 +29,18 @@ export type Invariant = (ctx: ScenarioContext) => boolean | string;
 
 /** Rates per virtual second; each is drawn on every tick of the fault clock. */
 export interface FaultProfile {
+  /**
+   * Machine crashes (a power loss, a kernel panic): the target sends nothing more, its peers
+   * learn of it from their own timeouts; it is restarted after its downtime.
+   */
   crashPerSecond?: number;
+  /**
+   * Process kills (SIGKILL, the OOM killer): the target's kernel closes its sockets at once (FIN,
+   * or a reset where data was unread); it is restarted after its downtime.
+   */
+  killPerSecond?: number;
+  /** Resets of the TCP connections between two targets (a middlebox dropping the flows). */
+  resetPerSecond?: number;
   /** crash + restart at once. */
   bouncePerSecond?: number;
   /** Graceful SIGTERM; the host is restarted after its downtime. */
@@ -190,6 +201,11 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   if (definition.clients !== undefined && !(Array.isArray(definition.clients) && definition.clients.every((c) => typeof c === 'string'))) {
     throw new UsageError(`${where}: clients must be an array of host names`);
   }
+  // Counted for the CLI's probe: a file that defines a scenario without exporting it as default
+  // is a usage error, not a program that does nothing.
+  const counter = Symbol.for('dst-runtime.scenariosDefined');
+  const g = globalThis as unknown as Record<symbol, number>;
+  g[counter] = (g[counter] ?? 0) + 1;
   return { ...definition, healMs, kind: 'dst-scenario' };
 }
 
@@ -234,13 +250,14 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
       const violated = check(safety, ctx);
       always(violated === undefined, `safety invariant violated: ${violated}`);
     };
-    const takeDown = (how: 'crash' | 'stop') => {
+    const takeDown = (how: 'crash' | 'kill' | 'stop') => {
       if (down.size >= downCountMax || (faults.crashWhen !== undefined && !faults.crashWhen(ctx))) return;
       const up = running().filter((t) => !down.has(t));
       if (up.length === 0) return;
       const target = pick(up);
       down.add(target);
       if (how === 'crash') sim.crash(target);
+      else if (how === 'kill') sim.kill(target);
       else sim.stop(target);
       later(downMs(), () => {
         down.delete(target);
@@ -291,6 +308,11 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     const interval = setInterval(() => attempt(() => {
       if (ctx.phase !== 'faults') return;
       if (chance(faults.crashPerSecond)) takeDown('crash');
+      if (chance(faults.killPerSecond)) takeDown('kill');
+      if (chance(faults.resetPerSecond) && ctx.targets.length >= 2) {
+        const a = pick(ctx.targets);
+        sim.resetConnections(a, pick(ctx.targets.filter((t) => t !== a)));
+      }
       if (chance(faults.stopPerSecond)) takeDown('stop');
       if (chance(faults.bouncePerSecond)) {
         const up = running().filter((t) => !down.has(t));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import module from 'node:module';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Sim } from 'dst-runtime';
 
@@ -134,5 +135,20 @@ describe('hosts started from modules (seed 0x6d)', () => {
     // and close, gzip, pbkdf2 and the compile: 10 on Node 20, 22 and 24).
     assert.deepEqual(outputs[0].io, { a: 10, b: 10, c: 10 });
     assert.equal(outputs[0].log.length, 3 * 8);
+  });
+
+  it('a module client is done when its module has loaded and nothing it started is pending (issue 20 item 12)', async () => {
+    // A CommonJS main has loaded as soon as its top level ran: the run used to end at t=0,
+    // before the request it started was answered.
+    globalThis.__dstModuleClient = [];
+    const sim = new Sim({ seed: 0x6d });
+    sim.host('server', () => {
+      net.createServer((s) => s.on('data', () => setTimeout(() => s.end('42'), 100))).listen(7000);
+    });
+    sim.client('asker', { main: fileURLToPath(new URL('./fixtures/module-client/ask.cjs', import.meta.url)) });
+    const result = await sim.run();
+    assert.equal(globalThis.__dstModuleClient.length, 1);
+    assert.match(globalThis.__dstModuleClient[0], /^answer "42" at 1\d\d\.\d+ ms$/);
+    assert.equal(result.stopReason, 'clients-done');
   });
 });
