@@ -252,6 +252,7 @@ function printResult(name, result) {
     console.log(`  replay     ${f.replay}`);
   }
   for (const c of result.coverage) console.log(`coverage     ${c.kind} ${JSON.stringify(c.message)}: ${c.hits}`);
+  for (const p of result.pending ?? []) console.log(`pending      ${p.count} promise(s) created at ${p.site} (host ${p.host}) never settled`);
 }
 
 function seedOf(flags) {

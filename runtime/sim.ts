@@ -7,6 +7,7 @@ import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, ty
 import { formatSeed } from './random/seed.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig, Rule } from './network/rules.js';
+import { ipv4Of, ipv6Of } from './network/addresses.js';
 import { type CrashPolicy, kUntilIdle, World } from './world.js';
 import { originals } from './originals.js';
 
@@ -29,6 +30,11 @@ export interface SimResult {
    * virtual-time budget ran out.
    */
   stopReason: 'quiescent' | 'idle' | 'clients-done' | 'duration';
+  /**
+   * With the `pending` option (DST_PENDING=1): the promises host code created and that never
+   * settled, by creation site and host, most first.
+   */
+  pending?: Array<{ site: string; host: string; count: number }>;
 }
 
 /** Options of one host. */
@@ -66,10 +72,20 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${withMachine})`;
   }
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_PENDING']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   return [...machine, `DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+}
+
+/** Values the runtime's own layers attach to a Sim before it runs (the scenario's context): World.attachments. */
+const attachments = new WeakMap<Sim, Map<symbol, unknown>>();
+
+/** Attaches `value` under `key` to the run `sim` will make (World.attachments); internal. */
+export function attachToRun(sim: Sim, key: symbol, value: unknown): void {
+  let map = attachments.get(sim);
+  if (map === undefined) attachments.set(sim, (map = new Map()));
+  map.set(key, value);
 }
 
 type UncaughtListener = (this: NodeJS.Process, error: unknown, origin: string) => void;
@@ -185,6 +201,29 @@ export class Sim {
 
   // ---- lifecycle, callable while the simulation runs (from the test or from host code) ----
 
+  /** Network settings made before run() (a scenario's topology): applied when the run starts. */
+  private readonly setup: Array<(world: World) => void> = [];
+
+  /**
+   * Runs `apply` on the network now, or, before run(), when the run starts (after every host is
+   * added, before any boots): a topology can set links, partitions and rules up front. Host names
+   * are checked at once either way.
+   */
+  private onNetwork(verb: string, names: Array<string | undefined>, apply: (world: World) => void): void {
+    if (this.state === 'new') {
+      for (const name of names) {
+        if (name === undefined || name === '*') continue;
+        if (!this.pending.some((p) => p.name.toLowerCase() === String(name).toLowerCase())) {
+          const known = this.pending.map((p) => p.name).join(', ') || 'none';
+          throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known}; add hosts before setting up their network)`);
+        }
+      }
+      this.setup.push(apply);
+      return;
+    }
+    apply(this.running(verb, names[0] ?? '(network)'));
+  }
+
   private running(verb: string, name: string): World {
     if (this.world === undefined || this.state !== 'running') {
       throw new UsageError(`Failed to ${verb} host "${name}": the simulation is not running (call it during run())`);
@@ -260,20 +299,20 @@ export class Sim {
 
   /** Drops every packet between a and b (both ways unless oneway) until repair(). */
   partition(a: string, b?: string, options: FaultOptions = {}): void {
-    this.running('partition', a).network.partition(a, b, options);
+    this.onNetwork('partition', [a, b], (world) => world.network.partition(a, b, options));
   }
 
   repair(a: string, b?: string, options: FaultOptions = {}): void {
-    this.running('repair', a).network.repair(a, b, options);
+    this.onNetwork('repair', [a, b], (world) => world.network.repair(a, b, options));
   }
 
   /** Keeps every packet between a and b until release(), then delivers them in order. */
   hold(a: string, b?: string, options: FaultOptions = {}): void {
-    this.running('hold', a).network.hold(a, b, options);
+    this.onNetwork('hold', [a, b], (world) => world.network.hold(a, b, options));
   }
 
   release(a: string, b?: string, options: FaultOptions = {}): void {
-    this.running('release', a).network.release(a, b, options);
+    this.onNetwork('release', [a, b], (world) => world.network.release(a, b, options));
   }
 
   /**
@@ -311,16 +350,23 @@ export class Sim {
    * removes it.
    */
   addRule(rule: Rule): () => void {
-    const world = this.running('add a network rule to', '(network)');
     if (rule === null || typeof rule !== 'object' || typeof rule.apply !== 'function') {
       throw new UsageError(`Failed to add a network rule: a rule is an object { name, apply(packet, verdict, random) }, got ${String(rule)}`);
     }
-    return world.network.addRule(rule);
+    let remove: (() => void) | undefined;
+    let removed = false;
+    this.onNetwork('add a network rule to', [], (world) => {
+      if (!removed) remove = world.network.addRule(rule);
+    });
+    return () => {
+      removed = true;
+      remove?.();
+    };
   }
 
   /** Changes latency, loss or duplication of the link between a and b. */
   setLink(a: string, b: string, config: LinkConfig, options: FaultOptions = {}): void {
-    this.running('configure the link of', a).network.setLink(a, b, config, options);
+    this.onNetwork('configure the link of', [a, b], (world) => world.network.setLink(a, b, config, options));
   }
 
   /**
@@ -358,6 +404,12 @@ export class Sim {
 
   /** The addresses of a host on the simulated network. */
   addressOf(name: string): { ipv4: string; ipv6: string } {
+    if (this.state === 'new') {
+      // Addresses follow the order hosts were added in: known before the run starts.
+      const index = this.pending.findIndex((p) => p.name.toLowerCase() === String(name).toLowerCase());
+      if (index === -1) throw new UsageError(`Failed to find the address of host "${name}": no such host (known: ${this.pending.map((p) => p.name).join(', ') || 'none'})`);
+      return { ipv4: ipv4Of(index), ipv6: ipv6Of(index) };
+    }
     const world = this.running('find the address of', name);
     return world.network.addressesOf(world.requireHost(name, 'find the address of'));
   }
@@ -384,7 +436,9 @@ export class Sim {
       replay: replayCommand(this.resolved, this.seed),
       strict: this.resolved.strict,
       disk: this.resolved.disk,
+      pending: this.resolved.pending,
     }));
+    for (const [key, value] of attachments.get(this) ?? []) world.attachments.set(key, value);
     const interposer = getInterposer();
     const onRejection = (reason: unknown) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection');
     interposer.install(world);
@@ -395,6 +449,7 @@ export class Sim {
         const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
         world.boot(host, p.main);
       }
+      for (const apply of this.setup) apply(world);
       const outcome = await world.start();
       if (outcome.failure !== undefined) throw new SimulationError(outcome.failure);
       return {
@@ -403,6 +458,7 @@ export class Sim {
         elapsedNs: world.nowNs,
         events: world.eventsRun,
         stopReason: outcome.reason as SimResult['stopReason'],
+        ...(world.pendingPromises === undefined ? {} : { pending: world.pendingPromises() }),
       };
     } finally {
       nodeProcess.removeListener('unhandledRejection', onRejection);

@@ -55,6 +55,8 @@ export interface WorldOptions {
   strict?: boolean;
   /** 'simulated': every host has a disk of its own over the real files (runtime/disk). Default 'real'. */
   disk?: DiskMode;
+  /** Track the promises host code creates, to report those never settled (SimOptions.pending). */
+  pending?: boolean;
 }
 
 /** What a host's crash means for the run: a failure (default), or an expected event. */
@@ -270,6 +272,15 @@ export class World {
       this.driver.afterRefill = () => alsEnable.call(processAls);
     }
   }
+
+  /**
+   * With options.pending: the promises host code created and that have not settled (set by the
+   * shims when they install), grouped by creation site.
+   */
+  pendingPromises: (() => Array<{ site: string; host: string; count: number }>) | undefined;
+
+  /** What the layers above attached to this run (the scenario's context: scenarioContext()). */
+  readonly attachments = new Map<symbol, unknown>();
 
   private networkInstance: Network | undefined;
 

@@ -36,6 +36,7 @@ import { netShim, setNetworkResolver } from './net-binding.js';
 import { netTimeoutsShim } from './net-timeouts.js';
 import { performanceShim } from './performance.js';
 import { processClockShim } from './process-clock.js';
+import { PendingPromises } from './pending-promises.js';
 import { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 import { timersShim } from './timers.js';
@@ -116,6 +117,12 @@ export function installShims(world: World): void {
     touchStdio();
     for (const shim of SHIMS) shim.install(patches);
     if (world.mode === 'library' && world.options.strict === true) watchHostRealTimers(world, patches);
+    if (world.options.pending === true) {
+      const tracker = new PendingPromises(world);
+      tracker.start();
+      patches.onRestore(() => tracker.stop());
+      world.pendingPromises = () => tracker.report();
+    }
   } catch (error) {
     patches.restore();
     setActiveWorld(undefined);

@@ -5,7 +5,10 @@
  * asynchronous shape and the lexer (the WebAssembly build, which needs init()) differ.
  */
 import { init, parse } from 'cjs-module-lexer';
-import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph } from './module-graph.js';
+import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
+
+// This file is dist/loader-hooks.mjs: the build's directory holds the modules every host shares.
+setSharedDirectory(new URL('./', import.meta.url).href);
 
 let lexerReady: Promise<void> | undefined;
 

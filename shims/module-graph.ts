@@ -17,6 +17,9 @@
  *   the simulation waits for it and resumes once the graph starts to run.
  *
  * URLs without the query are left alone: the hooks stay registered for the whole process.
+ * So are dst-runtime's own files (the build's directory, setSharedDirectory): a host that
+ * imports dst-runtime (always(), scenarioContext()) must reach the one runtime the simulation
+ * runs on, not a fresh copy of it that knows no world.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +39,19 @@ const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
 const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
+/** file: URL of the directory whose modules every host shares (dst-runtime's build), with a trailing slash. */
+let sharedDirectory: string | undefined;
+
+/** Sets the directory of modules shared by every host graph (each thread's hooks set theirs). */
+export function setSharedDirectory(url: string): void {
+  sharedDirectory = url.endsWith('/') ? url : `${url}/`;
+}
+
+/** Whether a resolved URL is one of the modules every host shares. */
+function shared(url: string): boolean {
+  return sharedDirectory !== undefined && url.startsWith(sharedDirectory);
+}
+
 /** The host query of a file: URL (as "?dst-host=..."), or undefined outside every host graph. */
 export function hostQuery(url: unknown): string | undefined {
   if (typeof url !== 'string' || !url.startsWith('file:')) return undefined;
@@ -46,7 +62,7 @@ export function hostQuery(url: unknown): string | undefined {
 /** The URL a module resolved to, carrying its importer's host query when it has one. */
 function urlInHostGraph(resolvedUrl: string, parentURL: string | undefined): string {
   const query = hostQuery(parentURL);
-  if (query === undefined || !resolvedUrl.startsWith('file:') || QUERY.test(resolvedUrl)) return resolvedUrl;
+  if (query === undefined || !resolvedUrl.startsWith('file:') || QUERY.test(resolvedUrl) || shared(resolvedUrl)) return resolvedUrl;
   const separator = resolvedUrl.includes('?') ? '&' : '?';
   return `${resolvedUrl}${separator}${query.slice(1)}`;
 }

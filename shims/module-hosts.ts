@@ -21,7 +21,7 @@ import { UsageError } from '../runtime/errors.js';
 import { type ModuleHostSpec, setModuleHosts } from '../runtime/interposer.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { currentHost } from './context.js';
-import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph } from './module-graph.js';
+import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
 
@@ -72,6 +72,10 @@ function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknow
 export const LOADER_HOOKS: 'registerHooks' | 'register' =
   typeof (Module as unknown as { registerHooks?: unknown }).registerHooks === 'function' ? 'registerHooks' : 'register';
 
+/** The build's directory (dist/; this code may sit in dist/chunks): dst-runtime's own files. */
+const BUILD_DIR = path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname;
+setSharedDirectory(pathToFileURL(BUILD_DIR).href);
+
 function ensureHooks(): void {
   if (hooksRegistered) return;
   hooksRegistered = true;
@@ -81,8 +85,7 @@ function ensureHooks(): void {
   }
   // Node 20 and 22 before 22.15: hooks on Node's loader thread. dist/loader-hooks.mjs sits
   // beside the build's entry points (this code may be in dist/chunks).
-  const dir = path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname;
-  register(pathToFileURL(path.join(dir, 'loader-hooks.mjs')).href);
+  register(pathToFileURL(path.join(BUILD_DIR, 'loader-hooks.mjs')).href);
 }
 
 /** Validates a module host's spec when it is added. */
@@ -169,7 +172,8 @@ function load(this: unknown, request: string, parent: CjsModule, isMain: boolean
     return Reflect.apply(realLoad, this, arguments);
   }
   const filename = ModuleClass._resolveFilename(request, parent, isMain);
-  if (Module.isBuiltin(filename)) return Reflect.apply(realLoad, this, arguments);
+  // Builtins, and dst-runtime's own files (see module-graph.ts), are the process's.
+  if (Module.isBuiltin(filename) || filename.startsWith(BUILD_DIR + path.sep)) return Reflect.apply(realLoad, this, arguments);
   return requireForHost(filename, parent);
 }
 
