@@ -4,6 +4,8 @@
 //                      instance of the runtime (no dual-package hazard: one active simulation)
 //   dist/<entry>.d.ts  bundled type declarations
 import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
 
@@ -11,6 +13,20 @@ import { dts } from 'rollup-plugin-dts';
 // runtime left its old chunks behind (138 files, 24 MB after a day of work), and "files" in
 // package.json publishes the whole directory.
 rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true });
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The sources of a source map, relative to the map as the format says. The TypeScript plugin's
+ * come out one or two levels too high (dist/index.cjs.map named ../../runtime/sim.ts), so a
+ * stack mapped through them (node --enable-source-maps; Jest and Vitest map every stack) named
+ * files outside the package, where dst-runtime could not tell its own frames from the program's
+ * (runtime/trace/site.ts). Every source is a file of this repository: re-root it here.
+ */
+function sourcemapPathTransform(relativeSourcePath, sourcemapPath) {
+  const source = path.join(ROOT, relativeSourcePath.replace(/^(\.\.\/)+/, ''));
+  return path.relative(path.dirname(sourcemapPath), source);
+}
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
@@ -56,6 +72,7 @@ export default [
       entryFileNames: '[name].cjs',
       chunkFileNames: 'chunks/[name]-[hash].cjs',
       sourcemap: true,
+      sourcemapPathTransform,
       exports: 'named',
       generatedCode: 'es2015',
     },
@@ -69,7 +86,7 @@ export default [
   {
     input: 'shims/loader-hooks.ts',
     external,
-    output: { file: 'dist/loader-hooks.mjs', format: 'es', sourcemap: true },
+    output: { file: 'dist/loader-hooks.mjs', format: 'es', sourcemap: true, sourcemapPathTransform },
     plugins: [typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true })],
   },
   // Declarations are bundled per entry, without shared chunks: each dist/<entry>.d.ts is whole,
