@@ -23,7 +23,7 @@ import type { Host } from '../runtime/hosts/host.js';
 import { currentHost } from './context.js';
 import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph } from './module-graph.js';
 import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import type { Realm, Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;
@@ -170,21 +170,26 @@ export const moduleHostsShim: Shim = {
   name: 'module-hosts',
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
+    // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
     const g = globalThis as unknown as Record<symbol, unknown>;
     patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string) => requireForHost(filename));
     patches.replace(g, Symbol.for('dst-runtime.evaluating'), evaluating);
+  },
+  realm(patches: PatchSet, realm: Realm) {
     // process.argv / process.env of a module host are its own.
-    const realArgv = Object.getOwnPropertyDescriptor(process, 'argv')!;
-    const realEnv = Object.getOwnPropertyDescriptor(process, 'env')!;
-    const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(process) : d.value);
+    const proc = realm.process;
+    if (proc === undefined) return;
+    const realArgv = Object.getOwnPropertyDescriptor(proc, 'argv')!;
+    const realEnv = Object.getOwnPropertyDescriptor(proc, 'env')!;
+    const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(proc) : d.value);
     let argvValue = read(realArgv);
     let envValue = read(realEnv);
-    patches.defineGetter(process, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
+    patches.defineGetter(proc, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
       const modules = modulesOf(currentHost());
       if (modules !== undefined) modules.argv = v as string[];
       else argvValue = v;
     });
-    patches.defineGetter(process, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
+    patches.defineGetter(proc, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
       const modules = modulesOf(currentHost());
       if (modules !== undefined) modules.env = v as NodeJS.ProcessEnv;
       else envValue = v;
