@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { UsageError } from './errors.js';
 import { SimulationError } from './failure.js';
 import { getHostProcessHooks, getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
 import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
+import { rerunCommand, withoutRerunCommand } from './testing/rerun.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig } from './network/rules.js';
 import { type CrashPolicy, World } from './world.js';
@@ -65,11 +65,11 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     const withMachine = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
     return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${withMachine})`;
   }
-  const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
-  return [...machine, `DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+  const assignments = [...machine, `DST_SEED=${seedText}`, ...settings];
+  return rerunCommand(assignments) ?? withoutRerunCommand(assignments, `or pin the seed: new Sim({ seed: ${seedText} })`);
 }
 
 type ProcessListener = (this: NodeJS.Process, ...args: unknown[]) => void;

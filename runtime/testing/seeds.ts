@@ -7,10 +7,10 @@
  * so a failure can be replayed), DST_SEEDS=0x6,0x9 runs exactly those seeds.
  */
 import { getRandomValues } from 'node:crypto';
-import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { replayEnvironment, shellQuote } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
+import { rerunCommand, withoutRerunCommand } from './rerun.js';
 import { formatFaultMix, runScenario, type Scenario, type ScenarioResult } from '../scenario/scenario.js';
 
 export interface SeedListOptions {
@@ -88,7 +88,10 @@ export function seedList(options: SeedListOptions = {}): string[] {
   return pinned.map((s) => formatSeed(parseSeed(s, 'seeds')));
 }
 
-/** The command that reruns one seed: `dst run <file> --seed S`, else this test command with DST_SEEDS=S. */
+/**
+ * The command that reruns one seed: `dst run <file> --seed S`, else this test's command with
+ * DST_SEEDS=S (rerun.ts: Jest's and Vitest's too), else what to pass to get one.
+ */
 function replayOf(seed: string, options: ForEachSeedOptions): string {
   if (options.replay !== undefined) return options.replay(seed);
   const settings = Object.keys(process.env)
@@ -97,8 +100,8 @@ function replayOf(seed: string, options: ForEachSeedOptions): string {
     .map((k) => `${k}=${shellQuote(process.env[k]!)}`);
   settings.unshift(...replayEnvironment());
   if (options.file !== undefined) return [...settings, 'dst', 'run', shellQuote(options.file), '--seed', seed, ...(options.swarm ? ['--swarm'] : [])].join(' ');
-  const argv = process.argv.slice(1).map((arg, i) => shellQuote(i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  return [`DST_SEEDS=${seed}`, ...settings, 'node', ...process.execArgv.map(shellQuote), ...argv].join(' ');
+  const assignments = [`DST_SEEDS=${seed}`, ...settings];
+  return rerunCommand(assignments) ?? withoutRerunCommand(assignments, 'pass `file` for `dst run <file> --seed S`, or `replay: (seed) => command`');
 }
 
 /**
