@@ -1,8 +1,8 @@
 /**
  * The command that reruns the current test, for replay lines printed without a `file`.
  *
- * mocha and node:test run test files in the process the user started (node:test's child runs
- * `node <file>`), so that process's command line reruns them. Jest and Vitest run them in
+ * mocha runs test files in the process the user started, so that process's command line reruns
+ * them; node:test runs each in a child, `node --test <file>` reruns it. Jest and Vitest run them in
  * worker processes or threads whose command line is the runner's worker script (Vitest's
  * forks.js, threads.js, vmThreads.js): pasting it reruns nothing. Both keep the running test's
  * file and full name in the state of their `expect` (the jest-compatible matchers object on the
@@ -65,7 +65,10 @@ export function rerunCommand(assignments: string[], env: NodeJS.ProcessEnv = pro
   }
   if (env.VITEST !== undefined || env.JEST_WORKER_ID !== undefined || !isMainThread) return undefined;
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  return [...assignments, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+  // A child of `node --test`: on 24 its execArgv is every option of the parent's, defaults
+  // included (two dozen flags), so the file is rerun the way the user ran it.
+  const execArgv = env.NODE_TEST_CONTEXT?.startsWith('child') ? ['--test'] : process.execArgv;
+  return [...assignments, ...[path.basename(process.execPath), ...execArgv, ...argv].map(shellQuote)].join(' ');
 }
 
 /**

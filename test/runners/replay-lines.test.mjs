@@ -8,7 +8,8 @@ const dir = fileURLToPath(new URL('.', import.meta.url));
 const fixture = 'fixtures/replay-line.cjs';
 
 function replayLines(where, env = {}) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'VITEST' && k !== 'JEST_WORKER_ID' && !k.startsWith('DST_')));
+  const runners = ['VITEST', 'JEST_WORKER_ID', 'NODE_TEST_CONTEXT'];
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !runners.includes(k) && !k.startsWith('DST_')));
   const stdout = execFileSync(process.execPath, [fixture, where], { cwd: dir, encoding: 'utf8', env: { ...clean, DST_SEED: '0x9', ...env } });
   return JSON.parse(stdout);
 }
@@ -19,10 +20,17 @@ const jest = { JEST_WORKER_ID: '1', MATCHER_STATE: JSON.stringify({ testPath: `$
 describe('replay lines without a file', function () {
   this.timeout(30_000);
 
-  it('mocha, node:test: this process\'s command line', () => {
+  it('mocha: this process\'s command line', () => {
     assert.deepEqual(replayLines('main'), {
       forEachSeed: `DST_SEEDS=0x5 node ${fixture} main`,
       sim: `DST_SEED=0x9 node ${fixture} main`,
+    });
+  });
+
+  it('node:test (a child of node --test): node --test <file>, without the options node --test passed it', () => {
+    assert.deepEqual(replayLines('main', { NODE_TEST_CONTEXT: 'child-v8' }), {
+      forEachSeed: `DST_SEEDS=0x5 node --test ${fixture} main`,
+      sim: `DST_SEED=0x9 node --test ${fixture} main`,
     });
   });
 
