@@ -10,6 +10,7 @@ import { getRandomValues } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { replayEnvironment, shellQuote } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
+import { testRealmGlobal } from '../realms.js';
 import { rerunCommand, withoutRerunCommand } from './rerun.js';
 import { formatFaultMix, runScenario, type Scenario, type ScenarioResult } from '../scenario/scenario.js';
 
@@ -126,10 +127,11 @@ export type DefineTest = (name: string, fn: () => Promise<void>) => unknown;
 /**
  * Defines one test per seed (call it inside a `describe` callback): each test runs its seed and
  * fails with the seed, kind, message and replay command. `it` defaults to the global `it`
- * (mocha); pass node:test's `it` or `test` explicitly. Returns the seeds.
+ * (mocha, Jest); pass node:test's or Vitest's `it` or `test` explicitly. Returns the seeds.
  */
 export function scenarioSeeds(scenario: Scenario, options: ForEachSeedOptions & { it?: DefineTest } = {}): string[] {
-  const define = options.it ?? ((globalThis as Record<string, unknown>).it as DefineTest | undefined);
+  // Jest's `it` is a global of the test file's vm context, not of Node's realm, where this runs.
+  const define = options.it ?? ((testRealmGlobal()?.it ?? (globalThis as Record<string, unknown>).it) as DefineTest | undefined);
   if (typeof define !== 'function') {
     throw new UsageError('Failed to define seed tests: no global `it`; pass your runner\'s test function as options.it (node:test: import { it } from \'node:test\')');
   }

@@ -4,9 +4,12 @@
 // worker and in the next.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const runProbes = fileURLToPath(new URL('./fixtures/run-probes.cjs', import.meta.url));
+const scenarioSeedsFixture = fileURLToPath(new URL('./fixtures/scenario-seeds.cjs', import.meta.url));
+const { createSandbox } = createRequire(import.meta.url)('../support/sandbox.cjs');
 
 function probes(...args) {
   const { status, stdout, stderr } = spawnSync(process.execPath, [runProbes, ...args], { encoding: 'utf8' });
@@ -45,6 +48,14 @@ describe('test runners that evaluate test files in a vm context', function () {
           assert.deepEqual(out.files[1][probe], inNode[probe]);
         });
       }
+
+      it('scenarioSeeds finds the context\'s global `it` (Jest\'s)', () => {
+        const defined = [];
+        const box = createSandbox({ processCopy: mode === 'jest' });
+        box.global.it = (name) => defined.push(name);
+        assert.deepEqual([...box.require(scenarioSeedsFixture)], ['0x1', '0x2']); // an array of the context's
+        assert.deepEqual(defined, ['idle seed 0x1', 'idle seed 0x2']);
+      });
 
       it('leaves the context\'s Date, Math.random and process as they were', () => {
         assert.deepEqual(out.restored, [[], []]);
