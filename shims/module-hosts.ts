@@ -18,6 +18,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseCjs } from 'cjs-module-lexer';
 import { UsageError } from '../runtime/errors.js';
+import { testRealmGlobal } from '../runtime/realms.js';
 import { type ModuleHostSpec, setModuleHosts } from '../runtime/interposer.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { currentHost } from './context.js';
@@ -98,6 +99,15 @@ export function validateModuleSpec(name: string, spec: ModuleHostSpec): void {
   }
 }
 
+/**
+ * The environment a module host starts from: the test's process.env. Under Jest that is the
+ * test file's copy of process, where the test set what it set, not Node's.
+ */
+function testProcessEnv(): NodeJS.ProcessEnv {
+  const own = testRealmGlobal()?.process as NodeJS.Process | undefined;
+  return own !== undefined && typeof own === 'object' && own.env !== undefined ? own.env : process.env;
+}
+
 /** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
 export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
   const filename = path.resolve(spec.main);
@@ -108,7 +118,7 @@ export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
     const modules: HostModules = {
       spec,
       argv: [process.execPath, filename, ...(spec.argv ?? [])],
-      env: { ...process.env, ...(spec.env ?? {}) },
+      env: { ...testProcessEnv(), ...(spec.env ?? {}) },
       cjs: new Map(),
       release: undefined,
     };

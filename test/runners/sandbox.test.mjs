@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const runProbes = fileURLToPath(new URL('./fixtures/run-probes.cjs', import.meta.url));
+const moduleHostEnvFixture = fileURLToPath(new URL('./fixtures/module-host-env.cjs', import.meta.url));
 const scenarioSeedsFixture = fileURLToPath(new URL('./fixtures/scenario-seeds.cjs', import.meta.url));
 const { createSandbox } = createRequire(import.meta.url)('../support/sandbox.cjs');
 
@@ -55,6 +56,16 @@ describe('test runners that evaluate test files in a vm context', function () {
         box.global.it = (name) => defined.push(name);
         assert.deepEqual([...box.require(scenarioSeedsFixture)], ['0x1', '0x2']); // an array of the context's
         assert.deepEqual(defined, ['idle seed 0x1', 'idle seed 0x2']);
+      });
+
+      it('a module host starts from the env the test file set on its process', async () => {
+        const box = createSandbox({ processCopy: mode === 'jest' });
+        await box.require(moduleHostEnvFixture)();
+        // The host's module ran in Node's realm, which Node's own loader evaluates it in.
+        assert.equal(globalThis[Symbol.for('dst-test.env')], 'set by the test file');
+        delete globalThis[Symbol.for('dst-test.env')];
+        if (mode === 'vitest-vm') delete process.env.DST_TEST_VALUE; // Node's own process there
+        assert.equal(process.env.DST_TEST_VALUE, undefined);
       });
 
       it('leaves the context\'s Date, Math.random and process as they were', () => {
