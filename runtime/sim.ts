@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { UsageError } from './errors.js';
 import { SimulationError } from './failure.js';
 import { getHostProcessHooks, getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
 import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
+import { rerunCommand, withoutRerunCommand } from './testing/rerun.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig, Rule } from './network/rules.js';
 import { ipv4Of, ipv6Of } from './network/addresses.js';
@@ -71,11 +71,11 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     const withMachine = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
     return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${withMachine})`;
   }
-  const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_PENDING']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
-  return [...machine, `DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+  const assignments = [...machine, `DST_SEED=${seedText}`, ...settings];
+  return rerunCommand(assignments) ?? withoutRerunCommand(assignments, `or pin the seed: new Sim({ seed: ${seedText} })`);
 }
 
 /** Values the runtime's own layers attach to a Sim before it runs (the scenario's context): World.attachments. */
@@ -88,38 +88,58 @@ export function attachToRun(sim: Sim, key: symbol, value: unknown): void {
   map.set(key, value);
 }
 
-type UncaughtListener = (this: NodeJS.Process, error: unknown, origin: string) => void;
+type ProcessListener = (this: NodeJS.Process, ...args: unknown[]) => void;
 
 /**
- * Takes over process 'uncaughtException' for the run. Host code that runs between events (a
- * process.nextTick or queueMicrotask callback) throws outside the event's try/catch, into
- * Node's uncaughtException machinery, where the test runner's listener would see it without
- * the seed. During the run the listener below is the only one: an exception thrown in a
- * host's context (the AsyncLocalStorage store is still the thrower's when Node emits) crashes
- * that host under its onCrash policy and fails the run with the full report; any other
- * exception goes to the listeners that were there before, in order, or, if there were none,
- * is rethrown to be fatal as it would have been. restore() puts the listeners back exactly
- * (those added during the run stay, after them).
+ * Makes `listener` the only listener of process `event` until restore(), which puts the
+ * listeners that were there back exactly (those added during the run stay, after them).
+ * `saved` is the list taken away; a once() wrapper removed from it is not put back.
  */
-function takeOverUncaught(world: World): { restore(): void } {
-  const saved = nodeProcess.rawListeners('uncaughtException') as UncaughtListener[];
+function takeOver(event: 'uncaughtException' | 'unhandledRejection', listener: ProcessListener): { saved: ProcessListener[]; restore(): void } {
+  const saved = nodeProcess.rawListeners(event) as ProcessListener[];
   let restored = false;
-  const restore = () => {
-    if (restored) return;
-    restored = true;
-    const added = (nodeProcess.rawListeners('uncaughtException') as UncaughtListener[]).filter((l) => l !== onUncaught);
-    nodeProcess.removeAllListeners('uncaughtException');
-    for (const listener of [...saved, ...added]) nodeProcess.on('uncaughtException', listener);
+  nodeProcess.removeAllListeners(event);
+  nodeProcess.on(event, listener);
+  return {
+    saved,
+    restore() {
+      if (restored) return;
+      restored = true;
+      const added = (nodeProcess.rawListeners(event) as ProcessListener[]).filter((l) => l !== listener);
+      nodeProcess.removeAllListeners(event);
+      for (const l of [...saved, ...added]) nodeProcess.on(event, l);
+    },
   };
-  const onUncaught: UncaughtListener = function (error, origin) {
+}
+
+/**
+ * Takes over process 'uncaughtException' and 'unhandledRejection' for the run.
+ *
+ * Host code that runs between events (a process.nextTick or queueMicrotask callback) throws
+ * outside the event's try/catch, into Node's uncaughtException machinery, where the test
+ * runner's listener would see it without the seed. During the run the listener below is the
+ * only one: an exception thrown in a host's context (the AsyncLocalStorage store is still the
+ * thrower's when Node emits) crashes that host under its onCrash policy and fails the run with
+ * the full report; any other exception goes to the listeners that were there before, in order,
+ * or, if there were none, is rethrown to be fatal as it would have been.
+ *
+ * An unhandled rejection is the host's of the last event run (Node reports it after the
+ * microtasks of that event's turn), and only the simulation sees it: a test runner's own
+ * listener would otherwise act on a rejection the host handles itself with
+ * process.on('unhandledRejection'), and differently in each runner (node:test fails the running
+ * test; mocha emits it again, so the host's listener ran twice).
+ */
+function takeOverProcessErrors(world: World): { restore(): void } {
+  const onUncaught: ProcessListener = function (error, origin) {
     const host = world.als.getStore();
     if (host !== undefined && host.world === world) {
       world.hostFailed(host, error, 'crash');
       return;
     }
+    const saved = uncaught.saved;
     if (saved.length === 0) {
       // Nothing listened before the run: the exception is fatal, as it would have been.
-      restore();
+      uncaught.restore();
       nodeProcess.nextTick(() => {
         throw error;
       });
@@ -129,12 +149,17 @@ function takeOverUncaught(world: World): { restore(): void } {
       // A once() wrapper removes itself from the process (where it is not now) and must
       // not come back at restore().
       if ((listener as { listener?: unknown }).listener !== undefined) saved.splice(saved.indexOf(listener), 1);
-      Reflect.apply(listener, process, [error, origin]);
+      Reflect.apply(listener, nodeProcess, [error, origin]);
     }
   };
-  nodeProcess.removeAllListeners('uncaughtException');
-  nodeProcess.on('uncaughtException', onUncaught);
-  return { restore };
+  const uncaught = takeOver('uncaughtException', onUncaught);
+  const rejections = takeOver('unhandledRejection', (reason) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection'));
+  return {
+    restore() {
+      rejections.restore();
+      uncaught.restore();
+    },
+  };
 }
 
 /**
@@ -440,10 +465,8 @@ export class Sim {
     }));
     for (const [key, value] of attachments.get(this) ?? []) world.attachments.set(key, value);
     const interposer = getInterposer();
-    const onRejection = (reason: unknown) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection');
     interposer.install(world);
-    const uncaught = takeOverUncaught(world);
-    nodeProcess.prependListener('unhandledRejection', onRejection);
+    const processErrors = takeOverProcessErrors(world);
     try {
       for (const p of this.pending) {
         const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
@@ -461,9 +484,8 @@ export class Sim {
         ...(world.pendingPromises === undefined ? {} : { pending: world.pendingPromises() }),
       };
     } finally {
-      nodeProcess.removeListener('unhandledRejection', onRejection);
       interposer.uninstall(world);
-      uncaught.restore();
+      processErrors.restore();
       world.dispose();
       this.state = 'done';
     }

@@ -37,8 +37,9 @@ import { netTimeoutsShim } from './net-timeouts.js';
 import { performanceShim } from './performance.js';
 import { processClockShim } from './process-clock.js';
 import { PendingPromises } from './pending-promises.js';
+import { realms } from './realms.js';
 import { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import type { Realm, Shim } from './shim.js';
 import { timersShim } from './timers.js';
 import { timersPromisesShim } from './timers-promises.js';
 import { tlsShim } from './tls.js';
@@ -108,14 +109,20 @@ export function installShims(world: World): void {
   }
   setActiveWorld(world);
   const patches = new PatchSet();
+  // Node's realm, and the test runner's vm context host code may have been written in.
+  const targets = realms();
+  const install = (shim: Shim, where: readonly Realm[]) => {
+    shim.install(patches);
+    for (const realm of where) shim.realm?.(patches, realm);
+  };
   try {
-    for (const shim of EARLY_SHIMS) shim.install(patches);
+    for (const shim of EARLY_SHIMS) install(shim, targets);
     syncBuiltinESMExports();
     // The stdio streams are created lazily from net.Socket when stdout/stderr are pipes:
     // create them now, after timers (net captures setTimeout when it loads) and before the
     // network shims.
     touchStdio();
-    for (const shim of SHIMS) shim.install(patches);
+    for (const shim of SHIMS) install(shim, targets);
     if (world.mode === 'library' && world.options.strict === true) watchHostRealTimers(world, patches);
     if (world.options.pending === true) {
       const tracker = new PendingPromises(world);

@@ -18,12 +18,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseCjs } from 'cjs-module-lexer';
 import { UsageError } from '../runtime/errors.js';
+import { testRealmGlobal } from '../runtime/realms.js';
 import { type ModuleHostSpec, setModuleHosts } from '../runtime/interposer.js';
 import type { Host } from '../runtime/hosts/host.js';
 import { currentHost } from './context.js';
 import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
 import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import type { Realm, Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;
@@ -101,6 +102,15 @@ export function validateModuleSpec(name: string, spec: ModuleHostSpec): void {
   }
 }
 
+/**
+ * The environment a module host starts from: the test's process.env. Under Jest that is the
+ * test file's copy of process, where the test set what it set, not Node's.
+ */
+function testProcessEnv(): NodeJS.ProcessEnv {
+  const own = testRealmGlobal()?.process as NodeJS.Process | undefined;
+  return own !== undefined && typeof own === 'object' && own.env !== undefined ? own.env : process.env;
+}
+
 /** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
 export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
   const filename = path.resolve(spec.main);
@@ -111,7 +121,7 @@ export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
     const modules: HostModules = {
       spec,
       argv: [process.execPath, filename, ...(spec.argv ?? [])],
-      env: { ...process.env, ...(spec.env ?? {}) },
+      env: { ...testProcessEnv(), ...(spec.env ?? {}) },
       cjs: new Map(),
       release: undefined,
     };
@@ -189,21 +199,26 @@ export const moduleHostsShim: Shim = {
   name: 'module-hosts',
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
+    // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
     const g = globalThis as unknown as Record<symbol, unknown>;
     patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string) => requireForHost(filename));
     patches.replace(g, Symbol.for('dst-runtime.evaluating'), evaluating);
+  },
+  realm(patches: PatchSet, realm: Realm) {
     // process.argv / process.env of a module host are its own.
-    const realArgv = Object.getOwnPropertyDescriptor(process, 'argv')!;
-    const realEnv = Object.getOwnPropertyDescriptor(process, 'env')!;
-    const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(process) : d.value);
+    const proc = realm.process;
+    if (proc === undefined) return;
+    const realArgv = Object.getOwnPropertyDescriptor(proc, 'argv')!;
+    const realEnv = Object.getOwnPropertyDescriptor(proc, 'env')!;
+    const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(proc) : d.value);
     let argvValue = read(realArgv);
     let envValue = read(realEnv);
-    patches.defineGetter(process, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
+    patches.defineGetter(proc, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
       const modules = modulesOf(currentHost());
       if (modules !== undefined) modules.argv = v as string[];
       else argvValue = v;
     });
-    patches.defineGetter(process, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
+    patches.defineGetter(proc, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
       const modules = modulesOf(currentHost());
       if (modules !== undefined) modules.env = v as NodeJS.ProcessEnv;
       else envValue = v;
