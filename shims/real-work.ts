@@ -60,6 +60,11 @@ export function completeRealCall(call: RealCall, deliver: () => void): void {
   flush(call.host.world);
 }
 
+/** Records that `call`'s settlement happens where its own code settles it (the line only kept the hold). */
+export function completeInPlace(call: RealCall): void {
+  completeRealCall(call, IN_PLACE);
+}
+
 /** A call that threw synchronously (bad arguments): nothing to wait for, nothing to deliver. */
 export function abandonRealCall(call: RealCall): void {
   const world = call.host.world;
@@ -128,7 +133,7 @@ export function heldPromise(host: Host, start: () => Promise<unknown>): Promise<
  */
 export function heldInPlace(host: Host, start: () => Promise<unknown>): Promise<unknown> {
   const { call, real } = startHeld(host, start);
-  const done = (): void => completeRealCall(call, IN_PLACE);
+  const done = (): void => completeInPlace(call);
   real.then(done, done);
   return real;
 }
