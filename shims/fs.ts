@@ -26,7 +26,8 @@ import fs from 'node:fs';
 import { realDiskCall } from '../runtime/disk/real.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from './registry.js';
 import { nodeBinding } from './node-binding.js';
-import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall, realCallsInFlight } from './real-work.js';
+import { loadingModuleGraph } from './module-hosts.js';
+import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from './real-work.js';
 import type { Shim } from './shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -54,16 +55,21 @@ function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) =>
 
 /**
  * The host whose asynchronous call this is, or undefined when the call is to be left alone:
- * made outside every host; made while other real work already holds the simulation (a module
- * graph loading: its reads are part of that work, and no event can run meanwhile anyway); or
- * made by Node's module loader itself (its reads of the program's modules), recognised by the
- * loader's frames on the (async) stack with none of the program's own beside them.
+ * made outside every host; made while that host's own module graph loads (the simulation
+ * already waits for the loading, and its reads are part of it: held, they would wait behind
+ * it); or made by Node's module loader itself (its reads of the program's modules), recognised
+ * by the loader's frames on the (async) stack with none of the program's own beside them.
+ *
+ * Only the calling host's own loading counts. Once any real work held the world, every call
+ * was left alone: a database host reading its 9 MB WebAssembly file while a client host's
+ * graph (pg and its dependencies) still loaded read it unheld, and when the client's graph was
+ * done the run moved on to the client's connect, 5 virtual seconds later, before the server
+ * listened (issue 18).
  */
 function holderOf(): Host | undefined {
   const host = currentHost();
   if (host === undefined) return undefined;
-  const world = host.world;
-  if (world.realWorkHolds > realCallsInFlight(world)) return undefined;
+  if (loadingModuleGraph(host)) return undefined;
   const text = captureStack(holderOf, 40).stack ?? '';
   if (!text.includes('node:internal/modules/')) return host;
   // The loader on the stack: its own read unless the program's code is there too (a module's

@@ -130,6 +130,15 @@ function modulesOf(host: Host | undefined): HostModules | undefined {
   return host === undefined ? undefined : hostModules.get(host);
 }
 
+/**
+ * Whether `host`'s module graph is still loading (the simulation waits for it, and its own
+ * reads are part of that wait). Only that host's: another host's loading says nothing about
+ * this one's calls.
+ */
+export function loadingModuleGraph(host: Host): boolean {
+  return hostModules.get(host)?.release !== undefined;
+}
+
 /** require(filename) through the current host incarnation's own CommonJS cache. */
 function requireForHost(filename: string, parent?: CjsModule): unknown {
   const modules = modulesOf(currentHost());

@@ -35,11 +35,6 @@ export interface RealCall {
 /** Each world's calls in flight, oldest first. */
 const inFlight = new WeakMap<World, RealCall[]>();
 
-/** How many calls of `world` are in flight (each holds the simulation once). */
-export function realCallsInFlight(world: World): number {
-  return inFlight.get(world)?.length ?? 0;
-}
-
 /** Starts holding the simulation for a call `host` is making now. */
 export function beginRealCall(host: Host, scope: AsyncResource | undefined): RealCall {
   const world = host.world;

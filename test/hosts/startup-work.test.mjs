@@ -66,4 +66,42 @@ describe('real work a host starts before it serves: held in virtual time, every 
     assert.deepEqual(first.log, ['top-level-timer: evaluated after 7 ms', `settled ${settled}`]);
     assert.deepEqual(await runOnce(), first);
   });
+
+  it('a host\'s fs call made while another host\'s module graph loads is held too', async function () {
+    if (typeof module.registerHooks === 'function') {
+      // In-thread loader hooks (Node 22.15+, 24) load a graph synchronously: no host code runs
+      // meanwhile, and a module that is a FIFO would block the thread.
+      this.skip();
+    }
+    const mkfifo = (name) => {
+      const file = path.join(dir, name);
+      const made = spawnSync('mkfifo', [file]);
+      if (made.status !== 0) this.skip();
+      return file;
+    };
+    const slowMain = mkfifo('slow-main.mjs'); // its graph loads when the test writes it
+    const readerFifo = mkfifo('reader.fifo');
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    const sim = new Sim({ seed: 0x18 });
+    sim.host('reader', async () => {
+      await Atomics.waitAsync(gate, 0, 0).value; // resumes outside every simulated event
+      const text = await fs.promises.readFile(readerFifo, 'utf8');
+      globalThis.__dstStartupLog.push(`reader: "${text}" at ${performance.now()} ms`);
+    });
+    sim.host('slow', { main: slowMain });
+    sim.client('client', async () => {
+      await sleep(10);
+      globalThis.__dstStartupLog.push(`client: done at ${performance.now()} ms`);
+    });
+    const running = sim.run();
+    await sleep(100); // the slow host's graph is loading: its main module cannot be read yet
+    Atomics.notify(gate, 0); // the reader starts its read now, during that loading
+    await sleep(100);
+    await fs.promises.writeFile(slowMain, 'globalThis.__dstStartupLog.push(`slow: evaluating at ${performance.now()} ms`);\n');
+    await sleep(100); // before the fix, the run went on to 10 ms here and ended
+    await fs.promises.writeFile(readerFifo, 'late data');
+    const result = await running;
+    assert.equal(result.stopReason, 'clients-done');
+    assert.deepEqual(takeLog(), ['slow: evaluating at 0 ms', 'reader: "late data" at 0 ms', 'client: done at 10 ms']);
+  });
 });
