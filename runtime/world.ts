@@ -497,6 +497,10 @@ export class World {
     host.refs = 0;
     if (this.parked.length > 0) this.parked = this.parked.filter((p) => p.host !== host);
     if (this.ready.length > 0) this.ready = this.ready.filter((p) => p.host !== host);
+    // Its events would be skipped when their time came (packets excepted: the kernel still
+    // answers them); dropped now, so that what their callbacks hold (a database's 128 MB
+    // WebAssembly memory behind a 10 s timer) is not kept alive until then.
+    this.queue.dropWhere((entry) => entry[kHost] === host && entry[kKind] !== KIND_NET);
     if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
     for (const listener of this.hostDownListeners) listener(host, how);
     this.releaseNative(host);
