@@ -1,6 +1,6 @@
 const finalized = [];
 globalThis.__fr = new FinalizationRegistry((w) => finalized.push(w));
-const { Sim } = await import(process.env.DIST ?? new URL('../../../dist/index.mjs', import.meta.url).href);
+const { Sim } = await import(process.env.DIST ?? new URL('../../dist/index.mjs', import.meta.url).href);
 const rss = () => Math.round(process.memoryUsage.rss() / 1e6);
 const mode = process.argv[2] ?? 'module';
 const sim = new Sim({ seed: 1 });

@@ -1,6 +1,6 @@
 // Explore seeds: two clients withdraw 60 each from a balance of 100, concurrently.
 const realNow = performance.now.bind(performance);
-const { Sim } = await import(process.env.DIST ?? new URL('../../../dist/index.mjs', import.meta.url).href);
+const { Sim } = await import(process.env.DIST ?? new URL('../../dist/index.mjs', import.meta.url).href);
 const { connect } = await import('./restart-client.mjs');
 const seeds = (process.env.SEEDS ?? '1-10').split('-').map(Number);
 const env = { PG_TEMPLATE: new URL('./pgdata.tar', import.meta.url).pathname, PG_CACHE: '1' };

@@ -1,4 +1,4 @@
-const { Sim } = await import(process.env.DIST ?? new URL('../../../dist/index.mjs', import.meta.url).href);
+const { Sim } = await import(process.env.DIST ?? new URL('../../dist/index.mjs', import.meta.url).href);
 const seed = Number(process.env.SEED ?? 1);
 const real0 = performance.now();
 const sim = new Sim({ seed, durationMs: Number(process.env.DUR ?? 600000), trace: process.env.TRACE });

@@ -2,7 +2,7 @@ const realNow = performance.now.bind(performance);
 const marks = [];
 globalThis.__mark = (what) => marks.push([what, realNow()]);
 const { connect } = await import('./restart-client.mjs');
-const { Sim } = await import(process.env.DIST ?? new URL('../../../dist/index.mjs', import.meta.url).href);
+const { Sim } = await import(process.env.DIST ?? new URL('../../dist/index.mjs', import.meta.url).href);
 const seed = Number(process.env.SEED ?? 1);
 const boots = Number(process.env.BOOTS ?? 3);
 const t0 = realNow();

@@ -1,6 +1,6 @@
 import { connect } from './restart-client.mjs';
 // Item 4: data directory on the host's simulated disk; a machine crash; what survives.
-const { Sim } = await import(process.env.DIST ?? new URL('../../../dist/index.mjs', import.meta.url).href);
+const { Sim } = await import(process.env.DIST ?? new URL('../../dist/index.mjs', import.meta.url).href);
 const sim = new Sim({ seed: Number(process.env.SEED ?? 1), disk: 'simulated', trace: process.env.TRACE });
 sim.host('db', { main: './pg-service.mjs', env: { PG_DATADIR: new URL('./pgdata-sim', import.meta.url).pathname, PG_TEMPLATE: new URL('./pgdata.tar', import.meta.url).pathname, PG_CACHE: '1', PG_LOG: '1', ...(process.env.PG_FSYNC ? { PG_FSYNC: '1' } : {}) } }, { onCrash: 'fail' });
 const seen = [];
