@@ -15,7 +15,7 @@ import { currentHost } from './context.js';
 import { listedHandles, listedRequests } from './native-handles.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
-import { refedTimerCounts } from './timers.js';
+import { refedTimerCounts } from './timers/timers.js';
 
 const nodeProcess: NodeJS.Process = originals.process;
 const realInfo = nodeProcess.getActiveResourcesInfo;

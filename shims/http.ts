@@ -42,7 +42,7 @@ import { holdSocketReads, isSimulatedSocket, onSocketReleased } from './net-bind
 import { nodeError } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
-import { simulatedTimers } from './timers.js';
+import { simulatedTimers } from './timers/timers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyRecord = Record<PropertyKey, any>;

@@ -38,8 +38,8 @@ import { performanceShim } from './performance.js';
 import { processClockShim } from './process-clock.js';
 import { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
-import { timersShim } from './timers.js';
-import { timersPromisesShim } from './timers-promises.js';
+import { timersShim } from './timers/timers.js';
+import { timersPromisesShim } from './timers/promises.js';
 import { tlsShim } from './tls.js';
 
 /** Installed first: modules loaded from here on (net, via the stdio streams) capture them. */

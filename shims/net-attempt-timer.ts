@@ -18,7 +18,7 @@ import { currentHost } from './context.js';
 import type { NativeHandle } from './native-handles.js';
 import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
 import type { PatchSet } from './registry.js';
-import { createTimeout, simulatedTimers } from './timers.js';
+import { createTimeout, simulatedTimers } from './timers/timers.js';
 
 const nodeProcess = originals.process;
 /** The host whose connect attempt just started, until its attempt timer is made (or not). */

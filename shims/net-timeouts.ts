@@ -10,7 +10,7 @@ import { currentHost, NODE_MAJOR } from './context.js';
 import { validateFunction } from './node-errors.js';
 import type { PatchSet } from './registry.js';
 import type { Shim } from './shim.js';
-import { createTimeout, simulatedTimers, timerDuration } from './timers.js';
+import { createTimeout, simulatedTimers, timerDuration } from './timers/timers.js';
 
 const realSetTimeout = net.Socket.prototype.setTimeout;
 

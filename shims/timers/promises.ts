@@ -6,10 +6,10 @@
  * internal module loads and clears them from a FinalizationRegistry, so it is replaced whole).
  */
 import timersPromises from 'node:timers/promises';
-import { currentHost } from './context.js';
-import { nodeError, validateAbortSignal, validateBoolean, validateNumber, validateObject, validateUint32 } from './node-errors.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { currentHost } from '../context.js';
+import { nodeError, validateAbortSignal, validateBoolean, validateNumber, validateObject, validateUint32 } from '../node-errors.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 import { createImmediate, createTimeout, type Immediate, setPromisifyCustom, simulatedTimers, type Timeout } from './timers.js';
 
 const real = {

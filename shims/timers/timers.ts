@@ -9,20 +9,20 @@
  * Calls from outside every host (the test runner in library mode) go to the real functions.
  */
 import type { AsyncResource } from 'node:async_hooks';
-import { captureContext } from './async-context.js';
+import { captureContext } from '../async-context.js';
 import timersModule from 'node:timers';
 import { deprecate, promisify } from 'node:util';
-import { NS_PER_MS } from '../runtime/clock/units.js';
-import type { Host } from '../runtime/hosts/host.js';
-import { activeDomain, type DomainLike, runEnteredIn } from '../runtime/driver/outside-domain.js';
-import { originals } from '../runtime/originals.js';
-import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../runtime/scheduler/event.js';
-import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../runtime/trace/site.js';
-import type { World } from '../runtime/world.js';
-import { currentHost, NODE_MAJOR } from './context.js';
-import { outOfRange, validateFunction, validateNumber } from './node-errors.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { NS_PER_MS } from '../../runtime/clock/units.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { activeDomain, type DomainLike, runEnteredIn } from '../../runtime/driver/outside-domain.js';
+import { originals } from '../../runtime/originals.js';
+import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../../runtime/scheduler/event.js';
+import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../../runtime/trace/site.js';
+import type { World } from '../../runtime/world.js';
+import { currentHost, NODE_MAJOR } from '../context.js';
+import { outOfRange, validateFunction, validateNumber } from '../node-errors.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -527,7 +527,7 @@ export const simulatedTimers = {
   clearImmediate: simClearImmediate,
 };
 
-/** util.promisify(setTimeout) and util.promisify(setImmediate) use these (set by timers-promises). */
+/** util.promisify(setTimeout) and util.promisify(setImmediate) use these (set by promises.ts, node:timers/promises). */
 export function setPromisifyCustom(timeout: Function, immediate: Function): void {
   Object.defineProperty(simSetTimeout, promisify.custom, { value: timeout, enumerable: false, writable: true, configurable: true });
   Object.defineProperty(simSetImmediate, promisify.custom, { value: immediate, enumerable: false, writable: true, configurable: true });
