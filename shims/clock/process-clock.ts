@@ -8,11 +8,11 @@
  * hrtime in seconds, cut to hundredths, so the two agree as they do plainly.
  */
 import os from 'node:os';
-import { originals } from '../runtime/originals.js';
-import { currentHost } from './context.js';
-import { invalidArgType, outOfRange } from './node-errors.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { originals } from '../../runtime/originals.js';
+import { currentHost } from '../context.js';
+import { invalidArgType, outOfRange } from '../node-errors.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 const realUptime = process.uptime;
 const NS_PER_SEC = 1e9;

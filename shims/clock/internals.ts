@@ -22,10 +22,10 @@ import bufferModule from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import readline from 'node:readline';
 import util from 'node:util';
-import { currentHost, NODE_MAJOR } from './context.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
-import { originals } from '../runtime/originals.js';
+import { currentHost, NODE_MAJOR } from '../context.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+import { originals } from '../../runtime/originals.js';
 
 // ---- File ------------------------------------------------------------------------------------
 

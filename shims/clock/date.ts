@@ -25,10 +25,10 @@
  * mirrored exactly by the get trap), and a class that extended the native Date BEFORE install
  * calls the native constructor from `super()`, so it reads the real clock.
  */
-import { originals } from '../runtime/originals.js';
-import { currentHost } from './context.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { originals } from '../../runtime/originals.js';
+import { currentHost } from '../context.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 const NativeDate = originals.Date;
 const nativeNow = originals.dateNow;

@@ -16,7 +16,7 @@ const madeBeforeInstall = new Date(0);
 
 /** Decades before the real clock, so a virtual reading can never pass for a real one. */
 const EPOCH_MS = Date.UTC(2000, 0, 1);
-const REGISTER = fileURLToPath(new URL('../../../dist/register.mjs', import.meta.url));
+const REGISTER = fileURLToPath(new URL('../../../../dist/register.mjs', import.meta.url));
 
 function isRealNow(ms) {
   return Number.isInteger(ms) && Math.abs(ms - realNow()) < 60_000;
@@ -53,7 +53,7 @@ function dateGlobals() {
   };
 }
 
-describe('shims/date (seed 0x1)', () => {
+describe('shims/clock/date (seed 0x1)', () => {
   describe('virtual time inside a host', () => {
     it('Date.now() and new Date() read the host clock: epochMs at boot, integer ms', async () => {
       const seen = await inClient(() => ({ now: Date.now(), date: new Date().getTime(), type: typeof Date.now() }));

@@ -11,10 +11,10 @@
  * measure made by host code holds the simulation until the delivery has run.
  */
 import { performance as perf, PerformanceObserver } from 'node:perf_hooks';
-import { holdForCheckPhases } from '../runtime/driver/own-immediates.js';
-import { currentHost } from './context.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
+import { currentHost } from '../context.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 const realNow = perf.now;
 const realTimeOriginGetter = (() => {
