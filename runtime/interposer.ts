@@ -49,7 +49,7 @@ export function getModuleHosts(): ModuleHosts {
   return moduleHosts;
 }
 
-/** Per-host process behaviour, provided by shims/process-host.ts. */
+/** Per-host process behaviour, provided by shims/process/process-host.ts. */
 export interface HostProcessHooks {
   /** Runs a host's own 'uncaughtException' / 'unhandledRejection' listeners; true if handled. */
   handleUncaught(host: import('./hosts/host.js').Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean;

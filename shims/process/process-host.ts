@@ -9,12 +9,12 @@
  */
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
-import type { Host } from '../runtime/hosts/host.js';
-import { setHostProcessHooks } from '../runtime/interposer.js';
-import type { World } from '../runtime/world.js';
-import { currentHost } from './context.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { setHostProcessHooks } from '../../runtime/interposer.js';
+import type { World } from '../../runtime/world.js';
+import { currentHost } from '../context.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 /** Events that belong to a host's process rather than to the simulation's. */
 const HOST_EVENTS = new Set<string | symbol>([

@@ -9,13 +9,13 @@
  * handles: the native handles behind them stay open for the simulation's sake, so Node's own count
  * of them is not the program's.
  */
-import { ownImmediates } from '../runtime/driver/own-immediates.js';
-import { originals } from '../runtime/originals.js';
-import { currentHost } from './context.js';
-import { listedHandles, listedRequests } from './native-handles.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
-import { refedTimerCounts } from './timers/timers.js';
+import { ownImmediates } from '../../runtime/driver/own-immediates.js';
+import { originals } from '../../runtime/originals.js';
+import { currentHost } from '../context.js';
+import { listedHandles, listedRequests } from '../native-handles.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+import { refedTimerCounts } from '../timers/timers.js';
 
 const nodeProcess: NodeJS.Process = originals.process;
 const realInfo = nodeProcess.getActiveResourcesInfo;
