@@ -28,7 +28,7 @@ import { wasmShim } from './wasm.js';
 import { blobShim } from './blob.js';
 import { httpShim } from './http.js';
 import { machineShim } from './process/machine.js';
-import { mathShim } from './math.js';
+import { mathShim } from './math/random.js';
 import { messagingShim } from './messaging.js';
 import { moduleHostsShim } from './module-hosts.js';
 import { processHostShim } from './process/process-host.js';

@@ -2,10 +2,10 @@
  * Math.random on the current host's `math` stream. Outside every host (the test runner in
  * library mode) it is the real Math.random, so the runner's own randomness is untouched.
  */
-import { originals } from '../runtime/originals.js';
-import { currentHost } from './context.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { originals } from '../../runtime/originals.js';
+import { currentHost } from '../context.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 function simRandom(): number {
   const host = currentHost();

@@ -20,7 +20,7 @@ async function simulate(seed, main, names = ['c']) {
 
 const draw = (n) => () => Array.from({ length: n }, () => Math.random());
 
-describe('shims/math', () => {
+describe('shims/math/random', () => {
   it('gives the same Math.random sequence for the same seed, across awaits and timers (seed 7, twice)', async () => {
     const main = async () => {
       const values = [Math.random()];
