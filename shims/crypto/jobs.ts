@@ -6,7 +6,7 @@
  * thread pool is done, and the completion reaches the host as an 'io' event at that instant, in
  * call order with the host's other real calls. Synchronous forms (`pbkdf2Sync`, ...), WebCrypto
  * operations Node completes without a job (`importKey`, most `exportKey` formats) and calls made
- * outside the hosts are left alone. (The random functions are simulated outright: crypto.ts.)
+ * outside the hosts are left alone. (The random functions are simulated outright: random.ts.)
  *
  * Node runs each such job through the `run()` of a job class of its crypto binding (PBKDF2Job,
  * HashJob, ...). An asynchronous job either has an `ondone` callback set before `run()` (node:crypto's
@@ -23,14 +23,14 @@
 import asyncHooks from 'node:async_hooks';
 import cryptoModule from 'node:crypto';
 import { types } from 'node:util';
-import { UsageError } from '../runtime/errors.js';
-import type { Host } from '../runtime/hosts/host.js';
-import { captureContext } from './async-context.js';
-import { currentHost } from './context.js';
-import { nodeBinding } from './node-binding.js';
-import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from './real-work.js';
-import { mirrorFunction, type PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { UsageError } from '../../runtime/errors.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { captureContext } from '../async-context.js';
+import { currentHost } from '../context.js';
+import { nodeBinding } from '../node-binding.js';
+import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from '../real-work.js';
+import { mirrorFunction, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
@@ -183,7 +183,7 @@ function watched(original: Fn): Fn {
 }
 
 /**
- * Functions crypto-keys.ts and crypto-signatures.ts replace (each calls Node's own first, then
+ * Functions keys.ts and signatures.ts replace (each calls Node's own first, then
  * makes the result's random part from the seed). Where the public functions are watched
  * (Node 24), they watch the Node function they call through withJobsHeld(), and this shim leaves
  * the property to them.

@@ -269,7 +269,7 @@ function assertSameDescriptors(before, after) {
   }
 }
 
-describe('shims/crypto', () => {
+describe('shims/crypto/random', () => {
   describe('determinism', () => {
     it('draws the same bytes, ints, UUIDs and callbacks for the same seed (seed 7, twice)', async () => {
       const first = await simulate(7, drawAll);

@@ -20,9 +20,9 @@ import { AsyncResource } from 'node:async_hooks';
 import { kMaxLength } from 'node:buffer';
 import cryptoModule from 'node:crypto';
 import { deprecate, types } from 'node:util';
-import type { Host } from '../runtime/hosts/host.js';
-import type { RandomStream } from '../runtime/random/stream.js';
-import { currentHost, NODE_MAJOR } from './context.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import type { RandomStream } from '../../runtime/random/stream.js';
+import { currentHost, NODE_MAJOR } from '../context.js';
 import {
   codedTypeError,
   domException,
@@ -33,11 +33,11 @@ import {
   validateFunction,
   validateNumber,
   validateObject,
-} from './node-errors.js';
-import { mirrorSignature, type PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
-import { originals } from '../runtime/originals.js';
-import { activeDomain, type DomainLike, runEnteredIn } from '../runtime/driver/outside-domain.js';
+} from '../node-errors.js';
+import { mirrorSignature, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+import { originals } from '../../runtime/originals.js';
+import { activeDomain, type DomainLike, runEnteredIn } from '../../runtime/driver/outside-domain.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;

@@ -22,16 +22,16 @@
  * a 512-bit modulus (after checking the program's modulusLength the way Node would), so a
  * 4096-bit key is not generated twice.
  *
- * The KeyObjects behind the CryptoKeys made here are remembered for crypto-signatures.ts (Node 24
+ * The KeyObjects behind the CryptoKeys made here are remembered for signatures.ts (Node 24
  * gives no other way to a non-extractable key's material without a warning).
  *
  * Left to OpenSSL (documented in the guide): DSA, DH and RSA-PSS key types, other curves,
  * explicit EC parameters, `generatePrime`, and the salt and IV of an encrypted PEM export.
  */
 import cryptoModule, { type KeyObject } from 'node:crypto';
-import type { Host } from '../runtime/hosts/host.js';
-import { currentHost } from './context.js';
-import { withJobsHeld } from './crypto-jobs.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { currentHost } from '../context.js';
+import { withJobsHeld } from './jobs.js';
 import {
   base64url,
   bitLength,
@@ -48,9 +48,9 @@ import {
   nodeCrypto,
   rememberKeyMaterial,
   toBigInt,
-} from './crypto-material.js';
-import { mirrorFunction, type PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+} from './material.js';
+import { mirrorFunction, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 // ---- keys --------------------------------------------------------------------------------------
 
@@ -222,7 +222,7 @@ let real: Real;
 type Proto = Record<string, Fn>;
 const protoOf = (ctor: unknown) => (ctor as { prototype: Proto }).prototype;
 
-/** Node's functions (those that start jobs held as crypto-jobs.ts holds them). */
+/** Node's functions (those that start jobs held as jobs.ts holds them). */
 function captureReal(): Real {
   const mod = cryptoModule as unknown as Record<string, Fn>;
   const ecdhProto = protoOf(cryptoModule.ECDH);

@@ -1,19 +1,19 @@
 /**
- * What crypto-keys.ts and crypto-signatures.ts share: the host's `openssl` stream, big-integer
+ * What keys.ts and signatures.ts share: the host's `openssl` stream, big-integer
  * arithmetic, the four curves with known orders, the raw RSA operations, MGF1, and how a call's
  * key argument (a KeyObject, a PEM, an options object, a CryptoKey) is turned into a KeyObject
  * without a warning of the simulation's own.
  */
 import cryptoModule, { type KeyObject } from 'node:crypto';
 import { types } from 'node:util';
-import type { Host } from '../runtime/hosts/host.js';
-import type { RandomStream } from '../runtime/random/stream.js';
-import { NODE_MAJOR } from './context.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import type { RandomStream } from '../../runtime/random/stream.js';
+import { NODE_MAJOR } from '../context.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Fn = (this: unknown, ...args: any[]) => any;
 
-/** Node's functions this module (and crypto-keys.ts) uses, taken when it loads (before any shim is installed). */
+/** Node's functions this module (and keys.ts) uses, taken when it loads (before any shim is installed). */
 const ecdhProto = (cryptoModule.ECDH as unknown as { prototype: Record<string, Fn> }).prototype;
 export const nodeCrypto = {
   createECDH: cryptoModule.createECDH,

@@ -11,7 +11,7 @@
  * - RSA encryption: `crypto.publicEncrypt` (OAEP, its default, and RSA_PKCS1_PADDING) and
  *   `crypto.subtle.encrypt` (RSA-OAEP).
  *
- * As in crypto-keys.ts, Node's function runs first with the program's arguments (validation,
+ * As in keys.ts, Node's function runs first with the program's arguments (validation,
  * errors, encodings, callback and promise timing are Node's), then its random result is replaced:
  * an ECDSA signature computed with a drawn nonce k (R = k·G from `ECDH#setPrivateKey`,
  * s = k⁻¹(z + r·d) mod n), an RSA-PSS or encryption block encoded as RFC 8017 says with drawn
@@ -24,9 +24,9 @@
  * neither generated nor imported (Node 24 gives no way to its material without a warning).
  */
 import cryptoModule, { type KeyObject } from 'node:crypto';
-import type { Host } from '../runtime/hosts/host.js';
-import { currentHost } from './context.js';
-import { withJobsHeld } from './crypto-jobs.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { currentHost } from '../context.js';
+import { withJobsHeld } from './jobs.js';
 import {
   algorithmName,
   arrayBufferOf,
@@ -55,9 +55,9 @@ import {
   toBytes,
   viewOf,
   xor,
-} from './crypto-material.js';
-import { mirrorFunction, type PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+} from './material.js';
+import { mirrorFunction, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 const { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_MAX_SIGN, RSA_PKCS1_OAEP_PADDING, RSA_PKCS1_PADDING } =
   cryptoModule.constants;
