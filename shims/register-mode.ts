@@ -24,7 +24,7 @@ import { captureSite } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
-import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net-binding.js';
+import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
 import { installTripwire } from './tripwire.js';
 import { originals } from '../runtime/originals.js';
 

@@ -12,7 +12,7 @@
 import { ownImmediates } from '../../runtime/driver/own-immediates.js';
 import { originals } from '../../runtime/originals.js';
 import { currentHost } from '../context.js';
-import { listedHandles, listedRequests } from '../native-handles.js';
+import { listedHandles, listedRequests } from '../net/native-handles.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 import { refedTimerCounts } from '../timers/timers.js';

@@ -32,13 +32,13 @@
  * of an `http2.createServer()` server throw inside a host.
  */
 import { createRequire } from 'node:module';
-import { UnsupportedError } from '../runtime/errors.js';
-import { currentHost } from './context.js';
+import { UnsupportedError } from '../../runtime/errors.js';
+import { currentHost } from '../context.js';
 import { closeUnusedTcp, tcpOnSimulatedNetwork } from './net-binding.js';
 import type { NativeHandle } from './native-handles.js';
-import { nodeBinding } from './node-binding.js';
-import { mirrorSignature, type PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { nodeBinding } from '../node-binding.js';
+import { mirrorSignature, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 

@@ -12,13 +12,13 @@
  * same delay, with the same callback, `this` and arguments. net's later clearTimeout of it
  * (the attempt settled first) reaches the simulated timer through the `_onTimeout` it sets.
  */
-import { originals } from '../runtime/originals.js';
-import type { Host } from '../runtime/hosts/host.js';
-import { currentHost } from './context.js';
+import { originals } from '../../runtime/originals.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { currentHost } from '../context.js';
 import type { NativeHandle } from './native-handles.js';
-import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
-import type { PatchSet } from './registry.js';
-import { createTimeout, simulatedTimers } from './timers/timers.js';
+import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from '../real-timeouts.js';
+import type { PatchSet } from '../registry.js';
+import { createTimeout, simulatedTimers } from '../timers/timers.js';
 
 const nodeProcess = originals.process;
 /** The host whose connect attempt just started, until its attempt timer is made (or not). */

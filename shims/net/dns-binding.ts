@@ -12,14 +12,14 @@
 import dns from 'node:dns';
 import dnsPromises from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { familyOf } from '../runtime/network/addresses.js';
-import { UV } from '../runtime/network/errno.js';
-import { currentHost } from './context.js';
+import { familyOf } from '../../runtime/network/addresses.js';
+import { UV } from '../../runtime/network/errno.js';
+import { currentHost } from '../context.js';
 import { completeListed, trackRequest } from './native-handles.js';
-import type { PatchSet } from './registry.js';
-import { nodeBinding } from './node-binding.js';
-import { nodeError } from './node-errors.js';
-import type { Shim } from './shim.js';
+import type { PatchSet } from '../registry.js';
+import { nodeBinding } from '../node-binding.js';
+import { nodeError } from '../node-errors.js';
+import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const cares = nodeBinding('cares_wrap');

@@ -35,20 +35,20 @@
  * asks every new handle for its async id (getAsyncId), which is where they are found.
  */
 import { AsyncResource } from 'node:async_hooks';
-import { UnsupportedError } from '../runtime/errors.js';
-import { type Family, familyOf, isLoopback, unmapped, unspecifiedAsLoopback } from '../runtime/network/addresses.js';
-import { UV } from '../runtime/network/errno.js';
-import type { Network } from '../runtime/network/network.js';
-import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../runtime/network/tcp.js';
-import type { Host } from '../runtime/hosts/host.js';
-import type { NativeResource, World } from '../runtime/world.js';
-import { currentHost, forgetHost } from './context.js';
+import { UnsupportedError } from '../../runtime/errors.js';
+import { type Family, familyOf, isLoopback, unmapped, unspecifiedAsLoopback } from '../../runtime/network/addresses.js';
+import { UV } from '../../runtime/network/errno.js';
+import type { Network } from '../../runtime/network/network.js';
+import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../../runtime/network/tcp.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import type { NativeResource, World } from '../../runtime/world.js';
+import { currentHost, forgetHost } from '../context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
 import { completeListed, type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
-import type { PatchSet } from './registry.js';
-import { nodeBinding } from './node-binding.js';
-import { nodeError } from './node-errors.js';
-import type { Shim } from './shim.js';
+import type { PatchSet } from '../registry.js';
+import { nodeBinding } from '../node-binding.js';
+import { nodeError } from '../node-errors.js';
+import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -757,7 +757,7 @@ function getpeername(this: NativeHandle, out: Record<string, unknown>): number {
   return fill(out, sim.endpoint.remote);
 }
 
-// ---- for shims/tls.ts ----------------------------------------------------------------------
+// ---- for shims/net/tls.ts ----------------------------------------------------------------------
 
 /**
  * Whether native code wrapping `handle` (TLSWrap) would sit on the simulated network: a

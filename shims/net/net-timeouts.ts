@@ -6,11 +6,11 @@
  * activity hook (_unrefTimer -> timer.refresh()) and clearTimeout keep working on it.
  */
 import net from 'node:net';
-import { currentHost, NODE_MAJOR } from './context.js';
-import { validateFunction } from './node-errors.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
-import { createTimeout, simulatedTimers, timerDuration } from './timers/timers.js';
+import { currentHost, NODE_MAJOR } from '../context.js';
+import { validateFunction } from '../node-errors.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+import { createTimeout, simulatedTimers, timerDuration } from '../timers/timers.js';
 
 const realSetTimeout = net.Socket.prototype.setTimeout;
 

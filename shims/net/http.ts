@@ -31,18 +31,18 @@
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { NS_PER_MS } from '../runtime/clock/units.js';
-import type { Host } from '../runtime/hosts/host.js';
-import { originals } from '../runtime/originals.js';
-import type { SimEvent } from '../runtime/scheduler/event.js';
-import type { World } from '../runtime/world.js';
-import { captureContext } from './async-context.js';
-import { currentHost } from './context.js';
+import { NS_PER_MS } from '../../runtime/clock/units.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { originals } from '../../runtime/originals.js';
+import type { SimEvent } from '../../runtime/scheduler/event.js';
+import type { World } from '../../runtime/world.js';
+import { captureContext } from '../async-context.js';
+import { currentHost } from '../context.js';
 import { holdSocketReads, isSimulatedSocket, onSocketReleased } from './net-binding.js';
-import { nodeError } from './node-errors.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
-import { simulatedTimers } from './timers/timers.js';
+import { nodeError } from '../node-errors.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+import { simulatedTimers } from '../timers/timers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyRecord = Record<PropertyKey, any>;

@@ -4,10 +4,10 @@
  * holds every handle a host made (World.holdNative) and releases it when the host goes down or
  * the run ends: first as a raw handle (made, not yet simulated), then as its simulation state.
  */
-import { UV } from '../runtime/network/errno.js';
-import type { Host } from '../runtime/hosts/host.js';
-import type { NativeResource, World } from '../runtime/world.js';
-import { currentHost, forgetHost } from './context.js';
+import { UV } from '../../runtime/network/errno.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import type { NativeResource, World } from '../../runtime/world.js';
+import { currentHost, forgetHost } from '../context.js';
 
 export type NativeHandle = Record<PropertyKey, any>;
 
