@@ -2,7 +2,7 @@
  * crypto's thread-pool jobs: `pbkdf2`, `scrypt`, `hkdf`, `generateKeyPair`, `generateKey`,
  * `generatePrime`, `checkPrime`, `sign`/`verify` with a callback, and every `crypto.subtle`
  * operation Node runs as a job (digest, sign, encrypt, deriveBits, ...). A host's asynchronous
- * job is real work the simulation waits for (real-work.ts): virtual time stands still until the
+ * job is real work the simulation waits for (thread-pool/real-work.ts): virtual time stands still until the
  * thread pool is done, and the completion reaches the host as an 'io' event at that instant, in
  * call order with the host's other real calls. Synchronous forms (`pbkdf2Sync`, ...), WebCrypto
  * operations Node completes without a job (`importKey`, most `exportKey` formats) and calls made
@@ -28,7 +28,7 @@ import type { Host } from '../../runtime/hosts/host.js';
 import { captureContext } from '../async-context.js';
 import { currentHost } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
-import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from '../real-work.js';
+import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from '../thread-pool/real-work.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 

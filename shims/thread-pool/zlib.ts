@@ -15,12 +15,12 @@
  * stream's write-state array by then, and nothing writes to the handle again before the
  * completion has been delivered (Node's stream waits for it), so delivering it later is exact.
  */
-import { captureContext } from './async-context.js';
-import { currentHost } from './context.js';
-import { nodeBinding } from './node-binding.js';
+import { captureContext } from '../async-context.js';
+import { currentHost } from '../context.js';
+import { nodeBinding } from '../node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, type RealCall } from './real-work.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Callback = (this: ZlibHandle, ...args: unknown[]) => unknown;

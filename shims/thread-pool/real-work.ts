@@ -13,10 +13,10 @@
  * of the seed.
  */
 import type { AsyncResource } from 'node:async_hooks';
-import type { Host } from '../runtime/hosts/host.js';
-import type { World } from '../runtime/world.js';
-import { activeDomain, type DomainLike, runEnteredIn } from '../runtime/driver/outside-domain.js';
-import { captureSite } from '../runtime/trace/site.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import type { World } from '../../runtime/world.js';
+import { activeDomain, type DomainLike, runEnteredIn } from '../../runtime/driver/outside-domain.js';
+import { captureSite } from '../../runtime/trace/site.js';
 
 /** One asynchronous call in flight, completed in call order. */
 export interface RealCall {

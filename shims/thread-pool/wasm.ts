@@ -14,11 +14,11 @@
  * calls with none of the program's frames on the stack (Node's own: undici compiling llhttp);
  * and calls outside every host.
  */
-import { captureStack, programFrames } from '../runtime/trace/site.js';
-import { currentHost } from './context.js';
+import { captureStack, programFrames } from '../../runtime/trace/site.js';
+import { currentHost } from '../context.js';
 import { heldInPlace, heldPromise } from './real-work.js';
-import { mirrorSignature, type PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { mirrorSignature, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 type Fn = (this: unknown, ...args: unknown[]) => Promise<unknown>;
 

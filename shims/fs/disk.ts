@@ -8,7 +8,7 @@
  * - synchronously with a `ctx` object (writeSync's calls), by setting its errno and syscall, as
  *   Node's C++ does, for lib's handleErrorFromBinding() to throw;
  * - with an FSReqCallback (the callback API), by calling its oncomplete in an 'io' event of the
- *   host at the current instant, in call order with all other real work (real-work.ts);
+ *   host at the current instant, in call order with all other real work (thread-pool/real-work.ts);
  * - with kUsePromises (the promise API), by a promise settled in such an event.
  *
  * The operation itself takes effect when it is called; only its completion is delivered later.
@@ -22,14 +22,14 @@
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import util from 'node:util';
-import { Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Node } from '../runtime/disk/disk.js';
-import { UnsupportedError } from '../runtime/errors.js';
-import type { Host } from '../runtime/hosts/host.js';
-import { onRealDisk } from '../runtime/disk/real.js';
-import { captureContext } from './async-context.js';
-import { NODE_MAJOR } from './context.js';
-import { nodeBinding } from './node-binding.js';
-import { beginRealCall, completeRealCall } from './real-work.js';
+import { Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Node } from '../../runtime/disk/disk.js';
+import { UnsupportedError } from '../../runtime/errors.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { onRealDisk } from '../../runtime/disk/real.js';
+import { captureContext } from '../async-context.js';
+import { NODE_MAJOR } from '../context.js';
+import { nodeBinding } from '../node-binding.js';
+import { beginRealCall, completeRealCall } from '../thread-pool/real-work.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const binding = nodeBinding('fs') as Record<string, any>;

@@ -15,11 +15,11 @@
  * callback or wakeup the simulation also waits for Node's next check phase, where that immediate
  * runs (and pulls again, from host code).
  */
-import { holdForCheckPhases } from '../runtime/driver/own-immediates.js';
-import { currentHost } from './context.js';
+import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
+import { currentHost } from '../context.js';
 import { abandonRealCall, beginRealCall, completeRealCall, type RealCall } from './real-work.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
 

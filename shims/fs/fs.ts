@@ -1,7 +1,7 @@
 /**
  * fs on the real disk (the default; for `disk: 'simulated'` this hands each call of a host to
- * its simulated disk, fs-disk.ts): host code reads (and writes) the real files, but every
- * asynchronous fs call a host makes is real work the simulation waits for (real-work.ts), as it
+ * its simulated disk, disk.ts): host code reads (and writes) the real files, but every
+ * asynchronous fs call a host makes is real work the simulation waits for (thread-pool/real-work.ts), as it
  * waits for a host's modules to load. Virtual time stands still until the call completes; then
  * its completion reaches host code as an 'io' event at that same instant, in the order the calls
  * were made. So a run stays a pure function of its seed (and of the files' contents), and a run
@@ -17,18 +17,18 @@
  * arguments is an asynchronous one; synchronous calls are left alone. Calls from outside
  * every host (the test runner) are untouched.
  */
-import type { Host } from '../runtime/hosts/host.js';
-import { captureContext } from './async-context.js';
-import { captureStack, programFrames } from '../runtime/trace/site.js';
-import { currentHost } from './context.js';
-import { callDisk, diskOf, noteInstalled, noteRestored, serveReadFile, servesCall, unsupportedOnDisk } from './fs-disk.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { captureContext } from '../async-context.js';
+import { captureStack, programFrames } from '../../runtime/trace/site.js';
+import { currentHost } from '../context.js';
+import { callDisk, diskOf, noteInstalled, noteRestored, serveReadFile, servesCall, unsupportedOnDisk } from './disk.js';
 import fs from 'node:fs';
-import { realDiskCall } from '../runtime/disk/real.js';
-import { mirrorFunction, mirrorSignature, type PatchSet } from './registry.js';
-import { nodeBinding } from './node-binding.js';
-import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from './real-work.js';
-import { loadingModules } from './module-hosts.js';
-import type { Shim } from './shim.js';
+import { realDiskCall } from '../../runtime/disk/real.js';
+import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
+import { nodeBinding } from '../node-binding.js';
+import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from '../thread-pool/real-work.js';
+import { loadingModules } from '../module-hosts.js';
+import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const binding = nodeBinding('fs') as Record<string, any>;
