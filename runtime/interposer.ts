@@ -22,7 +22,7 @@ export function getInterposer(): Interposer {
   return interposer;
 }
 
-/** What a module host runs (see shims/module-hosts.ts). */
+/** What a module host runs (see shims/module/module-hosts.ts). */
 export interface ModuleHostSpec {
   /** Path of the main module (relative to the working directory, or absolute). */
   main: string;

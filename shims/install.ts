@@ -30,7 +30,7 @@ import { httpShim } from './net/http.js';
 import { machineShim } from './process/machine.js';
 import { mathShim } from './math/random.js';
 import { messagingShim } from './messaging.js';
-import { moduleHostsShim } from './module-hosts.js';
+import { moduleHostsShim } from './module/module-hosts.js';
 import { processHostShim } from './process/process-host.js';
 import { netShim, setNetworkResolver } from './net/net-binding.js';
 import { netTimeoutsShim } from './net/net-timeouts.js';

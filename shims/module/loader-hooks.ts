@@ -1,8 +1,8 @@
 /**
  * dst-runtime's module loader hooks for module.register (Node 20, and 22 before 22.15): they run
  * on Node's loader thread, built on their own into dist/loader-hooks.mjs. The rules are those
- * of shims/module-graph.ts, which the in-thread hooks of shims/module-hosts.ts share; only the
- * asynchronous shape and the lexer (the WebAssembly build, which needs init()) differ.
+ * of module-graph.ts, which the in-thread hooks of module-hosts.ts share; only the asynchronous
+ * shape and the lexer (the WebAssembly build, which needs init()) differ.
  */
 import { init, parse } from 'cjs-module-lexer';
 import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph } from './module-graph.js';

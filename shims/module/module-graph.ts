@@ -1,8 +1,8 @@
 /**
  * The rules that give each module host incarnation its own module graph, shared by the two
  * ways dst-runtime hooks Node's ESM loader: in-thread hooks (module.registerHooks, Node >=
- * 22.15 and 24; shims/module-hosts.ts) and hooks on Node's loader thread (module.register,
- * Node 20; shims/loader-hooks.ts, built on its own into dist/loader-hooks.mjs). Functions of
+ * 22.15 and 24; module-hosts.ts) and hooks on Node's loader thread (module.register, Node 20;
+ * loader-hooks.ts, built on its own into dist/loader-hooks.mjs). Functions of
  * URLs, sources and the files they name, holding no state of the runtime, so the loader thread
  * can run them too; each hook keeps only its sync or async shape and its thread's lexer.
  *

@@ -17,13 +17,13 @@ import Module, { register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseCjs } from 'cjs-module-lexer';
-import { UsageError } from '../runtime/errors.js';
-import { type ModuleHostSpec, setModuleHosts } from '../runtime/interposer.js';
-import type { Host } from '../runtime/hosts/host.js';
-import { currentHost } from './context.js';
+import { UsageError } from '../../runtime/errors.js';
+import { type ModuleHostSpec, setModuleHosts } from '../../runtime/interposer.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import { currentHost } from '../context.js';
 import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph } from './module-graph.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;
@@ -51,7 +51,7 @@ function runNumber(host: Host): number {
 let hooksRegistered = false;
 
 // ---- in-thread hooks (module.registerHooks: Node >= 22.15 and 24) ---------------------------
-// The rules of shims/module-graph.ts, as dist/loader-hooks.mjs applies them on the loader
+// The rules of shims/module/module-graph.ts, as dist/loader-hooks.mjs applies them on the loader
 // thread, here synchronous and on the main thread. Preferred where they exist: with no loader
 // thread, loading a module graph takes no turn of the event loop (measured: 0 immediates run
 // during an import(), against hundreds with module.register on Node 22), so a dynamic import()
