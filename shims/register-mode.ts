@@ -25,7 +25,7 @@ import { World } from '../runtime/world.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
-import { installTripwire } from './tripwire.js';
+import { installTripwire } from './strict/tripwire.js';
 import { originals } from '../runtime/originals.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */

@@ -25,7 +25,7 @@ import cryptoModule from 'node:crypto';
 import { types } from 'node:util';
 import { UsageError } from '../../runtime/errors.js';
 import type { Host } from '../../runtime/hosts/host.js';
-import { captureContext } from '../async-context.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from '../thread-pool/real-work.js';

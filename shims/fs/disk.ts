@@ -26,7 +26,7 @@ import { Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Node } fro
 import { UnsupportedError } from '../../runtime/errors.js';
 import type { Host } from '../../runtime/hosts/host.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
-import { captureContext } from '../async-context.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import { NODE_MAJOR } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
 import { beginRealCall, completeRealCall } from '../thread-pool/real-work.js';

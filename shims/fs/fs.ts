@@ -18,7 +18,7 @@
  * every host (the test runner) are untouched.
  */
 import type { Host } from '../../runtime/hosts/host.js';
-import { captureContext } from '../async-context.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { currentHost } from '../context.js';
 import { callDisk, diskOf, noteInstalled, noteRestored, serveReadFile, servesCall, unsupportedOnDisk } from './disk.js';
@@ -126,7 +126,7 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
  * binding, which process.binding does not give out; the Blob binding; cp's C++ copy): from a host
  * with a simulated disk they would read or write the real disk behind its back, so they fail
  * loudly instead. (Watchers are refused
- * inside every host: shims/escapes.ts.)
+ * inside every host: shims/strict/escapes.ts.)
  */
 const BESIDE_THE_BINDING: Array<[object, string, string]> = [
   [fs, 'opendir', 'fs.opendir'],

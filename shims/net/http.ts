@@ -36,7 +36,7 @@ import type { Host } from '../../runtime/hosts/host.js';
 import { originals } from '../../runtime/originals.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 import type { World } from '../../runtime/world.js';
-import { captureContext } from '../async-context.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost } from '../context.js';
 import { holdSocketReads, isSimulatedSocket, onSocketReleased } from './net-binding.js';
 import { nodeError } from '../node-errors.js';

@@ -16,7 +16,7 @@ import { originals } from '../../runtime/originals.js';
 import type { Host } from '../../runtime/hosts/host.js';
 import { currentHost } from '../context.js';
 import type { NativeHandle } from './native-handles.js';
-import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from '../real-timeouts.js';
+import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from '../strict/real-timeouts.js';
 import type { PatchSet } from '../registry.js';
 import { createTimeout, simulatedTimers } from '../timers/timers.js';
 

@@ -15,7 +15,7 @@
  * stream's write-state array by then, and nothing writes to the handle again before the
  * completion has been delivered (Node's stream waits for it), so delivering it later is exact.
  */
-import { captureContext } from '../async-context.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, type RealCall } from './real-work.js';

@@ -9,7 +9,7 @@
  * Calls from outside every host (the test runner in library mode) go to the real functions.
  */
 import type { AsyncResource } from 'node:async_hooks';
-import { captureContext } from '../async-context.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import timersModule from 'node:timers';
 import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../../runtime/clock/units.js';

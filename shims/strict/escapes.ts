@@ -7,10 +7,10 @@
 import childProcess from 'node:child_process';
 import fs from 'node:fs';
 import workerThreads from 'node:worker_threads';
-import { UnsupportedError } from '../runtime/errors.js';
-import { currentHost } from './context.js';
-import { mirrorSignature, type PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { UnsupportedError } from '../../runtime/errors.js';
+import { currentHost } from '../context.js';
+import { mirrorSignature, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 const CHILD_PROCESS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
 

@@ -10,9 +10,9 @@
  * its own type ('Timeout', 'Immediate'), with init at creation and before/after around it.
  */
 import asyncHooks, { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { activeWorld, noteUserAsyncStores } from '../runtime/world.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { activeWorld, noteUserAsyncStores } from '../../runtime/world.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 let userStores = false;
 

@@ -6,10 +6,10 @@
  * the simulation until Node's loop has been through a poll phase since the post.
  */
 import { BroadcastChannel, MessagePort } from 'node:worker_threads';
-import { holdForCheckPhases } from '../runtime/driver/own-immediates.js';
-import { currentHost } from './context.js';
-import type { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
+import { currentHost } from '../context.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
 
 type PostMessage = (this: unknown, ...args: unknown[]) => unknown;
 

@@ -6,7 +6,7 @@
  * Timeouts pay for it: simulated timers are other objects. Shared by strict mode's tripwire
  * and by the adoption of Node's own real timers (net-binding's happy-eyeballs attempt timer).
  */
-import { originals } from '../runtime/originals.js';
+import { originals } from '../../runtime/originals.js';
 
 /** What a listener may read of a real Timeout (Node's internal field names). */
 export interface RealTimer {

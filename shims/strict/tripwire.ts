@@ -18,15 +18,15 @@
  *
  * Library mode cannot use this check: the test runner's own real timers are legitimate there.
  */
-import { ExitCode } from '../runtime/exit-codes.js';
-import { formatFailure, runtimeError } from '../runtime/failure.js';
-import { ownImmediates } from '../runtime/driver/own-immediates.js';
-import { originals } from '../runtime/originals.js';
+import { ExitCode } from '../../runtime/exit-codes.js';
+import { formatFailure, runtimeError } from '../../runtime/failure.js';
+import { ownImmediates } from '../../runtime/driver/own-immediates.js';
+import { originals } from '../../runtime/originals.js';
 import { claimedStillCounted, isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
-import { captureStack, programFrames } from '../runtime/trace/site.js';
-import type { Host } from '../runtime/hosts/host.js';
-import type { World } from '../runtime/world.js';
-import type { PatchSet } from './registry.js';
+import { captureStack, programFrames } from '../../runtime/trace/site.js';
+import type { Host } from '../../runtime/hosts/host.js';
+import type { World } from '../../runtime/world.js';
+import type { PatchSet } from '../registry.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
