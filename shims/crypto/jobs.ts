@@ -2,11 +2,12 @@
  * crypto's thread-pool jobs: `pbkdf2`, `scrypt`, `hkdf`, `generateKeyPair`, `generateKey`,
  * `generatePrime`, `checkPrime`, `sign`/`verify` with a callback, and every `crypto.subtle`
  * operation Node runs as a job (digest, sign, encrypt, deriveBits, ...). A host's asynchronous
- * job is real work the simulation waits for (thread-pool/real-work.ts): virtual time stands still until the
- * thread pool is done, and the completion reaches the host as an 'io' event at that instant, in
- * call order with the host's other real calls. Synchronous forms (`pbkdf2Sync`, ...), WebCrypto
- * operations Node completes without a job (`importKey`, most `exportKey` formats) and calls made
- * outside the hosts are left alone. (The random functions are simulated outright: random.ts.)
+ * job is real work the simulation waits for (thread-pool/real-work.ts): virtual time stands
+ * still until the thread pool is done, and the completion reaches the host as an 'io' event at
+ * that instant, in call order with the host's other real calls. Synchronous forms (`pbkdf2Sync`,
+ * ...), WebCrypto operations Node completes without a job (`importKey`, most `exportKey`
+ * formats) and calls made outside the hosts are left alone. (The random functions are simulated
+ * outright: random.ts.)
  *
  * Node runs each such job through the `run()` of a job class of its crypto binding (PBKDF2Job,
  * HashJob, ...). An asynchronous job either has an `ondone` callback set before `run()` (node:crypto's

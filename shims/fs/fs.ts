@@ -1,11 +1,12 @@
 /**
  * fs on the real disk (the default; for `disk: 'simulated'` this hands each call of a host to
  * its simulated disk, disk.ts): host code reads (and writes) the real files, but every
- * asynchronous fs call a host makes is real work the simulation waits for (thread-pool/real-work.ts), as it
- * waits for a host's modules to load. Virtual time stands still until the call completes; then
- * its completion reaches host code as an 'io' event at that same instant, in the order the calls
- * were made. So a run stays a pure function of its seed (and of the files' contents), and a run
- * cannot end, or move on, while a host still waits for the disk.
+ * asynchronous fs call a host makes is real work the simulation waits for
+ * (thread-pool/real-work.ts), as it waits for a host's modules to load. Virtual time stands
+ * still until the call completes; then its completion reaches host code as an 'io' event at that
+ * same instant, in the order the calls were made. So a run stays a pure function of its seed (and
+ * of the files' contents), and a run cannot end, or move on, while a host still waits for the
+ * disk.
  *
  * Without this, a host's `await fs.promises.readFile(...)` let the simulation run on (or end
  * as 'quiescent', the client never finished) while the read was in flight, and its completion

@@ -527,7 +527,7 @@ export const simulatedTimers = {
   clearImmediate: simClearImmediate,
 };
 
-/** util.promisify(setTimeout) and util.promisify(setImmediate) use these (set by promises.ts, node:timers/promises). */
+/** util.promisify(setTimeout) and util.promisify(setImmediate) use these (set by promises.ts). */
 export function setPromisifyCustom(timeout: Function, immediate: Function): void {
   Object.defineProperty(simSetTimeout, promisify.custom, { value: timeout, enumerable: false, writable: true, configurable: true });
   Object.defineProperty(simSetImmediate, promisify.custom, { value: immediate, enumerable: false, writable: true, configurable: true });
