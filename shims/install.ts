@@ -2,6 +2,11 @@
  * The table of shims and the order they are installed in. Order is an invariant (see
  * docs/architecture.md): timers first, so modules that capture timer functions when they load
  * capture the simulated ones; the stdio streams are created before anything touches net.
+ *
+ * Each shim lives in the folder of the Node API it stands in for (shims/timers/, shims/net/,
+ * shims/crypto/, ...; docs/architecture.md lists them). A new shim goes into its API's folder
+ * and into this table. The imports below keep their order: it is the order the modules'
+ * top levels run in the bundle.
  */
 import { syncBuiltinESMExports } from 'node:module';
 import { UsageError } from '../runtime/errors.js';
