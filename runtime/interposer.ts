@@ -48,24 +48,3 @@ export function getModuleHosts(): ModuleHosts {
   if (moduleHosts === undefined) throw new Error('Failed to add a module host: dst-runtime shims are not loaded');
   return moduleHosts;
 }
-
-/** Per-host process behaviour, provided by shims/process/process-host.ts. */
-export interface HostProcessHooks {
-  /** Runs a host's own 'uncaughtException' / 'unhandledRejection' listeners; true if handled. */
-  handleUncaught(host: import('./hosts/host.js').Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean;
-  /** Delivers a signal (SIGTERM for a graceful stop) to a host. */
-  signal(host: import('./hosts/host.js').Host, signal: string): void;
-  exitCode(host: import('./hosts/host.js').Host): number | undefined;
-  /** True for the private exception process.exit() throws to unwind a host's code. */
-  isExit(error: unknown): boolean;
-}
-
-let hostProcessHooks: HostProcessHooks | undefined;
-
-export function setHostProcessHooks(value: HostProcessHooks): void {
-  hostProcessHooks = value;
-}
-
-export function getHostProcessHooks(): HostProcessHooks | undefined {
-  return hostProcessHooks;
-}

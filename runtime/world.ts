@@ -4,8 +4,8 @@ import type { Disk } from './disk/disk.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
-import { Host, type HostRole, type HostState } from './hosts/host.js';
-import { getHostProcessHooks } from './interposer.js';
+import { Host, type HostRole, type HostState, type HostWorld } from './hosts/host.js';
+import { getHostProcessHooks } from './hosts/process-hooks.js';
 import { once } from './once.js';
 import type { DiskMode } from './options.js';
 import { originals } from './originals.js';
@@ -28,10 +28,15 @@ import {
   SimEvent,
 } from './scheduler/event.js';
 import { EventQueue } from './scheduler/queue.js';
-import { Network, type NetworkOptions } from './network/network.js';
+import { Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
 import { captureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
+
+/** A host of a World: its `world` is the whole simulation (lower layers see a HostWorld only). */
+export type WorldHost = Host<World>;
+/** An entry of a World's queue: a SimEvent, Timeout or Immediate of one of its hosts. */
+type WorldEntry = QueueEntry<WorldHost>;
 
 export type WorldMode = 'library' | 'register';
 
@@ -90,13 +95,13 @@ const CULPRIT_WATCH_RATIO = 0.9;
  * ALS taxes every async resource created afterwards, so one per run made later runs slower.
  * A store (a Host) from an earlier world is ignored by currentHost().
  */
-const processAls = new originals.AsyncLocalStorage<Host>();
+const processAls = new originals.AsyncLocalStorage<WorldHost>();
 /**
  * AsyncLocalStorage's own run(), taken before the async-context shim wraps the prototype's (the
  * wrapper only watches for stores other than ours, and costs a rest array and a Reflect.apply
  * per call): every event runs through it.
  */
-const alsRun = originals.AsyncLocalStorage.prototype.run as <R>(this: AsyncLocalStorage<Host>, store: Host, fn: () => R) => R;
+const alsRun = originals.AsyncLocalStorage.prototype.run as <R>(this: AsyncLocalStorage<WorldHost>, store: WorldHost, fn: () => R) => R;
 
 /**
  * Whether AsyncLocalStorage keeps its stores in immutable context frames (AsyncContextFrame:
@@ -157,8 +162,8 @@ export const SPIN_NS_PER_READ = 1_000;
 
 /** An entry of a paused host, taken out of the queue, with the seq it was queued under. */
 interface Parked {
-  host: Host;
-  entry: QueueEntry;
+  host: WorldHost;
+  entry: WorldEntry;
   seq: number;
 }
 
@@ -166,18 +171,18 @@ interface Parked {
  * The private state of one simulation: virtual time, the event queue, hosts, random streams,
  * the fingerprint and the trace. `Sim` is its public handle; shims reach it via activeWorld().
  */
-export class World {
+export class World implements HostWorld, NetworkWorld {
   readonly options: WorldOptions;
   readonly seed: bigint;
   readonly seedText: string;
   readonly mode: WorldMode;
   readonly epochMs: number;
-  readonly als: AsyncLocalStorage<Host>;
-  readonly hosts: Host[] = [];
+  readonly als: AsyncLocalStorage<WorldHost>;
+  readonly hosts: WorldHost[] = [];
   /** Hosts by name, lower-cased: host names are DNS names, which are case-insensitive. */
-  private readonly hostsByName = new Map<string, Host>();
+  private readonly hostsByName = new Map<string, WorldHost>();
   /** In register mode, code outside every host's context belongs to this host ("main"). */
-  fallbackHost: Host | undefined;
+  fallbackHost: WorldHost | undefined;
 
   nowNs = 0;
   private seq = 0;
@@ -187,12 +192,12 @@ export class World {
   eventsRun = 0;
   /** Ref'd handles and ref'd pending events: the run goes on while this is above zero. */
   refs = 0;
-  private readonly queue = new EventQueue();
+  private readonly queue = new EventQueue<WorldEntry>();
   readonly fingerprint = new Fingerprint();
   private readonly trace: TraceWriter | undefined;
   readonly driver: Driver;
   /** The event being run, if any. */
-  current: QueueEntry | undefined;
+  current: WorldEntry | undefined;
   /** Runs the current event (what als.run calls: no closure or argument array per event). */
   private readonly fireCurrent = (): void => {
     this.current![kFire]();
@@ -218,7 +223,7 @@ export class World {
    */
   private eventKind = -1;
   /** The host of the last event run; unhandled rejections are attributed to it. */
-  lastHost: Host | undefined;
+  lastHost: WorldHost | undefined;
 
   /** True when event sites are captured (tracing, or a limit is close). */
   captureSites: boolean;
@@ -228,10 +233,10 @@ export class World {
 
   private readonly mains = new Map<string, () => unknown>();
   private readonly crashPolicies = new Map<string, CrashPolicy>();
-  private readonly hostDownListeners: Array<(host: Host, how: HostState) => void> = [];
+  private readonly hostDownListeners: Array<(host: WorldHost, how: HostState) => void> = [];
   /** Native resources of each host incarnation not yet closed by its program (see holdNative). */
   private readonly nativeResources = new Map<Host, Set<NativeResource>>();
-  private systemHost: Host | undefined;
+  private systemHost: WorldHost | undefined;
   /** Real asynchronous work the simulation must wait for (a host's modules loading). */
   private blockers = 0;
   private clientsPending = 0;
@@ -288,7 +293,7 @@ export class World {
 
   // ---- hosts -------------------------------------------------------------------------------
 
-  addHost(name: string, role: HostRole, skewMs = 0, onCrash: CrashPolicy = 'fail', driftPpm = 0): Host {
+  addHost(name: string, role: HostRole, skewMs = 0, onCrash: CrashPolicy = 'fail', driftPpm = 0): WorldHost {
     if (typeof name !== 'string' || name.length === 0) {
       throw new UsageError(`Failed to add host: the name must be a non-empty string, got ${String(name)}`);
     }
@@ -311,7 +316,7 @@ export class World {
   }
 
   /** The current incarnation of the host with this name (in any case, as DNS names). */
-  host(name: string): Host | undefined {
+  host(name: string): WorldHost | undefined {
     return this.hostsByName.get(name.toLowerCase());
   }
 
@@ -324,7 +329,7 @@ export class World {
    * answer without AsyncLocalStorage.getStore(), which costs an executionAsyncResource() lookup
    * on Node 20/22 and is called by every setTimeout and Math.random.
    */
-  private runningHost: Host | undefined = undefined;
+  private runningHost: WorldHost | undefined = undefined;
   private runningAsyncId = -1;
 
   /**
@@ -355,14 +360,14 @@ export class World {
   }
 
   /** The host whose code is running now (undefined: the test runner, in library mode). */
-  currentHost(): Host | undefined {
+  currentHost(): WorldHost | undefined {
     if (executionAsyncId() === this.runningAsyncId) return this.runningHost;
     const host = this.als.getStore();
     return host !== undefined && host.world === this ? host : this.fallbackHost;
   }
 
   /** A host for the simulation's own events (faults, scheduled lifecycle changes). */
-  get system(): Host {
+  get system(): WorldHost {
     if (this.systemHost === undefined) {
       this.systemHost = new Host(this, '(simulation)', 0xffff, 'system', 0);
     }
@@ -373,7 +378,7 @@ export class World {
    * Starts a host's main function at the current virtual time, in its own context. A client's
    * completion is awaited by the run; a host's rejection is a failure.
    */
-  boot(host: Host, main: () => unknown): void {
+  boot(host: WorldHost, main: () => unknown): void {
     this.mains.set(host.name, main);
     // Every incarnation of a client is awaited: a restarted client is pending again until its
     // new main settles or it goes down (the crash of the previous one counted it as settled).
@@ -396,7 +401,7 @@ export class World {
     }, undefined, true);
   }
 
-  private mainSettled(host: Host): void {
+  private mainSettled(host: WorldHost): void {
     if (host.role !== 'client' || host.mainDone) return;
     host.mainDone = true;
     this.clientsPending--;
@@ -404,7 +409,7 @@ export class World {
   }
 
   /** Registers a callback run whenever a host incarnation goes down (crash, exit, stop). */
-  onHostDown(listener: (host: Host, how: HostState) => void): void {
+  onHostDown(listener: (host: WorldHost, how: HostState) => void): void {
     this.hostDownListeners.push(listener);
   }
 
@@ -413,14 +418,14 @@ export class World {
    * the incarnation goes down and, at the latest, when the run ends, unless the program closes
    * it first (dropNative).
    */
-  holdNative(host: Host, resource: NativeResource): void {
+  holdNative(host: WorldHost, resource: NativeResource): void {
     let set = this.nativeResources.get(host);
     if (set === undefined) this.nativeResources.set(host, (set = new Set()));
     set.add(resource);
   }
 
   /** The program closed a resource registered with holdNative() itself. */
-  dropNative(host: Host, resource: NativeResource): void {
+  dropNative(host: WorldHost, resource: NativeResource): void {
     const set = this.nativeResources.get(host);
     if (set === undefined) return;
     set.delete(resource);
@@ -437,7 +442,7 @@ export class World {
   }
 
   /** Releases the native resources of `host` (every host when undefined), in creation order. */
-  private releaseNative(host: Host | undefined): void {
+  private releaseNative(host: WorldHost | undefined): void {
     const sets = host === undefined ? [...this.nativeResources.values()] : [this.nativeResources.get(host)];
     if (host === undefined) this.nativeResources.clear();
     else this.nativeResources.delete(host);
@@ -452,7 +457,7 @@ export class World {
    * code can no longer schedule anything. Listeners (the network) release its sockets the way
    * the kernel would when a process dies; then the native handles behind them are closed.
    */
-  takeDown(host: Host, how: 'crashed' | 'exited'): void {
+  takeDown(host: WorldHost, how: 'crashed' | 'exited'): void {
     if (host.state !== 'running') return;
     host.state = how;
     this.refs -= host.refs;
@@ -474,7 +479,7 @@ export class World {
    * Boots the next incarnation of a host that is down: fresh clock from zero, fresh streams,
    * its main function run again. Returns the new incarnation.
    */
-  restart(name: string): Host {
+  restart(name: string): WorldHost {
     const old = this.requireHost(name, 'restart');
     if (old.state === 'running') {
       throw new UsageError(`Failed to restart host "${name}": it is running (crash or stop it first)`);
@@ -532,7 +537,7 @@ export class World {
   /** Ends the stalls due by now: their hosts' parked entries become ready, in order. */
   private wakeStalled(): void {
     let wakeNs = Infinity;
-    const woken = new Set<Host>();
+    const woken = new Set<WorldHost>();
     for (const host of this.hosts) {
       if (host.stalledUntilNs === 0) continue;
       if (host.stalledUntilNs <= this.nowNs) {
@@ -554,7 +559,7 @@ export class World {
    * loop turn, before the timers that came due during the loop: it counts from the event's start.
    * One queued by an immediate (or a program's top level) waits for the next turn, after them.
    */
-  private spinFor(entry: QueueEntry): number {
+  private spinFor(entry: WorldEntry): number {
     const inCheckPhase = this.eventKind === KIND_IMMEDIATE || this.eventKind === -1;
     return entry[kKind] === KIND_IMMEDIATE && !inCheckPhase ? 0 : this.spinNs;
   }
@@ -575,7 +580,7 @@ export class World {
     this.stall(host, this.nowNs + spinNs);
   }
 
-  requireHost(name: string, verb: string): Host {
+  requireHost(name: string, verb: string): WorldHost {
     const host = typeof name === 'string' ? this.hostsByName.get(name.toLowerCase()) : undefined;
     if (host === undefined) {
       const known = this.hosts.map((h) => h.name).join(', ') || 'none';
@@ -592,7 +597,7 @@ export class World {
    * A host that is down cannot schedule: the event is returned already cancelled.
    */
   schedule(
-    host: Host,
+    host: WorldHost,
     delayNs: number,
     kind: EventKind,
     fn: (this: any) => void,
@@ -600,7 +605,7 @@ export class World {
     ref: boolean,
     scope?: AsyncResource,
     site?: string,
-  ): SimEvent {
+  ): SimEvent<WorldHost> {
     // Checked without building the message on the hot path.
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
     const timeNs = this.nowNs + this.spinNs + delayNs;
@@ -625,7 +630,7 @@ export class World {
    * `delayNs`, under a new sequence number; a place it held before becomes stale. Returns false
    * (and leaves it unqueued) when its host is down. Its ref, if any, is its own business.
    */
-  enqueue(entry: QueueEntry, delayNs: number): boolean {
+  enqueue(entry: WorldEntry, delayNs: number): boolean {
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
     const seq = ++this.seq;
     if (entry[kHost].state !== 'running') {
@@ -644,7 +649,7 @@ export class World {
    * host's process is down (its kernel still answers, e.g. with a reset), and the event waits
    * while the host is paused (a stalled machine answers nothing).
    */
-  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent {
+  scheduleArrival(host: WorldHost, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent<WorldHost> {
     const timeNs = this.nowNs + this.spinNs + Math.max(0, Math.round(delayNs));
     const seq = ++this.seq;
     const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
@@ -670,14 +675,14 @@ export class World {
    * that drives them changes pace: each is queued again at the virtual instant where the host's
    * clock, at the new rate, reaches it. A host that is down only keeps the rate.
    */
-  setDrift(host: Host, driftPpm: number): void {
+  setDrift(host: WorldHost, driftPpm: number): void {
     const clock = host.clock;
     if (host.state !== 'running') {
       clock.setDrift(driftPpm, this.nowNs);
       return;
     }
     const nowLocalNs = clock.localNs(this.nowNs);
-    const pending: Array<{ entry: QueueEntry; remainingLocalNs: number }> = [];
+    const pending: Array<{ entry: WorldEntry; remainingLocalNs: number }> = [];
     for (const { timeNs, entry } of this.queue.snapshot()) {
       if (entry[kHost] === host && entry[kLocalClock] === true) pending.push({ entry, remainingLocalNs: clock.localNs(timeNs) - nowLocalNs });
     }
@@ -689,8 +694,8 @@ export class World {
    * The entries of `host` that are pending: queued, parked while it is paused, and the one
    * running now (for process.getActiveResourcesInfo, which counts a timer during its callback).
    */
-  pendingEntries(host: Host): QueueEntry[] {
-    const out: QueueEntry[] = [];
+  pendingEntries(host: WorldHost): WorldEntry[] {
+    const out: WorldEntry[] = [];
     for (const { entry } of this.queue.snapshot()) if (entry[kHost] === host) out.push(entry);
     for (const p of [...this.ready, ...this.parked]) if (p.host === host && p.entry[kSeq] === p.seq) out.push(p.entry);
     const current = this.current;
@@ -698,7 +703,7 @@ export class World {
     return out;
   }
 
-  refHandle(host: Host): void {
+  refHandle(host: WorldHost): void {
     if (host.state !== 'running') return;
     host.refs++;
     this.refs++;
@@ -722,7 +727,7 @@ export class World {
     outsideDomain(() => originals.nextTick(this.deferredKick));
   }
 
-  unrefHandle(host: Host): void {
+  unrefHandle(host: WorldHost): void {
     if (host.state !== 'running') return;
     host.refs--;
     this.refs--;
@@ -772,7 +777,7 @@ export class World {
     });
   }
 
-  private next(): QueueEntry | undefined {
+  private next(): WorldEntry | undefined {
     if (this.clockReads !== 0) this.endSpin();
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
@@ -826,7 +831,7 @@ export class World {
   }
 
   /** The next entry of a host whose stall ended, if it is still live (undefined: try again). */
-  private nextReady(): QueueEntry | undefined {
+  private nextReady(): WorldEntry | undefined {
     const { host, entry, seq } = this.ready.shift()!;
     if (entry[kSeq] !== seq || host.state !== 'running') return undefined;
     if (host.paused || host.stalledUntilNs > this.nowNs) {
@@ -861,7 +866,7 @@ export class World {
   }
 
   /** Accounts for an entry leaving the queue to run now; undefined when the event limit stops the run. */
-  private taken(event: QueueEntry): QueueEntry | undefined {
+  private taken(event: WorldEntry): WorldEntry | undefined {
     if (event[kRef]) {
       event[kHost].refs--;
       this.refs--;
@@ -878,7 +883,7 @@ export class World {
   }
 
   /** Runs an entry next() returned; it is due now (its instant is nowNs). */
-  private runEvent(event: QueueEntry): void {
+  private runEvent(event: WorldEntry): void {
     const n = ++this.eventsRun;
     this.current = event;
     const host = event[kHost];
@@ -930,7 +935,7 @@ export class World {
     this.current = undefined;
   }
 
-  private invoke(event: QueueEntry): void {
+  private invoke(event: WorldEntry): void {
     const scope = event[kScope];
     if (scope !== undefined) scope.runInAsyncScope(event[kFire], event);
     else if (RESOURCE_STORE !== undefined && userAsyncStores) {
@@ -969,7 +974,7 @@ export class World {
    * host's later events through the shared resource, so invoke() sets the store on the driver's
    * immediate instead.
    */
-  private hostScope(host: Host): AsyncResource {
+  private hostScope(host: WorldHost): AsyncResource {
     let scope = host.scope;
     if (scope === undefined) {
       scope = alsRun.call(this.als, host, () => new AsyncResource('dst-host', { requireManualDestroy: true })) as AsyncResource;
@@ -1002,7 +1007,7 @@ export class World {
   }
 
   /** A host's code threw or rejected: the host crashed, and the run fails. */
-  hostFailed(host: Host | undefined, error: unknown, kind: FailureKind): void {
+  hostFailed(host: WorldHost | undefined, error: unknown, kind: FailureKind): void {
     const hooks = getHostProcessHooks();
     if (hooks?.isExit(error)) return; // process.exit() unwinding a host's code
     if (host !== undefined && host.role !== 'system') {
@@ -1023,7 +1028,7 @@ export class World {
   }
 
   /** Builds the report for a failure at the current point of the run. */
-  report(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): FailureReport {
+  report(kind: FailureKind, host: WorldHost | undefined, error: unknown, summary: string): FailureReport {
     return {
       kind,
       summary,
@@ -1038,11 +1043,11 @@ export class World {
   }
 
   /** Strict mode: real asynchronous work made by host code escaped the simulation; the run fails. */
-  escaped(host: Host | undefined, error: unknown, summary: string): void {
+  escaped(host: WorldHost | undefined, error: unknown, summary: string): void {
     this.fail('escape', host, error, summary);
   }
 
-  private fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
+  private fail(kind: FailureKind, host: WorldHost | undefined, error: unknown, summary: string): void {
     if (this.outcome !== undefined) return;
     const report = this.report(kind, host, error, summary);
     this.finish('failure', report);

@@ -3,10 +3,11 @@
  * the faults (partition/repair, hold/release, per-link latency, loss, duplication) that edit
  * that chain. Every random choice comes from the 'net' stream of the seed.
  */
+import type { AsyncResource } from 'node:async_hooks';
 import { UsageError } from '../errors.js';
 import type { Host } from '../hosts/host.js';
 import type { RandomStream } from '../random/stream.js';
-import type { World } from '../world.js';
+import type { EventKind, SimEvent } from '../scheduler/event.js';
 import { familyOf, ipv4Of, ipv6Of, isLoopback, unmapped, type Family } from './addresses.js';
 import {
   DuplicateRule,
@@ -22,6 +23,35 @@ import {
 } from './rules.js';
 import { TcpStack } from './tcp.js';
 import { UdpStack } from './udp.js';
+
+/**
+ * What the network asks of the simulation (World implements it): the current instant, events on
+ * the hosts' queue, its own random stream, and the hosts it connects. Nothing else of the World
+ * is the network's business.
+ */
+export interface NetworkWorld {
+  /** Virtual time now (ns). */
+  readonly nowNs: number;
+  /** The instant work scheduled now counts from (past the clock reads of a spinning event). */
+  readonly scheduleNowNs: number;
+  /** Events run so far: what one event sends leaves as one batch (see TcpEndpoint.write). */
+  readonly eventsRun: number;
+  /** A random stream derived from (seed, name) alone. */
+  stream(name: string): RandomStream;
+  /** Queues `fn` on `host` after `delayNs`; nothing runs, and it comes back cancelled, if the host is down. */
+  schedule(host: Host, delayNs: number, kind: EventKind, fn: (this: any) => void, thisArg: unknown, ref: boolean, scope?: AsyncResource): SimEvent;
+  /** Queues a packet's arrival at `host`'s network stack: it waits while the host is paused, and is answered while it is down. */
+  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown): SimEvent;
+  cancel(event: SimEvent): void;
+  /** The current incarnation of every host, by index. */
+  readonly hosts: readonly Host[];
+  /** The current incarnation of the host with this name (in any case). */
+  host(name: string): Host | undefined;
+  /** The same, or a UsageError ("Failed to <verb> host ...") when there is none. */
+  requireHost(name: string, verb: string): Host;
+  /** Calls `listener` whenever a host incarnation goes down (its sockets then go as the kernel's would). */
+  onHostDown(listener: (host: Host) => void): void;
+}
 
 /** A flow whose packets arrive in the order they are sent: when its last packet arrives. */
 export interface FifoFlow {
@@ -71,7 +101,7 @@ export function validateNetworkOptions(options: NetworkOptions): void {
 }
 
 export class Network {
-  readonly world: World;
+  readonly world: NetworkWorld;
   readonly random: RandomStream;
   readonly tcp: TcpStack;
   readonly udp: UdpStack;
@@ -82,7 +112,7 @@ export class Network {
   /** The in-order flows of loopback datagrams, by source port and host (see flow()). */
   private readonly flows = new Map<string, FifoFlow>();
 
-  constructor(world: World, options: NetworkOptions = {}) {
+  constructor(world: NetworkWorld, options: NetworkOptions = {}) {
     this.world = world;
     this.random = world.stream('net');
     const latency = options.latency ?? DEFAULT_LATENCY;

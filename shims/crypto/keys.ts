@@ -29,8 +29,7 @@
  * explicit EC parameters, `generatePrime`, and the salt and IV of an encrypted PEM export.
  */
 import cryptoModule, { type KeyObject } from 'node:crypto';
-import type { Host } from '../../runtime/hosts/host.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import { withJobsHeld } from './jobs.js';
 import {
   base64url,

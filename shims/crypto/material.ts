@@ -6,9 +6,8 @@
  */
 import cryptoModule, { type KeyObject } from 'node:crypto';
 import { types } from 'node:util';
-import type { Host } from '../../runtime/hosts/host.js';
 import type { RandomStream } from '../../runtime/random/stream.js';
-import { NODE_MAJOR } from '../context.js';
+import { NODE_MAJOR, type Host } from '../context.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type Fn = (this: unknown, ...args: any[]) => any;

@@ -20,9 +20,8 @@ import { AsyncResource } from 'node:async_hooks';
 import { kMaxLength } from 'node:buffer';
 import cryptoModule from 'node:crypto';
 import { deprecate, types } from 'node:util';
-import type { Host } from '../../runtime/hosts/host.js';
 import type { RandomStream } from '../../runtime/random/stream.js';
-import { currentHost, NODE_MAJOR } from '../context.js';
+import { currentHost, NODE_MAJOR, type Host } from '../context.js';
 import {
   codedTypeError,
   domException,

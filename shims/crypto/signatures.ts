@@ -24,8 +24,7 @@
  * neither generated nor imported (Node 24 gives no way to its material without a warning).
  */
 import cryptoModule, { type KeyObject } from 'node:crypto';
-import type { Host } from '../../runtime/hosts/host.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import { withJobsHeld } from './jobs.js';
 import {
   algorithmName,

@@ -24,10 +24,9 @@ import nodePath from 'node:path';
 import util from 'node:util';
 import { Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Node } from '../../runtime/disk/disk.js';
 import { UnsupportedError } from '../../runtime/errors.js';
-import type { Host } from '../../runtime/hosts/host.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
 import { captureContext } from '../async-hooks/async-context.js';
-import { NODE_MAJOR } from '../context.js';
+import { NODE_MAJOR, type Host } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
 import { beginRealCall, completeRealCall } from '../thread-pool/real-work.js';
 

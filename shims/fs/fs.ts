@@ -18,10 +18,9 @@
  * arguments is an asynchronous one; synchronous calls are left alone. Calls from outside
  * every host (the test runner) are untouched.
  */
-import type { Host } from '../../runtime/hosts/host.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { captureStack, programFrames } from '../../runtime/trace/site.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import { callDisk, diskOf, noteInstalled, noteRestored, serveReadFile, servesCall, unsupportedOnDisk } from './disk.js';
 import fs from 'node:fs';
 import { realDiskCall } from '../../runtime/disk/real.js';

@@ -32,13 +32,12 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import { UnsupportedError } from '../../runtime/errors.js';
-import type { Host } from '../../runtime/hosts/host.js';
 import { type Family, familyName, familyOf } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
 import type { Network } from '../../runtime/network/network.js';
 import { type UdpOwner, type UdpPeer, UdpSocket } from '../../runtime/network/udp.js';
 import type { NativeResource } from '../../runtime/world.js';
-import { currentHost, forgetHost } from '../context.js';
+import { currentHost, forgetHost, type Host } from '../context.js';
 import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';

@@ -19,13 +19,12 @@
  * with ECANCELLED, also asynchronously.
  */
 import { AsyncResource } from 'node:async_hooks';
-import type { Host } from '../../runtime/hosts/host.js';
 import { familyOf } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
 import { canonicalAddress } from '../../runtime/network/udp.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 import type { World } from '../../runtime/world.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
 import type { Shim } from '../shim.js';

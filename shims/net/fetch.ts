@@ -34,11 +34,10 @@
 import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
-import type { Host } from '../../runtime/hosts/host.js';
 import { originals } from '../../runtime/originals.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 import { activeWorld, type World } from '../../runtime/world.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 

@@ -5,9 +5,8 @@
  * the run ends: first as a raw handle (made, not yet simulated), then as its simulation state.
  */
 import { UV } from '../../runtime/network/errno.js';
-import type { Host } from '../../runtime/hosts/host.js';
 import type { NativeResource, World } from '../../runtime/world.js';
-import { currentHost, forgetHost } from '../context.js';
+import { currentHost, forgetHost, type Host } from '../context.js';
 
 export type NativeHandle = Record<PropertyKey, any>;
 

@@ -13,8 +13,7 @@
  * (the attempt settled first) reaches the simulated timer through the `_onTimeout` it sets.
  */
 import { originals } from '../../runtime/originals.js';
-import type { Host } from '../../runtime/hosts/host.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import type { NativeHandle } from './native-handles.js';
 import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from '../strict/real-timeouts.js';
 import type { PatchSet } from '../registry.js';

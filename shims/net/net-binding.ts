@@ -40,9 +40,8 @@ import { type Family, familyOf, isLoopback, unmapped, unspecifiedAsLoopback } fr
 import { UV } from '../../runtime/network/errno.js';
 import type { Network } from '../../runtime/network/network.js';
 import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../../runtime/network/tcp.js';
-import type { Host } from '../../runtime/hosts/host.js';
 import type { NativeResource, World } from '../../runtime/world.js';
-import { currentHost, forgetHost } from '../context.js';
+import { currentHost, forgetHost, type Host } from '../context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
 import { completeListed, type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from '../registry.js';

@@ -24,8 +24,7 @@
 import os from 'node:os';
 import perfHooks, { createHistogram, performance as perf } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import type { Host } from '../../runtime/hosts/host.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 

@@ -9,10 +9,9 @@
  */
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
-import type { Host } from '../../runtime/hosts/host.js';
-import { setHostProcessHooks } from '../../runtime/interposer.js';
+import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
 import type { World } from '../../runtime/world.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 

@@ -24,7 +24,7 @@ import { ownImmediates } from '../../runtime/driver/own-immediates.js';
 import { originals } from '../../runtime/originals.js';
 import { claimedStillCounted, isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
 import { captureStack, programFrames } from '../../runtime/trace/site.js';
-import type { Host } from '../../runtime/hosts/host.js';
+import type { Host } from '../context.js';
 import type { World } from '../../runtime/world.js';
 import type { PatchSet } from '../registry.js';
 

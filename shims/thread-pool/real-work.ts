@@ -13,7 +13,7 @@
  * of the seed.
  */
 import type { AsyncResource } from 'node:async_hooks';
-import type { Host } from '../../runtime/hosts/host.js';
+import type { Host } from '../context.js';
 import type { World } from '../../runtime/world.js';
 import { activeDomain, type DomainLike, runEnteredIn } from '../../runtime/driver/outside-domain.js';
 import { captureSite } from '../../runtime/trace/site.js';
