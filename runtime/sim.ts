@@ -8,7 +8,8 @@ import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, ty
 import { formatSeed } from './random/seed.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig } from './network/rules.js';
-import { type CrashPolicy, World } from './world.js';
+import type { CrashPolicy } from './hosts/lifecycle.js';
+import { World } from './world.js';
 import { originals } from './originals.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
@@ -99,7 +100,7 @@ function takeOverUncaught(world: World): { restore(): void } {
   const onUncaught: UncaughtListener = function (error, origin) {
     const host = world.als.getStore();
     if (host !== undefined && host.world === world) {
-      world.hostFailed(host, error, 'crash');
+      world.hosts.failed(host, error, 'crash');
       return;
     }
     if (saved.length === 0) {
@@ -198,15 +199,15 @@ export class Sim {
    */
   crash(name: string): void {
     const world = this.running('crash', name);
-    const host = world.requireHost(name, 'crash');
+    const host = world.hosts.require(name, 'crash');
     if (host.state !== 'running') throw new UsageError(`Failed to crash host "${name}": it is already down`);
-    world.takeDown(host, 'crashed');
+    world.hosts.takeDown(host, 'crashed');
     world.powerLoss(host.name);
   }
 
   /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
   restart(name: string): void {
-    this.running('restart', name).restart(name);
+    this.running('restart', name).hosts.restart(name);
   }
 
   /**
@@ -216,7 +217,7 @@ export class Sim {
    */
   stop(name: string, signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP' = 'SIGTERM'): void {
     const world = this.running('stop', name);
-    const host = world.requireHost(name, 'stop');
+    const host = world.hosts.require(name, 'stop');
     if (host.state !== 'running') throw new UsageError(`Failed to stop host "${name}": it is already down`);
     const hooks = getHostProcessHooks();
     world.schedule(host, 0, 'fault', () => hooks?.signal(host, signal), undefined, true);
@@ -230,11 +231,11 @@ export class Sim {
 
   /** Freezes a host (a GC pause, a stalled VM): its events wait while the others run. */
   pause(name: string): void {
-    this.running('pause', name).pause(name);
+    this.running('pause', name).hosts.pause(name);
   }
 
   resume(name: string): void {
-    this.running('resume', name).resume(name);
+    this.running('resume', name).hosts.resume(name);
   }
 
   // ---- network faults (turmoil's verb pairs; b omitted = between a and every other host) ----
@@ -276,7 +277,7 @@ export class Sim {
    */
   setClock(name: string, options: { skewMs?: number; driftPpm?: number }): void {
     const world = this.running('set the clock of', name);
-    const host = world.requireHost(name, 'set the clock of');
+    const host = world.hosts.require(name, 'set the clock of');
     const fail = (reason: string): never => {
       throw new UsageError(`Failed to set the clock of host "${name}": ${reason}`);
     };
@@ -298,12 +299,12 @@ export class Sim {
   /** The addresses of a host on the simulated network. */
   addressOf(name: string): { ipv4: string; ipv6: string } {
     const world = this.running('find the address of', name);
-    return world.network.addressesOf(world.requireHost(name, 'find the address of'));
+    return world.network.addressesOf(world.hosts.require(name, 'find the address of'));
   }
 
   /** Whether a host's current incarnation is running, crashed or exited, and its boot number. */
   status(name: string): { state: 'running' | 'crashed' | 'exited'; incarnation: number; paused: boolean; exitCode: number | undefined } {
-    const host = this.running('inspect', name).requireHost(name, 'inspect');
+    const host = this.running('inspect', name).hosts.require(name, 'inspect');
     return { state: host.state, incarnation: host.incarnation, paused: host.paused, exitCode: getHostProcessHooks()?.exitCode(host) };
   }
 
@@ -325,14 +326,14 @@ export class Sim {
       disk: this.resolved.disk,
     }));
     const interposer = getInterposer();
-    const onRejection = (reason: unknown) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection');
+    const onRejection = (reason: unknown) => world.hosts.failed(world.lastHost, reason, 'unhandled-rejection');
     interposer.install(world);
     const uncaught = takeOverUncaught(world);
     nodeProcess.prependListener('unhandledRejection', onRejection);
     try {
       for (const p of this.pending) {
-        const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
-        world.boot(host, p.main);
+        const host = world.hosts.add(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
+        world.hosts.boot(host, p.main);
       }
       const outcome = await world.start();
       if (outcome.failure !== undefined) throw new SimulationError(outcome.failure);

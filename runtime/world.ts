@@ -4,8 +4,9 @@ import type { Disk } from './disk/disk.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
-import { Host, type HostRole, type HostState, type HostWorld } from './hosts/host.js';
-import { getHostProcessHooks } from './hosts/process-hooks.js';
+import type { Host, HostState, HostWorld } from './hosts/host.js';
+import { HostLifecycle, type LifecycleLoop } from './hosts/lifecycle.js';
+import { NativeResources } from './hosts/native-resources.js';
 import { once } from './once.js';
 import type { DiskMode } from './options.js';
 import { originals } from './originals.js';
@@ -27,6 +28,7 @@ import {
   type QueueEntry,
   SimEvent,
 } from './scheduler/event.js';
+import { Parking } from './scheduler/parking.js';
 import { EventQueue } from './scheduler/queue.js';
 import { Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
@@ -62,29 +64,12 @@ export interface WorldOptions {
   disk?: DiskMode;
 }
 
-/** What a host's crash means for the run: a failure (default), or an expected event. */
-export type CrashPolicy = 'fail' | 'keep-down' | 'restart';
-
 export type StopReason = 'quiescent' | 'idle' | 'clients-done' | 'duration' | 'failure';
 
 /** Where a run stands when it ends. */
 export interface WorldOutcome {
   reason: StopReason;
   failure: FailureReport | undefined;
-}
-
-/**
- * Something a host incarnation holds outside the simulation: a native libuv handle (the
- * TCPWrap or UDPWrap behind a simulated socket). Until it is closed natively it is a GC root
- * (Node keeps every open handle alive), and through its simulated model it would keep the whole
- * world alive after the run.
- */
-export interface NativeResource {
-  /**
-   * Frees it natively and cuts it off from the simulation, running no code of its host (a
-   * crashed host's callbacks never run; after the run nothing of the world may be reachable).
-   */
-  release(): void;
 }
 
 /** Fraction of a limit after which the runtime starts recording who schedules events. */
@@ -160,27 +145,21 @@ export const CLOCK_READS_FROZEN = 10_000;
 /** Virtual CPU time one clock read takes past CLOCK_READS_FROZEN in one event (1 µs). */
 export const SPIN_NS_PER_READ = 1_000;
 
-/** An entry of a paused host, taken out of the queue, with the seq it was queued under. */
-interface Parked {
-  host: WorldHost;
-  entry: WorldEntry;
-  seq: number;
-}
-
 /**
  * The private state of one simulation: virtual time, the event queue, hosts, random streams,
  * the fingerprint and the trace. `Sim` is its public handle; shims reach it via activeWorld().
  */
-export class World implements HostWorld, NetworkWorld {
+export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   readonly options: WorldOptions;
   readonly seed: bigint;
   readonly seedText: string;
   readonly mode: WorldMode;
   readonly epochMs: number;
   readonly als: AsyncLocalStorage<WorldHost>;
-  readonly hosts: WorldHost[] = [];
-  /** Hosts by name, lower-cased: host names are DNS names, which are case-insensitive. */
-  private readonly hostsByName = new Map<string, WorldHost>();
+  /** Native resources (libuv handles) the hosts' programs have not closed yet. */
+  readonly natives = new NativeResources();
+  /** The hosts and their lifecycle: add, boot, pause/resume, takeDown, restart. */
+  readonly hosts: HostLifecycle<World>;
   /** In register mode, code outside every host's context belongs to this host ("main"). */
   fallbackHost: WorldHost | undefined;
 
@@ -202,13 +181,10 @@ export class World implements HostWorld, NetworkWorld {
   private readonly fireCurrent = (): void => {
     this.current![kFire]();
   };
-  /** Entries of paused or stalled hosts, in the order they came due. */
-  private parked: Parked[] = [];
-  /**
-   * Entries of hosts whose stall has ended, in the order they came due: they were due before
-   * the instant the stall ended, so they run then, before the queue's entries of that instant.
-   */
-  private ready: Parked[] = [];
+  /** Entries of paused or stalled hosts, held back from the queue. */
+  private readonly parking = new Parking<WorldEntry>();
+  /** parking.ready, held here too: next() checks it before every event. */
+  private readonly ready = this.parking.ready;
   /** The earliest instant a stalled host's stall ends (Infinity when no host is stalled). */
   private wakeNs = Infinity;
   /** Clock reads since the current event started (see CLOCK_READS_FROZEN). */
@@ -231,12 +207,6 @@ export class World implements HostWorld, NetworkWorld {
   private readonly eventsWatch: number;
   private readonly timeWatchNs: number;
 
-  private readonly mains = new Map<string, () => unknown>();
-  private readonly crashPolicies = new Map<string, CrashPolicy>();
-  private readonly hostDownListeners: Array<(host: WorldHost, how: HostState) => void> = [];
-  /** Native resources of each host incarnation not yet closed by its program (see holdNative). */
-  private readonly nativeResources = new Map<Host, Set<NativeResource>>();
-  private systemHost: WorldHost | undefined;
   /** Real asynchronous work the simulation must wait for (a host's modules loading). */
   private blockers = 0;
   private clientsPending = 0;
@@ -254,6 +224,7 @@ export class World implements HostWorld, NetworkWorld {
     this.mode = options.mode;
     this.epochMs = options.epochMs;
     this.als = processAls;
+    this.hosts = new HostLifecycle<World>(this, this.natives);
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
@@ -289,35 +260,6 @@ export class World implements HostWorld, NetworkWorld {
   /** A random stream derived from (seed, name) alone. */
   stream(name: string): RandomStream {
     return new RandomStream(this.seed, name);
-  }
-
-  // ---- hosts -------------------------------------------------------------------------------
-
-  addHost(name: string, role: HostRole, skewMs = 0, onCrash: CrashPolicy = 'fail', driftPpm = 0): WorldHost {
-    if (typeof name !== 'string' || name.length === 0) {
-      throw new UsageError(`Failed to add host: the name must be a non-empty string, got ${String(name)}`);
-    }
-    const existing = this.hostsByName.get(name.toLowerCase());
-    if (existing !== undefined) {
-      const same = existing.name === name ? '' : ` ("${existing.name}": host names are DNS names, which ignore case)`;
-      throw new UsageError(`Failed to add host "${name}": a host with that name already exists${same}`);
-    }
-    if (!Number.isSafeInteger(skewMs)) {
-      throw new UsageError(`Failed to add host "${name}": skewMs must be an integer number of ms, got ${String(skewMs)}`);
-    }
-    if (!(Number.isFinite(driftPpm) && Math.abs(driftPpm) < 1e6)) {
-      throw new UsageError(`Failed to add host "${name}": driftPpm must be a number between -1e6 and 1e6 (parts per million), got ${String(driftPpm)}`);
-    }
-    const host = new Host(this, name, this.hosts.length, role, skewMs, 1, driftPpm);
-    this.hosts.push(host);
-    this.hostsByName.set(name.toLowerCase(), host);
-    this.crashPolicies.set(name, onCrash);
-    return host;
-  }
-
-  /** The current incarnation of the host with this name (in any case, as DNS names). */
-  host(name: string): WorldHost | undefined {
-    return this.hostsByName.get(name.toLowerCase());
   }
 
   /**
@@ -366,159 +308,51 @@ export class World implements HostWorld, NetworkWorld {
     return host !== undefined && host.world === this ? host : this.fallbackHost;
   }
 
-  /** A host for the simulation's own events (faults, scheduled lifecycle changes). */
-  get system(): WorldHost {
-    if (this.systemHost === undefined) {
-      this.systemHost = new Host(this, '(simulation)', 0xffff, 'system', 0);
-    }
-    return this.systemHost;
-  }
+  // ---- what the hosts' lifecycle asks of the loop (LifecycleLoop) ----------------------------
 
-  /**
-   * Starts a host's main function at the current virtual time, in its own context. A client's
-   * completion is awaited by the run; a host's rejection is a failure.
-   */
-  boot(host: WorldHost, main: () => unknown): void {
-    this.mains.set(host.name, main);
-    // Every incarnation of a client is awaited: a restarted client is pending again until its
-    // new main settles or it goes down (the crash of the previous one counted it as settled).
-    if (host.role === 'client') {
-      this.clientsPending++;
-      if (host.incarnation === 1) this.clientsTotal++;
-    }
-    this.schedule(host, 0, 'boot', () => {
-      let result: unknown;
-      try {
-        result = main();
-      } catch (error) {
-        this.hostFailed(host, error, 'crash');
-        return;
-      }
-      Promise.resolve(result).then(
-        () => this.mainSettled(host),
-        (error: unknown) => this.hostFailed(host, error, 'crash'),
-      );
-    }, undefined, true);
-  }
-
-  private mainSettled(host: WorldHost): void {
-    if (host.role !== 'client' || host.mainDone) return;
-    host.mainDone = true;
-    this.clientsPending--;
+  /** Wakes the driver, unless the run is over. */
+  kick(): void {
     if (!this.stopped) this.driver.kick();
   }
 
-  /** Registers a callback run whenever a host incarnation goes down (crash, exit, stop). */
-  onHostDown(listener: (host: WorldHost, how: HostState) => void): void {
-    this.hostDownListeners.push(listener);
-  }
-
-  /**
-   * Registers a native resource of `host` (a libuv handle made for its socket): released when
-   * the incarnation goes down and, at the latest, when the run ends, unless the program closes
-   * it first (dropNative).
-   */
-  holdNative(host: WorldHost, resource: NativeResource): void {
-    let set = this.nativeResources.get(host);
-    if (set === undefined) this.nativeResources.set(host, (set = new Set()));
-    set.add(resource);
-  }
-
-  /** The program closed a resource registered with holdNative() itself. */
-  dropNative(host: WorldHost, resource: NativeResource): void {
-    const set = this.nativeResources.get(host);
-    if (set === undefined) return;
-    set.delete(resource);
-    if (set.size === 0) this.nativeResources.delete(host);
-  }
-
-  /** The native resources `host` holds (every host's when undefined), not yet closed or released. */
-  *heldNative(host: Host | undefined): IterableIterator<NativeResource> {
-    if (host !== undefined) {
-      yield* this.nativeResources.get(host) ?? [];
-      return;
-    }
-    for (const set of this.nativeResources.values()) yield* set;
-  }
-
-  /** Releases the native resources of `host` (every host when undefined), in creation order. */
-  private releaseNative(host: WorldHost | undefined): void {
-    const sets = host === undefined ? [...this.nativeResources.values()] : [this.nativeResources.get(host)];
-    if (host === undefined) this.nativeResources.clear();
-    else this.nativeResources.delete(host);
-    for (const set of sets) {
-      if (set === undefined) continue;
-      for (const resource of set) resource.release();
-    }
-  }
-
-  /**
-   * Takes a host incarnation down: its pending events, timers and handles are gone, and its
-   * code can no longer schedule anything. Listeners (the network) release its sockets the way
-   * the kernel would when a process dies; then the native handles behind them are closed.
-   */
-  takeDown(host: WorldHost, how: 'crashed' | 'exited'): void {
-    if (host.state !== 'running') return;
-    host.state = how;
+  /** `host` went down: its ref'd work no longer keeps the run alive, its parked entries are gone. */
+  forget(host: Host): void {
     this.refs -= host.refs;
     host.refs = 0;
-    if (this.parked.length > 0) this.parked = this.parked.filter((p) => p.host !== host);
-    if (this.ready.length > 0) this.ready = this.ready.filter((p) => p.host !== host);
-    if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
-    for (const listener of this.hostDownListeners) listener(host, how);
-    this.releaseNative(host);
+    this.parking.drop(host);
+  }
+
+  /**
+   * `host` resumed: its parked entries run now, in their original order (each keeps its ref),
+   * queued again behind the instant's others.
+   */
+  unpark(host: Host): void {
+    for (const entry of this.parking.unpark(host)) {
+      const seq = ++this.seq;
+      entry[kSeq] = seq;
+      this.queue.push(entry, this.nowNs, seq);
+    }
+  }
+
+  /** Writes `host` going down to the trace and the fingerprint. */
+  recordDown(host: Host, how: HostState): void {
     if (this.trace !== undefined) {
       this.trace.write({ n: this.eventsRun, tNs: this.nowNs, host: host.name, boot: host.incarnation, kind: how });
     }
     this.fingerprint.mix(0xdead);
     this.fingerprint.mix(host.index);
-    if (!this.stopped) this.driver.kick();
   }
 
-  /**
-   * Boots the next incarnation of a host that is down: fresh clock from zero, fresh streams,
-   * its main function run again. Returns the new incarnation.
-   */
-  restart(name: string): WorldHost {
-    const old = this.requireHost(name, 'restart');
-    if (old.state === 'running') {
-      throw new UsageError(`Failed to restart host "${name}": it is running (crash or stop it first)`);
-    }
-    const driftPpm = (old.clock.rate - 1) * 1e6;
-    const host = new Host(this, old.name, old.index, old.role, old.clock.skewMs, old.incarnation + 1, driftPpm);
-    this.hosts[old.index] = host;
-    this.hostsByName.set(old.name.toLowerCase(), host);
-    const main = this.mains.get(old.name);
-    if (main !== undefined) this.boot(host, main);
-    return host;
+  /** A client's main started (`first`: its first incarnation's): the run waits for it. */
+  clientStarted(first: boolean): void {
+    this.clientsPending++;
+    if (first) this.clientsTotal++;
   }
 
-  pause(name: string): void {
-    const host = this.requireHost(name, 'pause');
-    host.paused = true;
-  }
-
-  resume(name: string): void {
-    const host = this.requireHost(name, 'resume');
-    if (!host.paused) return;
-    host.paused = false;
-    // A host still stalled stays parked; its stall's end brings its events back.
-    if (host.stalledUntilNs > this.nowNs) return;
-    // Deferred events run now, in their original order (each keeps its ref). One cancelled or
-    // re-armed meanwhile has another seq by now: it stays dropped.
-    const parked = this.parked;
-    this.parked = [];
-    for (const p of parked) {
-      if (p.host !== host) {
-        this.parked.push(p);
-        continue;
-      }
-      if (p.entry[kSeq] !== p.seq) continue;
-      const seq = ++this.seq;
-      p.entry[kSeq] = seq;
-      this.queue.push(p.entry, this.nowNs, seq);
-    }
-    if (!this.stopped) this.driver.kick();
+  /** A client's main settled, or its incarnation went down. */
+  clientSettled(): void {
+    this.clientsPending--;
+    this.kick();
   }
 
   /**
@@ -531,14 +365,14 @@ export class World implements HostWorld, NetworkWorld {
     if (!(untilNs > this.nowNs) || host.state !== 'running' || untilNs <= host.stalledUntilNs) return;
     host.stalledUntilNs = untilNs;
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
-    if (!this.stopped) this.driver.kick();
+    this.kick();
   }
 
   /** Ends the stalls due by now: their hosts' parked entries become ready, in order. */
   private wakeStalled(): void {
     let wakeNs = Infinity;
     const woken = new Set<WorldHost>();
-    for (const host of this.hosts) {
+    for (const host of this.hosts.list) {
       if (host.stalledUntilNs === 0) continue;
       if (host.stalledUntilNs <= this.nowNs) {
         host.stalledUntilNs = 0;
@@ -546,10 +380,7 @@ export class World implements HostWorld, NetworkWorld {
       } else if (host.stalledUntilNs < wakeNs) wakeNs = host.stalledUntilNs;
     }
     this.wakeNs = wakeNs;
-    if (woken.size === 0) return;
-    const parked = this.parked;
-    this.parked = [];
-    for (const p of parked) (woken.has(p.host) ? this.ready : this.parked).push(p);
+    if (woken.size > 0) this.parking.wake(woken);
   }
 
   /**
@@ -578,15 +409,6 @@ export class World implements HostWorld, NetworkWorld {
     this.spinHost = undefined;
     host.spunNs += spinNs;
     this.stall(host, this.nowNs + spinNs);
-  }
-
-  requireHost(name: string, verb: string): WorldHost {
-    const host = typeof name === 'string' ? this.hostsByName.get(name.toLowerCase()) : undefined;
-    if (host === undefined) {
-      const known = this.hosts.map((h) => h.name).join(', ') || 'none';
-      throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known})`);
-    }
-    return host;
   }
 
   // ---- scheduling --------------------------------------------------------------------------
@@ -697,7 +519,7 @@ export class World implements HostWorld, NetworkWorld {
   pendingEntries(host: WorldHost): WorldEntry[] {
     const out: WorldEntry[] = [];
     for (const { entry } of this.queue.snapshot()) if (entry[kHost] === host) out.push(entry);
-    for (const p of [...this.ready, ...this.parked]) if (p.host === host && p.entry[kSeq] === p.seq) out.push(p.entry);
+    out.push(...this.parking.pendingOf(host));
     const current = this.current;
     if (current !== undefined && current[kHost] === host && !out.includes(current)) out.push(current);
     return out;
@@ -773,7 +595,7 @@ export class World implements HostWorld, NetworkWorld {
     this.blockers++;
     return once(() => {
       this.blockers--;
-      if (!this.stopped) this.driver.kick();
+      this.kick();
     });
   }
 
@@ -821,7 +643,7 @@ export class World implements HostWorld, NetworkWorld {
       const timeNs = this.queue.firstTimeNs;
       if (host.paused || host.stalledUntilNs > timeNs) {
         this.queue.pop();
-        this.parked.push({ host, entry: event, seq: event[kSeq] });
+        this.parking.park(host, event, event[kSeq]);
         continue;
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
@@ -835,7 +657,7 @@ export class World implements HostWorld, NetworkWorld {
     const { host, entry, seq } = this.ready.shift()!;
     if (entry[kSeq] !== seq || host.state !== 'running') return undefined;
     if (host.paused || host.stalledUntilNs > this.nowNs) {
-      this.parked.push({ host, entry, seq });
+      this.parking.park(host, entry, seq);
       return undefined;
     }
     return this.taken(entry);
@@ -927,7 +749,7 @@ export class World implements HostWorld, NetworkWorld {
       } catch (error) {
         this.runningAsyncId = -1;
         this.runningHost = undefined;
-        this.hostFailed(host, error, 'crash');
+        this.hosts.failed(host, error, 'crash');
       }
       this.runningAsyncId = -1;
       this.runningHost = undefined;
@@ -1006,29 +828,8 @@ export class World implements HostWorld, NetworkWorld {
     this.fail('limit', host, runtimeError(`${message}${culprit}`), `run stopped: ${message}`);
   }
 
-  /** A host's code threw or rejected: the host crashed, and the run fails. */
-  hostFailed(host: WorldHost | undefined, error: unknown, kind: FailureKind): void {
-    const hooks = getHostProcessHooks();
-    if (hooks?.isExit(error)) return; // process.exit() unwinding a host's code
-    if (host !== undefined && host.role !== 'system') {
-      if (host.state !== 'running') return; // a leftover of an incarnation already down
-      // Like Node: the host's own process.on('uncaughtException') listeners keep it alive.
-      if (hooks?.handleUncaught(host, error, kind === 'unhandled-rejection' ? 'unhandledRejection' : 'uncaughtException')) return;
-      this.takeDown(host, 'crashed');
-      const policy = this.crashPolicies.get(host.name) ?? 'fail';
-      if (policy === 'keep-down') return;
-      if (policy === 'restart') {
-        this.restart(host.name);
-        return;
-      }
-    }
-    const what = kind === 'unhandled-rejection' ? 'an unhandled rejection' : 'an uncaught exception';
-    const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    this.fail(kind, host, error, `${host === undefined ? 'the simulation' : `host "${host.name}"`} crashed with ${what}: ${head}`);
-  }
-
   /** Builds the report for a failure at the current point of the run. */
-  report(kind: FailureKind, host: WorldHost | undefined, error: unknown, summary: string): FailureReport {
+  report(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): FailureReport {
     return {
       kind,
       summary,
@@ -1043,11 +844,12 @@ export class World implements HostWorld, NetworkWorld {
   }
 
   /** Strict mode: real asynchronous work made by host code escaped the simulation; the run fails. */
-  escaped(host: WorldHost | undefined, error: unknown, summary: string): void {
+  escaped(host: Host | undefined, error: unknown, summary: string): void {
     this.fail('escape', host, error, summary);
   }
 
-  private fail(kind: FailureKind, host: WorldHost | undefined, error: unknown, summary: string): void {
+  /** The run fails with this report (the first failure wins). */
+  fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
     if (this.outcome !== undefined) return;
     const report = this.report(kind, host, error, summary);
     this.finish('failure', report);
@@ -1082,9 +884,8 @@ export class World implements HostWorld, NetworkWorld {
     this.stopped = true;
     this.driver.stop();
     this.queue.clear();
-    this.parked = [];
-    this.ready = [];
-    this.releaseNative(undefined);
+    this.parking.clear();
+    this.natives.release(undefined);
     this.trace?.close();
   }
 

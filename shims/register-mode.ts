@@ -143,7 +143,7 @@ export function startRegisterMode(): World {
   } catch (error) {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));
   }
-  const main = world.addHost('main', 'host');
+  const main = world.hosts.add('main', 'host');
   world.fallbackHost = main;
   g[VERSION_STATE] = world;
 

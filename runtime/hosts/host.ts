@@ -44,7 +44,7 @@ export class Host<W extends HostWorld = HostWorld> {
   readonly role: HostRole;
   readonly incarnation: number;
   state: HostState = 'running';
-  /** A paused host's events wait (in order, in World's parked list) until it is resumed. */
+  /** A paused host's events wait (in order, parked: scheduler/parking.ts) until it is resumed. */
   paused = false;
   /**
    * A stalled host's events wait until this virtual instant (World.stall: a busy loop, a GC

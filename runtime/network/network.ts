@@ -43,14 +43,19 @@ export interface NetworkWorld {
   /** Queues a packet's arrival at `host`'s network stack: it waits while the host is paused, and is answered while it is down. */
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown): SimEvent;
   cancel(event: SimEvent): void;
+  readonly hosts: NetworkHosts;
+}
+
+/** What the network asks of the hosts it connects (World's HostLifecycle implements it). */
+export interface NetworkHosts {
   /** The current incarnation of every host, by index. */
-  readonly hosts: readonly Host[];
+  readonly list: readonly Host[];
   /** The current incarnation of the host with this name (in any case). */
-  host(name: string): Host | undefined;
+  get(name: string): Host | undefined;
   /** The same, or a UsageError ("Failed to <verb> host ...") when there is none. */
-  requireHost(name: string, verb: string): Host;
+  require(name: string, verb: string): Host;
   /** Calls `listener` whenever a host incarnation goes down (its sockets then go as the kernel's would). */
-  onHostDown(listener: (host: Host) => void): void;
+  onDown(listener: (host: Host) => void): void;
 }
 
 /** A flow whose packets arrive in the order they are sent: when its last packet arrives. */
@@ -129,7 +134,7 @@ export class Network {
     this.tcpTimeoutNs = Math.round((options.tcpTimeoutMs ?? 30_000) * 1e6);
     this.tcp = new TcpStack(this);
     this.udp = new UdpStack(this);
-    world.onHostDown((host) => {
+    world.hosts.onDown((host) => {
       this.tcp.hostDown(host);
       this.udp.hostDown(host);
     });
@@ -145,7 +150,7 @@ export class Network {
   hostAt(address: string, from: Host): Host | undefined {
     const a = unmapped(address);
     if (isLoopback(a)) return from;
-    for (const host of this.world.hosts) {
+    for (const host of this.world.hosts.list) {
       const own = this.addressesOf(host);
       if (own.ipv4 === a || own.ipv6 === a.toLowerCase()) return host;
     }
@@ -162,7 +167,7 @@ export class Network {
 
   /** Adds a DNS name for a host (host names resolve already). */
   alias(name: string, hostName: string): void {
-    this.world.requireHost(hostName, 'alias');
+    this.world.hosts.require(hostName, 'alias');
     this.aliases.set(name.toLowerCase(), hostName);
   }
 
@@ -177,7 +182,7 @@ export class Network {
     // still the host's own loopback address (docs/notes/node-facts.md).
     if (lower === 'localhost' || lower.endsWith('.localhost')) addresses = ['127.0.0.1'];
     else {
-      const target = this.world.host(this.aliases.get(lower) ?? lower);
+      const target = this.world.hosts.get(this.aliases.get(lower) ?? lower);
       if (target !== undefined && target.role !== 'system') {
         const own = this.addressesOf(target);
         addresses = [own.ipv4, own.ipv6];
@@ -243,8 +248,8 @@ export class Network {
 
   private links(a: string, b: string | undefined, options: FaultOptions): LinkMatch[] {
     // Rules match packets by their hosts' names as registered ('R'), whatever case names them here.
-    if (a !== '*') a = this.world.requireHost(a, 'change the network of').name;
-    if (b !== undefined && b !== '*') b = this.world.requireHost(b, 'change the network of').name;
+    if (a !== '*') a = this.world.hosts.require(a, 'change the network of').name;
+    if (b !== undefined && b !== '*') b = this.world.hosts.require(b, 'change the network of').name;
     const other = b ?? '*';
     // A host-wide fault (b omitted) cuts the host off from everyone else, not from itself.
     const list: LinkMatch[] = [{ from: a, to: other }];

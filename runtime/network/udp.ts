@@ -413,7 +413,7 @@ export class UdpStack {
       : this.sourceAddress(from, destination);
     const datagram: Datagram = { family, source, sourcePort: from.port, destination, port: toPort, payload: Buffer.from(data) };
     if (isMulticast(destination) || isBroadcast(destination)) {
-      for (const host of this.network.world.hosts) {
+      for (const host of this.network.world.hosts.list) {
         if (host === from.host && isMulticast(destination) && !from.multicastLoopback) continue;
         this.transmit(from, host, datagram, false);
       }
@@ -430,7 +430,7 @@ export class UdpStack {
     const fifo = from.host === to ? this.network.flow(`udp:${to.index}:${from.port}`) : undefined;
     this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
       // The destination may have restarted since: its current incarnation receives.
-      const host = this.network.world.hosts[to.index] ?? to;
+      const host = this.network.world.hosts.list[to.index] ?? to;
       const receivers = this.receivers(host, d, unicast);
       if (receivers.length === 0) {
         if (unicast) this.portUnreachable(from, host, d);

@@ -25,7 +25,7 @@
  * The native handle is real (a UDPWrap whose uv_udp_t never gets a descriptor) and, like every
  * open libuv handle, a GC root until closed natively; dgram makes it when the socket is created,
  * before any bind. The program closes it through close(); a handle of a host that goes down,
- * or still open when the run ends, is closed by the world (World.holdNative) without running
+ * or still open when the run ends, is closed by the world (world.natives.hold) without running
  * any of the program's callbacks and cut off from the simulation, so a finished world is never
  * kept alive by Node's handle list. Node asks every new handle for its async id (getAsyncId, in
  * dgram's Socket constructor): that is where a host's handles are found before they are used.
@@ -36,7 +36,7 @@ import { type Family, familyName, familyOf } from '../../runtime/network/address
 import { UV } from '../../runtime/network/errno.js';
 import type { Network } from '../../runtime/network/network.js';
 import { type UdpOwner, type UdpPeer, UdpSocket } from '../../runtime/network/udp.js';
-import type { NativeResource } from '../../runtime/world.js';
+import type { NativeResource } from '../../runtime/hosts/native-resources.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from '../registry.js';
@@ -350,7 +350,7 @@ function close(this: NativeHandle, callback?: () => void): void {
     sim.host.world.schedule(sim.host, 0, 'io', callback, this, true, sim.scope);
   }
   // Free the native handle (it never touched the OS).
-  sim.host.world.dropNative(sim.host, sim);
+  sim.host.world.natives.drop(sim.host, sim);
   realUdp.close.call(this);
 }
 

@@ -226,7 +226,7 @@ class TickRelay {
     const world = activeWorld();
     if (world !== undefined && world.result === undefined) {
       // The simulation's own host: never crashes, so no host's fate stops everyone's timers.
-      const event = world.schedule(world.system, this.tickMs * NS_PER_MS, 'timeout', () => this.fire(), undefined, false);
+      const event = world.schedule(world.hosts.system, this.tickMs * NS_PER_MS, 'timeout', () => this.fire(), undefined, false);
       this.event = { world, event };
     } else {
       this.real = originals.setTimeout(() => this.fire(), this.tickMs);

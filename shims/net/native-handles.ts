@@ -1,11 +1,12 @@
 /**
  * What net-binding and dgram-binding share about the native handles (TCPWrap, UDPWrap) that
  * simulated sockets sit on. A native handle not closed natively is a GC root, so the world
- * holds every handle a host made (World.holdNative) and releases it when the host goes down or
+ * holds every handle a host made (world.natives.hold) and releases it when the host goes down or
  * the run ends: first as a raw handle (made, not yet simulated), then as its simulation state.
  */
 import { UV } from '../../runtime/network/errno.js';
-import type { NativeResource, World } from '../../runtime/world.js';
+import type { NativeResource } from '../../runtime/hosts/native-resources.js';
+import type { World } from '../../runtime/world.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 
 export type NativeHandle = Record<PropertyKey, any>;
@@ -62,7 +63,7 @@ export function noteClosing(host: Host, resource: ListedHandle): void {
  */
 export function listedHandles(world: World, host: Host | undefined): string[] {
   const found: { order: number; name: string }[] = [];
-  for (const resource of world.heldNative(host)) {
+  for (const resource of world.natives.held(host)) {
     if (!isListed(resource)) continue;
     const name = resource.listedAs();
     if (name !== undefined) found.push({ order: creationOrder.get(resource.handle) ?? -1, name });
@@ -170,7 +171,7 @@ export function trackingGetAsyncId(
         noteCreated(this);
         const raw = new RawHandle(this, host, keys.kRaw, real.close, real.listedAs);
         Object.defineProperty(this, keys.kRaw, { value: raw, configurable: true });
-        host.world.holdNative(host, raw);
+        host.world.natives.hold(host, raw);
       }
     }
     return real.getAsyncId.call(this);
@@ -186,9 +187,9 @@ export function makeSimulated(handle: NativeHandle, keys: { kSim: symbol; kRaw: 
   const raw = handle[keys.kRaw] as RawHandle | undefined;
   if (raw !== undefined) {
     delete handle[keys.kRaw];
-    raw.host.world.dropNative(raw.host, raw);
+    raw.host.world.natives.drop(raw.host, raw);
   }
-  host.world.holdNative(host, sim);
+  host.world.natives.hold(host, sim);
   Object.defineProperty(handle, keys.kSim, { value: sim, configurable: true });
 }
 

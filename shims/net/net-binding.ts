@@ -28,7 +28,7 @@
  * The native handle behind a socket is real (a TCPWrap, with a uv_tcp_t that never gets a
  * descriptor) and, like every open libuv handle, a GC root until it is closed natively. The
  * program closes it through close(); when its host goes down, or when the run ends with the
- * socket still open, the world closes it (SimTcp.release, via World.holdNative), without
+ * socket still open, the world closes it (SimTcp.release, via world.natives.hold), without
  * running any of the program's callbacks, and the handle is cut off from the simulation, so a
  * finished world is never kept alive by Node's handle list. Handles made by a host that never
  * turned simulated (net.connect(port, name) while the name resolves) are tracked as well: Node
@@ -40,7 +40,8 @@ import { type Family, familyOf, isLoopback, unmapped, unspecifiedAsLoopback } fr
 import { UV } from '../../runtime/network/errno.js';
 import type { Network } from '../../runtime/network/network.js';
 import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../../runtime/network/tcp.js';
-import type { NativeResource, World } from '../../runtime/world.js';
+import type { NativeResource } from '../../runtime/hosts/native-resources.js';
+import type { World } from '../../runtime/world.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
 import { completeListed, type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
@@ -705,7 +706,7 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
   }
   // Free the native handle (it never touched the OS). No callback: the close callback is the
   // event above, in virtual time.
-  sim.host.world.dropNative(sim.host, sim);
+  sim.host.world.natives.drop(sim.host, sim);
   realTcp.close.call(handle);
 }
 

@@ -78,7 +78,7 @@ export function exitHost(host: Host, code: number): void {
   try {
     emitter?.emit('exit', code);
   } finally {
-    host.world.takeDown(host, 'exited');
+    host.world.hosts.takeDown(host, 'exited');
   }
 }
 
@@ -91,8 +91,8 @@ export function signalHost(host: Host, signal: string): void {
     return;
   }
   exitCodes.set(host, 128 + (SIGNAL_NUMBERS[signal] ?? 15));
-  if (signal === 'SIGKILL') host.world.takeDown(host, 'crashed');
-  else host.world.takeDown(host, 'exited');
+  if (signal === 'SIGKILL') host.world.hosts.takeDown(host, 'crashed');
+  else host.world.hosts.takeDown(host, 'exited');
 }
 
 export function hostExitCode(host: Host): number | undefined {
@@ -190,7 +190,7 @@ function queueMicrotask(callback: () => void): void {
     try {
       callback();
     } catch (error) {
-      host.world.hostFailed(host, error, 'crash');
+      host.world.hosts.failed(host, error, 'crash');
     }
   });
 }
