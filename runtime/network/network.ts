@@ -3,8 +3,8 @@
  * the faults (partition/repair, hold/release, per-link latency, loss, duplication) that edit
  * that chain. Every random choice comes from the 'net' stream of the seed.
  */
-import type { AsyncResource } from 'node:async_hooks';
 import { UsageError } from '../errors.js';
+import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
 import type { RandomStream } from '../random/stream.js';
 import type { EventKind, SimEvent } from '../scheduler/event.js';
