@@ -19,6 +19,7 @@ export { always, sometimes, reachable, unreachable, coverage, SafetyViolation, t
 export {
   defineScenario,
   runScenario,
+  scenarioContext,
   swarmFaults,
   formatFaultMix,
   type RunScenarioOptions,

@@ -3,7 +3,12 @@
 //   dist/<entry>.mjs   a thin ESM wrapper that imports the .cjs, so ESM and CJS users share ONE
 //                      instance of the runtime (no dual-package hazard: one active simulation)
 //   dist/<entry>.d.ts  bundled type declarations
+// except that the main entry's implementation is dist/runtime.cjs, and dist/index.cjs is
+// entry.cjs: it loads the runtime in Node's own realm when a test runner evaluates it in a vm
+// context (Jest, Vitest's vm pools), and registers that context through dist/realm.cjs.
 import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import typescript from '@rollup/plugin-typescript';
 import { dts } from 'rollup-plugin-dts';
 
@@ -11,6 +16,20 @@ import { dts } from 'rollup-plugin-dts';
 // runtime left its old chunks behind (138 files, 24 MB after a day of work), and "files" in
 // package.json publishes the whole directory.
 rmSync(new URL('./dist', import.meta.url), { recursive: true, force: true });
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The sources of a source map, relative to the map as the format says. The TypeScript plugin's
+ * come out one or two levels too high (dist/index.cjs.map named ../../runtime/sim.ts), so a
+ * stack mapped through them (node --enable-source-maps; Jest and Vitest map every stack) named
+ * files outside the package, where dst-runtime could not tell its own frames from the program's
+ * (runtime/trace/site.ts). Every source is a file of this repository: re-root it here.
+ */
+function sourcemapPathTransform(relativeSourcePath, sourcemapPath) {
+  const source = path.join(ROOT, relativeSourcePath.replace(/^(\.\.\/)+/, ''));
+  return path.relative(path.dirname(sourcemapPath), source);
+}
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
@@ -23,6 +42,13 @@ const entries = Object.keys(pkg.exports)
 const SOURCES = { check: 'runtime/check/index.ts' };
 
 const input = Object.fromEntries(entries.map((name) => [name, SOURCES[name] ?? `${name}.ts`]));
+
+/** The JavaScript entries: the main one's implementation is runtime.cjs; realm.cjs is internal. */
+const { index: mainSource, ...otherInputs } = input;
+const jsInput = { runtime: mainSource, ...otherInputs, realm: 'realm.ts' };
+/** ESM wrappers: the file each imports, by the entry chunk it re-exports. */
+const ESM_WRAPPER_TARGET = { runtime: 'index' };
+const INTERNAL_ENTRIES = new Set(['realm']);
 const external = (id) => id.startsWith('node:') || Object.keys(pkg.dependencies ?? {}).some((d) => id === d || id.startsWith(`${d}/`));
 
 /** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports. */
@@ -31,24 +57,26 @@ function esmWrappers() {
     name: 'esm-wrappers',
     generateBundle(_options, bundle) {
       for (const chunk of Object.values(bundle)) {
-        if (chunk.type !== 'chunk' || !chunk.isEntry) continue;
+        if (chunk.type !== 'chunk' || !chunk.isEntry || INTERNAL_ENTRIES.has(chunk.name)) continue;
+        const target = ESM_WRAPPER_TARGET[chunk.name] ?? chunk.name;
         const names = chunk.exports.filter((name) => name !== 'default');
         const lines = [
-          `// ESM entry: re-exports ./${chunk.fileName} so that import and require share one runtime.`,
-          `import cjs from './${chunk.fileName}';`,
+          `// ESM entry: re-exports ./${target}.cjs so that import and require share one runtime.`,
+          `import cjs from './${target}.cjs';`,
           ...(names.length > 0 ? [`export const { ${names.join(', ')} } = cjs;`] : []),
           `export default cjs;`,
           '',
         ];
-        this.emitFile({ type: 'asset', fileName: chunk.fileName.replace(/\.cjs$/, '.mjs'), source: lines.join('\n') });
+        this.emitFile({ type: 'asset', fileName: `${target}.mjs`, source: lines.join('\n') });
       }
+      this.emitFile({ type: 'asset', fileName: 'index.cjs', source: readFileSync(new URL('./entry.cjs', import.meta.url), 'utf8') });
     },
   };
 }
 
 export default [
   {
-    input,
+    input: jsInput,
     external,
     output: {
       dir: 'dist',
@@ -56,6 +84,7 @@ export default [
       entryFileNames: '[name].cjs',
       chunkFileNames: 'chunks/[name]-[hash].cjs',
       sourcemap: true,
+      sourcemapPathTransform,
       exports: 'named',
       generatedCode: 'es2015',
     },
@@ -69,7 +98,7 @@ export default [
   {
     input: 'shims/module/loader-hooks.ts',
     external,
-    output: { file: 'dist/loader-hooks.mjs', format: 'es', sourcemap: true },
+    output: { file: 'dist/loader-hooks.mjs', format: 'es', sourcemap: true, sourcemapPathTransform },
     plugins: [typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true })],
   },
   // Declarations are bundled per entry, without shared chunks: each dist/<entry>.d.ts is whole,

@@ -135,6 +135,14 @@ async function resolveTarget(file) {
     } catch {
       verdict = 'app'; // the program stopped the probe itself (exit, crash, a limit): not a scenario
     }
+    if (verdict.startsWith('misexported ')) {
+      const [, how, names] = verdict.split(' ');
+      const found = how === 'named' ? `exports a scenario as ${names.split(',').map((n) => `"${n}"`).join(', ')}` : 'calls defineScenario()';
+      throw new Usage(
+        `Failed to load scenario ${file}: it ${found} but its default export is not one; ` +
+          'a scenario file must end with `export default defineScenario({ ... })` (anything else runs as a plain program)',
+      );
+    }
     if (verdict.startsWith('error ')) {
       // An app may fail at its top level on purpose; a missing or unparsable file is a usage error.
       if (/ERR_MODULE_NOT_FOUND|Cannot find module|SyntaxError/.test(verdict) && !/dst-runtime/.test(verdict)) {
@@ -244,6 +252,7 @@ function printResult(name, result) {
     console.log(`  replay     ${f.replay}`);
   }
   for (const c of result.coverage) console.log(`coverage     ${c.kind} ${JSON.stringify(c.message)}: ${c.hits}`);
+  for (const p of result.pending ?? []) console.log(`pending      ${p.count} promise(s) created at ${p.site} (host ${p.host}) never settled`);
 }
 
 function seedOf(flags) {

@@ -10,6 +10,14 @@ let verdict = 'app';
 try {
   const mod = await import(pathToFileURL(path.resolve(process.argv[2])).href);
   if (mod.default?.kind === 'dst-scenario') verdict = 'scenario';
+  else {
+    // A file that defines a scenario but does not export it as default is a mistake, not a
+    // program that does nothing: it would pass every seed with 0 events.
+    const named = Object.keys(mod).filter((key) => mod[key]?.kind === 'dst-scenario');
+    const defined = globalThis[Symbol.for('dst-runtime.scenariosDefined')] ?? 0;
+    if (named.length > 0) verdict = `misexported named ${named.join(',')}`;
+    else if (defined > 0) verdict = 'misexported unexported';
+  }
 } catch (error) {
   verdict = `error ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
 }

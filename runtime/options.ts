@@ -38,6 +38,11 @@ export interface SimOptions {
    * default for now): hosts read and write the real files. Default: DST_DISK, else 'real'.
    */
   disk?: DiskMode;
+  /**
+   * Report, at the end of the run, the promises host code created and that never settled,
+   * grouped by where they were created (SimResult.pending). Default: DST_PENDING=1.
+   */
+  pending?: boolean;
 }
 
 /** How hosts' file system calls are served: see SimOptions.disk. */
@@ -49,7 +54,7 @@ export function isDiskMode(value: unknown): value is DiskMode {
   return (DISK_MODES as readonly unknown[]).includes(value);
 }
 
-const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict', 'disk'];
+const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict', 'disk', 'pending'];
 
 export interface ResolvedOptions {
   seed: bigint;
@@ -62,6 +67,7 @@ export interface ResolvedOptions {
   network: NetworkOptions | undefined;
   strict: boolean;
   disk: DiskMode;
+  pending: boolean;
 }
 
 function positiveInteger(value: unknown, name: string): number {
@@ -153,7 +159,19 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
     throw new UsageError(`Failed to configure simulation: disk must be ${DISK_MODES.map((m) => `'${m}'`).join(' or ')}, got ${JSON.stringify(options.disk)}`);
   }
   const disk = options.disk ?? envDiskMode(env);
-  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk };
+  if (options.pending !== undefined && typeof options.pending !== 'boolean') {
+    throw new UsageError(`Failed to configure simulation: pending must be true or false, got ${String(options.pending)}`);
+  }
+  const pending = options.pending ?? envPending(env);
+  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk, pending };
+}
+
+/** DST_PENDING: '1' reports the promises host code left pending (SimOptions.pending); '0' or unset does not. */
+export function envPending(env: NodeJS.ProcessEnv): boolean {
+  const text = env.DST_PENDING;
+  if (text === undefined || text === '' || text === '0') return false;
+  if (text === '1') return true;
+  throw new UsageError(`Failed to parse DST_PENDING: ${JSON.stringify(text)} is not 0 or 1 (DST_PENDING=1 reports the promises host code left pending)`);
 }
 
 /** DST_DISK: 'simulated' or 'real' (the default when unset). */

@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { UsageError } from './errors.js';
 import { SimulationError } from './failure.js';
 import { getHostProcessHooks } from './hosts/process-hooks.js';
 import { getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
 import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
+import { rerunCommand, withoutRerunCommand } from './testing/rerun.js';
 import type { FaultOptions } from './network/network.js';
-import type { LinkConfig } from './network/rules.js';
-import type { CrashPolicy } from './hosts/lifecycle.js';
+import type { LinkConfig, Rule } from './network/rules.js';
+import { ipv4Of, ipv6Of } from './network/addresses.js';
+import { type CrashPolicy, kUntilIdle } from './hosts/lifecycle.js';
 import { World } from './world.js';
 import { originals } from './originals.js';
 
@@ -31,6 +32,11 @@ export interface SimResult {
    * virtual-time budget ran out.
    */
   stopReason: 'quiescent' | 'idle' | 'clients-done' | 'duration';
+  /**
+   * With the `pending` option (DST_PENDING=1): the promises host code created and that never
+   * settled, by creation site and host, most first.
+   */
+  pending?: Array<{ site: string; host: string; count: number }>;
 }
 
 /** Options of one host. */
@@ -67,45 +73,75 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     const withMachine = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
     return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${withMachine})`;
   }
-  const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_PENDING']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
-  return [...machine, `DST_SEED=${seedText}`, ...settings, ...[path.basename(process.execPath), ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+  const assignments = [...machine, `DST_SEED=${seedText}`, ...settings];
+  return rerunCommand(assignments) ?? withoutRerunCommand(assignments, `or pin the seed: new Sim({ seed: ${seedText} })`);
 }
 
-type UncaughtListener = (this: NodeJS.Process, error: unknown, origin: string) => void;
+/** Values the runtime's own layers attach to a Sim before it runs (the scenario's context): World.attachments. */
+const attachments = new WeakMap<Sim, Map<symbol, unknown>>();
+
+/** Attaches `value` under `key` to the run `sim` will make (World.attachments); internal. */
+export function attachToRun(sim: Sim, key: symbol, value: unknown): void {
+  let map = attachments.get(sim);
+  if (map === undefined) attachments.set(sim, (map = new Map()));
+  map.set(key, value);
+}
+
+type ProcessListener = (this: NodeJS.Process, ...args: unknown[]) => void;
 
 /**
- * Takes over process 'uncaughtException' for the run. Host code that runs between events (a
- * process.nextTick or queueMicrotask callback) throws outside the event's try/catch, into
- * Node's uncaughtException machinery, where the test runner's listener would see it without
- * the seed. During the run the listener below is the only one: an exception thrown in a
- * host's context (the AsyncLocalStorage store is still the thrower's when Node emits) crashes
- * that host under its onCrash policy and fails the run with the full report; any other
- * exception goes to the listeners that were there before, in order, or, if there were none,
- * is rethrown to be fatal as it would have been. restore() puts the listeners back exactly
- * (those added during the run stay, after them).
+ * Makes `listener` the only listener of process `event` until restore(), which puts the
+ * listeners that were there back exactly (those added during the run stay, after them).
+ * `saved` is the list taken away; a once() wrapper removed from it is not put back.
  */
-function takeOverUncaught(world: World): { restore(): void } {
-  const saved = nodeProcess.rawListeners('uncaughtException') as UncaughtListener[];
+function takeOver(event: 'uncaughtException' | 'unhandledRejection', listener: ProcessListener): { saved: ProcessListener[]; restore(): void } {
+  const saved = nodeProcess.rawListeners(event) as ProcessListener[];
   let restored = false;
-  const restore = () => {
-    if (restored) return;
-    restored = true;
-    const added = (nodeProcess.rawListeners('uncaughtException') as UncaughtListener[]).filter((l) => l !== onUncaught);
-    nodeProcess.removeAllListeners('uncaughtException');
-    for (const listener of [...saved, ...added]) nodeProcess.on('uncaughtException', listener);
+  nodeProcess.removeAllListeners(event);
+  nodeProcess.on(event, listener);
+  return {
+    saved,
+    restore() {
+      if (restored) return;
+      restored = true;
+      const added = (nodeProcess.rawListeners(event) as ProcessListener[]).filter((l) => l !== listener);
+      nodeProcess.removeAllListeners(event);
+      for (const l of [...saved, ...added]) nodeProcess.on(event, l);
+    },
   };
-  const onUncaught: UncaughtListener = function (error, origin) {
+}
+
+/**
+ * Takes over process 'uncaughtException' and 'unhandledRejection' for the run.
+ *
+ * Host code that runs between events (a process.nextTick or queueMicrotask callback) throws
+ * outside the event's try/catch, into Node's uncaughtException machinery, where the test
+ * runner's listener would see it without the seed. During the run the listener below is the
+ * only one: an exception thrown in a host's context (the AsyncLocalStorage store is still the
+ * thrower's when Node emits) crashes that host under its onCrash policy and fails the run with
+ * the full report; any other exception goes to the listeners that were there before, in order,
+ * or, if there were none, is rethrown to be fatal as it would have been.
+ *
+ * An unhandled rejection is the host's of the last event run (Node reports it after the
+ * microtasks of that event's turn), and only the simulation sees it: a test runner's own
+ * listener would otherwise act on a rejection the host handles itself with
+ * process.on('unhandledRejection'), and differently in each runner (node:test fails the running
+ * test; mocha emits it again, so the host's listener ran twice).
+ */
+function takeOverProcessErrors(world: World): { restore(): void } {
+  const onUncaught: ProcessListener = function (error, origin) {
     const host = world.als.getStore();
     if (host !== undefined && host.world === world) {
       world.hosts.failed(host, error, 'crash');
       return;
     }
+    const saved = uncaught.saved;
     if (saved.length === 0) {
       // Nothing listened before the run: the exception is fatal, as it would have been.
-      restore();
+      uncaught.restore();
       nodeProcess.nextTick(() => {
         throw error;
       });
@@ -115,12 +151,17 @@ function takeOverUncaught(world: World): { restore(): void } {
       // A once() wrapper removes itself from the process (where it is not now) and must
       // not come back at restore().
       if ((listener as { listener?: unknown }).listener !== undefined) saved.splice(saved.indexOf(listener), 1);
-      Reflect.apply(listener, process, [error, origin]);
+      Reflect.apply(listener, nodeProcess, [error, origin]);
     }
   };
-  nodeProcess.removeAllListeners('uncaughtException');
-  nodeProcess.on('uncaughtException', onUncaught);
-  return { restore };
+  const uncaught = takeOver('uncaughtException', onUncaught);
+  const rejections = takeOver('unhandledRejection', (reason) => world.hosts.failed(world.lastHost, reason, 'unhandled-rejection'));
+  return {
+    restore() {
+      rejections.restore();
+      uncaught.restore();
+    },
+  };
 }
 
 /**
@@ -165,6 +206,8 @@ export class Sim {
     } else if (spec !== null && typeof spec === 'object') {
       getModuleHosts().validate(name, spec);
       main = getModuleHosts().main(spec);
+      // A module client ends as its process would: loaded, and nothing of its own pending.
+      if (role === 'client') Object.defineProperty(main, kUntilIdle, { value: true });
     } else {
       throw new UsageError(`Failed to add ${role} "${name}": main must be a function or { main: 'module.js' }, got ${typeof spec}`);
     }
@@ -185,6 +228,29 @@ export class Sim {
 
   // ---- lifecycle, callable while the simulation runs (from the test or from host code) ----
 
+  /** Network settings made before run() (a scenario's topology): applied when the run starts. */
+  private readonly setup: Array<(world: World) => void> = [];
+
+  /**
+   * Runs `apply` on the network now, or, before run(), when the run starts (after every host is
+   * added, before any boots): a topology can set links, partitions and rules up front. Host names
+   * are checked at once either way.
+   */
+  private onNetwork(verb: string, names: Array<string | undefined>, apply: (world: World) => void): void {
+    if (this.state === 'new') {
+      for (const name of names) {
+        if (name === undefined || name === '*') continue;
+        if (!this.pending.some((p) => p.name.toLowerCase() === String(name).toLowerCase())) {
+          const known = this.pending.map((p) => p.name).join(', ') || 'none';
+          throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known}; add hosts before setting up their network)`);
+        }
+      }
+      this.setup.push(apply);
+      return;
+    }
+    apply(this.running(verb, names[0] ?? '(network)'));
+  }
+
   private running(verb: string, name: string): World {
     if (this.world === undefined || this.state !== 'running') {
       throw new UsageError(`Failed to ${verb} host "${name}": the simulation is not running (call it during run())`);
@@ -193,16 +259,34 @@ export class Sim {
   }
 
   /**
-   * Crashes a host's machine: like SIGKILL, its timers, pending events and module state are
-   * gone and peers see what TCP would show; and like a power loss, its simulated disk keeps only
-   * what was fsync'd.
+   * Crashes a host's machine (a power loss, a kernel panic, a VM that vanished): its process is
+   * gone with its timers, pending events and module state; its simulated disk keeps only what
+   * was fsync'd; and it sends nothing more, not even a reset, until restart() boots it again.
    */
   crash(name: string): void {
     const world = this.running('crash', name);
     const host = world.hosts.require(name, 'crash');
     if (host.state !== 'running') throw new UsageError(`Failed to crash host "${name}": it is already down`);
+    // The machine goes with the process: its sockets vanish without a FIN or a reset, and until
+    // it boots again nothing answers at its addresses (peers learn of it from their timeouts).
+    host.poweredOff = true;
     world.hosts.takeDown(host, 'crashed');
     world.powerLoss(host.name);
+  }
+
+  /**
+   * Kills a host's process (SIGKILL) on a machine that stays up: its timers, pending events and
+   * module state are gone, and its kernel closes its sockets — a FIN to each peer, or a reset
+   * where received data was never read — so peers learn of it at once. Its disk keeps
+   * everything (the kernel still has the writes). Exit code 137.
+   */
+  kill(name: string): void {
+    const world = this.running('kill', name);
+    const host = world.hosts.require(name, 'kill');
+    if (host.state !== 'running') throw new UsageError(`Failed to kill host "${name}": it is already down`);
+    const hooks = getHostProcessHooks();
+    if (hooks !== undefined) hooks.signal(host, 'SIGKILL');
+    else world.hosts.takeDown(host, 'crashed');
   }
 
   /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
@@ -242,25 +326,74 @@ export class Sim {
 
   /** Drops every packet between a and b (both ways unless oneway) until repair(). */
   partition(a: string, b?: string, options: FaultOptions = {}): void {
-    this.running('partition', a).network.partition(a, b, options);
+    this.onNetwork('partition', [a, b], (world) => world.network.partition(a, b, options));
   }
 
   repair(a: string, b?: string, options: FaultOptions = {}): void {
-    this.running('repair', a).network.repair(a, b, options);
+    this.onNetwork('repair', [a, b], (world) => world.network.repair(a, b, options));
   }
 
   /** Keeps every packet between a and b until release(), then delivers them in order. */
   hold(a: string, b?: string, options: FaultOptions = {}): void {
-    this.running('hold', a).network.hold(a, b, options);
+    this.onNetwork('hold', [a, b], (world) => world.network.hold(a, b, options));
   }
 
   release(a: string, b?: string, options: FaultOptions = {}): void {
-    this.running('release', a).network.release(a, b, options);
+    this.onNetwork('release', [a, b], (world) => world.network.release(a, b, options));
+  }
+
+  /**
+   * Resets established TCP connections as a middlebox does (a load balancer or a NAT that
+   * dropped the flow, a firewall): both ends get a reset, so their reads fail with ECONNRESET.
+   * It picks the connections between `a` and `b` (b omitted: every connection of `a`); `port`
+   * keeps those with that port at either end; `afterBytes` resets each of them once that many more
+   * bytes have been written on it (either way) instead of now. Returns how many it picked.
+   */
+  resetConnections(a: string, b?: string, options: { port?: number; afterBytes?: number } = {}): number {
+    const world = this.running('reset the connections of', a);
+    const fail = (reason: string): never => {
+      throw new UsageError(`Failed to reset the connections of host "${a}": ${reason}`);
+    };
+    if (options === null || typeof options !== 'object') fail(`options must be an object { port?, afterBytes? }, got ${String(options)}`);
+    const unknown = Object.keys(options).filter((k) => k !== 'port' && k !== 'afterBytes');
+    if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (known: port, afterBytes)`);
+    const { port, afterBytes } = options;
+    if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) fail(`port must be an integer in 1..65535, got ${String(port)}`);
+    if (afterBytes !== undefined && !(Number.isSafeInteger(afterBytes) && afterBytes >= 0)) fail(`afterBytes must be a whole number of bytes >= 0, got ${String(afterBytes)}`);
+    const hostA = world.hosts.require(a, 'reset the connections of');
+    const hostB = b === undefined ? undefined : world.hosts.require(b, 'reset the connections of');
+    const network = world.network;
+    const between = (x: { host: { name: string } }, y: { host: { name: string } }) =>
+      x.host.name === hostA.name && (hostB === undefined || y.host.name === hostB.name);
+    return network.tcp.resetConnections(
+      (x, y) => (between(x, y) || between(y, x)) && (port === undefined || x.local.port === port || y.local.port === port),
+      afterBytes,
+    );
+  }
+
+  /**
+   * Adds a rule every packet passes through after the built-in ones (turmoil's extension point):
+   * it may drop, delay, duplicate, hold or (TCP) reset what it sees. Returns the function that
+   * removes it.
+   */
+  addRule(rule: Rule): () => void {
+    if (rule === null || typeof rule !== 'object' || typeof rule.apply !== 'function') {
+      throw new UsageError(`Failed to add a network rule: a rule is an object { name, apply(packet, verdict, random) }, got ${String(rule)}`);
+    }
+    let remove: (() => void) | undefined;
+    let removed = false;
+    this.onNetwork('add a network rule to', [], (world) => {
+      if (!removed) remove = world.network.addRule(rule);
+    });
+    return () => {
+      removed = true;
+      remove?.();
+    };
   }
 
   /** Changes latency, loss or duplication of the link between a and b. */
   setLink(a: string, b: string, config: LinkConfig, options: FaultOptions = {}): void {
-    this.running('configure the link of', a).network.setLink(a, b, config, options);
+    this.onNetwork('configure the link of', [a, b], (world) => world.network.setLink(a, b, config, options));
   }
 
   /**
@@ -298,6 +431,12 @@ export class Sim {
 
   /** The addresses of a host on the simulated network. */
   addressOf(name: string): { ipv4: string; ipv6: string } {
+    if (this.state === 'new') {
+      // Addresses follow the order hosts were added in: known before the run starts.
+      const index = this.pending.findIndex((p) => p.name.toLowerCase() === String(name).toLowerCase());
+      if (index === -1) throw new UsageError(`Failed to find the address of host "${name}": no such host (known: ${this.pending.map((p) => p.name).join(', ') || 'none'})`);
+      return { ipv4: ipv4Of(index), ipv6: ipv6Of(index) };
+    }
     const world = this.running('find the address of', name);
     return world.network.addressesOf(world.hosts.require(name, 'find the address of'));
   }
@@ -324,17 +463,18 @@ export class Sim {
       replay: replayCommand(this.resolved, this.seed),
       strict: this.resolved.strict,
       disk: this.resolved.disk,
+      pending: this.resolved.pending,
     }));
+    for (const [key, value] of attachments.get(this) ?? []) world.attachments.set(key, value);
     const interposer = getInterposer();
-    const onRejection = (reason: unknown) => world.hosts.failed(world.lastHost, reason, 'unhandled-rejection');
     interposer.install(world);
-    const uncaught = takeOverUncaught(world);
-    nodeProcess.prependListener('unhandledRejection', onRejection);
+    const processErrors = takeOverProcessErrors(world);
     try {
       for (const p of this.pending) {
         const host = world.hosts.add(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
         world.hosts.boot(host, p.main);
       }
+      for (const apply of this.setup) apply(world);
       const outcome = await world.start();
       if (outcome.failure !== undefined) throw new SimulationError(outcome.failure);
       return {
@@ -343,11 +483,11 @@ export class Sim {
         elapsedNs: world.nowNs,
         events: world.eventsRun,
         stopReason: outcome.reason as SimResult['stopReason'],
+        ...(world.pendingPromises === undefined ? {} : { pending: world.pendingPromises() }),
       };
     } finally {
-      nodeProcess.removeListener('unhandledRejection', onRejection);
       interposer.uninstall(world);
-      uncaught.restore();
+      processErrors.restore();
       world.dispose();
       this.state = 'done';
     }

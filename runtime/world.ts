@@ -62,6 +62,8 @@ export interface WorldOptions {
   strict?: boolean;
   /** 'simulated': every host has a disk of its own over the real files (runtime/disk). Default 'real'. */
   disk?: DiskMode;
+  /** Track the promises host code creates, to report those never settled (SimOptions.pending). */
+  pending?: boolean;
 }
 
 export type StopReason = 'quiescent' | 'idle' | 'clients-done' | 'duration' | 'failure';
@@ -160,6 +162,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   readonly natives = new NativeResources();
   /** The hosts and their lifecycle: add, boot, pause/resume, takeDown, restart. */
   readonly hosts: HostLifecycle<World>;
+  /** hosts.idleWaiters, held here too: next() checks its size before every event. */
+  private readonly idleWaiters: ReadonlySet<Host>;
   /** In register mode, code outside every host's context belongs to this host ("main"). */
   fallbackHost: WorldHost | undefined;
 
@@ -225,6 +229,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.epochMs = options.epochMs;
     this.als = processAls;
     this.hosts = new HostLifecycle<World>(this, this.natives);
+    this.idleWaiters = this.hosts.idleWaiters;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
@@ -238,6 +243,15 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       this.driver.afterRefill = () => alsEnable.call(processAls);
     }
   }
+
+  /**
+   * With options.pending: the promises host code created and that have not settled (set by the
+   * shims when they install), grouped by creation site.
+   */
+  pendingPromises: (() => Array<{ site: string; host: string; count: number }>) | undefined;
+
+  /** What the layers above attached to this run (the scenario's context: scenarioContext()). */
+  readonly attachments = new Map<symbol, unknown>();
 
   private networkInstance: Network | undefined;
 
@@ -320,6 +334,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.refs -= host.refs;
     host.refs = 0;
     this.parking.drop(host);
+    // Its events would be skipped when their time came (packets excepted: the kernel still
+    // answers them); dropped now, so that what their callbacks hold (a database's 128 MB
+    // WebAssembly memory behind a 10 s timer) is not kept alive until then.
+    this.queue.dropWhere((entry) => entry[kHost] === host && entry[kKind] !== KIND_NET);
   }
 
   /**
@@ -603,6 +621,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (this.clockReads !== 0) this.endSpin();
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
+      if (this.idleWaiters.size > 0) this.hosts.settleIdleClients();
       if (this.clientsTotal > 0 && this.clientsPending === 0) {
         this.finish('clients-done');
         return undefined;

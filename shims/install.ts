@@ -41,8 +41,10 @@ import { netShim, setNetworkResolver } from './net/net-binding.js';
 import { netTimeoutsShim } from './net/net-timeouts.js';
 import { performanceShim } from './clock/performance.js';
 import { processClockShim } from './clock/process-clock.js';
+import { PendingPromises } from './async-hooks/pending-promises.js';
+import { realms } from './realms.js';
 import { PatchSet } from './registry.js';
-import type { Shim } from './shim.js';
+import type { Realm, Shim } from './shim.js';
 import { timersShim } from './timers/timers.js';
 import { timersPromisesShim } from './timers/promises.js';
 import { tlsShim } from './net/tls.js';
@@ -112,15 +114,27 @@ export function installShims(world: World): void {
   }
   setActiveWorld(world);
   const patches = new PatchSet();
+  // Node's realm, and the test runner's vm context host code may have been written in.
+  const targets = realms();
+  const install = (shim: Shim, where: readonly Realm[]) => {
+    shim.install(patches);
+    for (const realm of where) shim.realm?.(patches, realm);
+  };
   try {
-    for (const shim of EARLY_SHIMS) shim.install(patches);
+    for (const shim of EARLY_SHIMS) install(shim, targets);
     syncBuiltinESMExports();
     // The stdio streams are created lazily from net.Socket when stdout/stderr are pipes:
     // create them now, after timers (net captures setTimeout when it loads) and before the
     // network shims.
     touchStdio();
-    for (const shim of SHIMS) shim.install(patches);
+    for (const shim of SHIMS) install(shim, targets);
     if (world.mode === 'library' && world.options.strict === true) watchHostRealTimers(world, patches);
+    if (world.options.pending === true) {
+      const tracker = new PendingPromises(world);
+      tracker.start();
+      patches.onRestore(() => tracker.stop());
+      world.pendingPromises = () => tracker.report();
+    }
   } catch (error) {
     patches.restore();
     setActiveWorld(undefined);

@@ -18,7 +18,8 @@ import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
-import { DEFAULTS, type DiskMode, envDiskMode, envDurationNs, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
+import { DEFAULTS, type DiskMode, envDiskMode, envDurationNs, envPending, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
+import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
@@ -36,7 +37,7 @@ const VERSION_STATE = Symbol.for('dst-runtime.register');
 function replayCommand(seedText: string): string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   // Settings that change the run travel with the seed, so the replay is exact.
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE', 'DST_PENDING']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   return [...replayEnvironment(), `DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
@@ -113,6 +114,7 @@ export function startRegisterMode(): World {
   let timeLimitNs: number;
   let idleMode: IdleMode;
   let disk: DiskMode;
+  let pending: boolean;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
       ? parseSeed(env.DST_SEED, 'DST_SEED')
@@ -121,6 +123,7 @@ export function startRegisterMode(): World {
     timeLimitNs = envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs;
     idleMode = parseIdleMode(env);
     disk = envDiskMode(env);
+    pending = envPending(env);
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
@@ -139,6 +142,7 @@ export function startRegisterMode(): World {
       traceFile,
       replay: replayCommand(seedText),
       disk,
+      pending,
     });
   } catch (error) {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));
@@ -202,6 +206,8 @@ export function startRegisterMode(): World {
     const summary =
       `dst: seed ${seedText}  fingerprint ${world.fingerprint}  virtual ${formatTimeNs(world.nowNs)}  ` +
       `events ${world.eventsRun}  exit ${code}`;
+    const pendingSites = world.pendingPromises?.();
+    if (pendingSites !== undefined) nodeProcess.stderr.write(`${formatPendingPromises(pendingSites)}\n`);
     if (env.DST_QUIET !== '1') nodeProcess.stderr.write(`${summary}\n`);
     if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') {
       const report = {
@@ -211,6 +217,7 @@ export function startRegisterMode(): World {
         events: world.eventsRun,
         exitCode: code,
         replay: world.options.replay,
+        ...(pendingSites === undefined ? {} : { pending: pendingSites }),
       };
       onRealDisk(() => fs.writeFileSync(env.DST_REPORT!, `${JSON.stringify(report)}\n`));
     }

@@ -51,6 +51,11 @@ export class Host<W extends HostWorld = HostWorld> {
    * pause, a descheduled VM); 0 when it is not stalled.
    */
   stalledUntilNs = 0;
+  /**
+   * This incarnation went down with its machine (Sim.crash: a power loss), not only its process:
+   * until the host boots again nothing answers at its addresses (Network.machineOff).
+   */
+  poweredOff = false;
   /** Events this incarnation has run: its CPU time (cpuNs) grows with them. */
   eventsRun = 0;
   /** CPU time this incarnation spent spinning on its clock (World.clockNowNs). */

@@ -8,6 +8,14 @@ import { getHostProcessHooks } from './process-hooks.js';
 export type CrashPolicy = 'fail' | 'keep-down' | 'restart';
 
 /**
+ * On a host's main function: the host is a client started from a module (sim.client(name, {
+ * main })), done not when its module has loaded but when, after that, nothing of its own is
+ * pending any more (no ref'd timer, socket or request), as a Node process ends when its loop is
+ * empty. A CommonJS main has loaded as soon as its top level ran, with its work still to come.
+ */
+export const kUntilIdle: unique symbol = Symbol('dst.untilIdle');
+
+/**
  * What the hosts' lifecycle asks of the event loop (World implements it): to boot a host, to
  * forget or bring back its pending work, and to account for what the run's end depends on.
  */
@@ -46,6 +54,11 @@ export class HostLifecycle<W extends LifecycleLoop> {
   private readonly crashPolicies = new Map<string, CrashPolicy>();
   private readonly downListeners: Array<(host: Host<W>, how: HostState) => void> = [];
   private systemHost: Host<W> | undefined;
+  /**
+   * Clients whose module has loaded, done once nothing of theirs is pending (see kUntilIdle).
+   * World.next() checks its size before every event, through a reference of its own.
+   */
+  readonly idleWaiters = new Set<Host<W>>();
 
   constructor(
     private readonly world: W,
@@ -103,6 +116,7 @@ export class HostLifecycle<W extends LifecycleLoop> {
    */
   boot(host: Host<W>, main: () => unknown): void {
     this.mains.set(host.name, main);
+    const untilIdle = (main as { [kUntilIdle]?: boolean })[kUntilIdle] === true;
     // Every incarnation of a client is awaited: a restarted client is pending again until its
     // new main settles or it goes down (the crash of the previous one counted it as settled).
     if (host.role === 'client') this.world.clientStarted(host.incarnation === 1);
@@ -115,10 +129,25 @@ export class HostLifecycle<W extends LifecycleLoop> {
         return;
       }
       Promise.resolve(result).then(
-        () => this.mainSettled(host),
+        () => (untilIdle ? this.settleWhenIdle(host) : this.mainSettled(host)),
         (error: unknown) => this.failed(host, error, 'crash'),
       );
     }, undefined, true);
+  }
+
+  private settleWhenIdle(host: Host<W>): void {
+    if (host.role !== 'client' || host.mainDone) return;
+    if (host.refs === 0) this.mainSettled(host);
+    else this.idleWaiters.add(host);
+  }
+
+  /** Settles the idle-waiting clients that are idle now (World.next calls it before each event while any wait). */
+  settleIdleClients(): void {
+    for (const host of this.idleWaiters) {
+      if (host.refs > 0 && host.state === 'running') continue;
+      this.idleWaiters.delete(host);
+      this.mainSettled(host);
+    }
   }
 
   private mainSettled(host: Host<W>): void {

@@ -140,6 +140,16 @@ export class Network {
     });
   }
 
+  /**
+   * True while `host`'s machine is off: its current incarnation went down in a machine crash
+   * (Sim.crash, a power loss) and has not booted again. Such a machine answers nothing: packets to
+   * it are lost (no reset, no ICMP), as to a host pulled off the network.
+   */
+  machineOff(host: Host): boolean {
+    const current = this.world.hosts.list[host.index];
+    return current !== undefined && current.poweredOff && current.state !== 'running';
+  }
+
   // ---- addresses and names ----------------------------------------------------------------
 
   addressesOf(host: Host): { ipv4: string; ipv6: string } {
@@ -222,10 +232,24 @@ export class Network {
    * release. Packets of one `fifo` flow arrive in the order sent, as on loopback. Returns false
    * when the packet was dropped (TCP then retransmits).
    */
-  send(from: Host, to: Host, protocol: 'tcp' | 'udp', bytes: number, deliver: () => void, fifo?: FifoFlow): boolean {
-    const packet: PacketInfo = { from: from.name, to: to.name, protocol, bytes };
+  send(
+    from: Host,
+    to: Host,
+    protocol: 'tcp' | 'udp',
+    bytes: number,
+    deliver: () => void,
+    fifo?: FifoFlow,
+    connection?: { fromPort: number; toPort: number; reset: () => void },
+  ): boolean {
+    const packet: PacketInfo = connection === undefined
+      ? { from: from.name, to: to.name, protocol, bytes }
+      : { from: from.name, to: to.name, protocol, bytes, fromPort: connection.fromPort, toPort: connection.toPort };
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
     for (const rule of this.rules) rule.apply(packet, verdict, this.random);
+    if (verdict.reset === true && connection !== undefined) {
+      connection.reset();
+      return true;
+    }
     if (verdict.delaysNs.length === 0) return false;
     if (fifo !== undefined) {
       // Loopback keeps the packets of one flow in order (the jitter still varies between flows).

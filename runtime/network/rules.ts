@@ -12,6 +12,9 @@ export interface PacketInfo {
   readonly to: string;
   readonly protocol: 'tcp' | 'udp';
   readonly bytes: number;
+  /** The source and destination ports (TCP and UDP), when the packet has them. */
+  readonly fromPort?: number;
+  readonly toPort?: number;
 }
 
 /** The fate of one packet: delivered after delays (one per copy), dropped, or held. */
@@ -20,6 +23,11 @@ export interface Verdict {
   delaysNs: number[];
   /** Set when a hold rule keeps the packet: it is delivered when the hold is released. */
   heldBy: HoldRule | undefined;
+  /**
+   * TCP only: a rule that sets this resets the packet's connection instead of delivering it, as
+   * a middlebox that drops the flow does: both ends get a reset (ECONNRESET).
+   */
+  reset?: boolean;
 }
 
 export interface Rule {

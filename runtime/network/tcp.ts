@@ -20,6 +20,11 @@
  * - an application that is not reading hears nothing until it reads or writes;
  * - closing a socket with unread received data sends a reset instead of a FIN;
  * - a closed socket (orphan) answers data with a reset but accepts the peer's FIN quietly.
+ * A machine that crashed (a power loss: Sim.crash) sends nothing and answers nothing until it
+ * boots again: its peers' segments are lost and retransmitted, their SYNs go unanswered, and
+ * only their own timeouts (retransmission, keepalive probes) or the reset of the rebooted
+ * machine's kernel tell them. A process that dies with its kernel alive (Sim.kill, an uncaught
+ * exception) has its sockets closed by the kernel: a FIN, or a reset when unread data remains.
  * Bind conflicts follow Linux with SO_REUSEADDR (libuv sets it): only a listening socket makes
  * an address "in use"; a dual-stack '::' listener overlaps every IPv4 address.
  */
@@ -146,12 +151,27 @@ export class TcpEndpoint {
   state: 'syn-sent' | 'syn-received' | 'established' | 'closed' = 'syn-sent';
   /** syn-received: the listener that accepts this connection when the handshake completes. */
   pendingListener: TcpListener | undefined;
-  /** Why the endpoint is closed: the application closed it, or the connection broke. */
-  closedBy: 'app' | 'reset' | 'timeout' | undefined;
+  /**
+   * Why the endpoint is closed: the application closed it, the connection broke (a reset, a
+   * timeout), or its machine crashed (the endpoint vanished without a word).
+   */
+  closedBy: 'app' | 'reset' | 'timeout' | 'crash' | undefined;
   /** The application wants data (readStart) — otherwise data waits in `unread`. */
   reading = false;
   /** Client side: the event that fails the connect at tcpTimeoutMs (cancelled once settled). */
   connectDeadline: SimEvent | undefined;
+  /** Client side: the SYN retransmission timer, armed until a SYN-ACK or a reset arrives. */
+  synTimer: SimEvent | undefined;
+  /**
+   * SO_KEEPALIVE with libuv's settings on Linux (20, 22, 24): probes after `idleNs` without
+   * anything received, every `intervalNs`, `probes` unanswered in a row fail the connection.
+   */
+  private keepAlive: { idleNs: number; intervalNs: number; probes: number } | undefined;
+  private keepAliveTimer: SimEvent | undefined;
+  /** Keepalive probes sent since the peer was last heard from. */
+  private probesUnanswered = 0;
+  /** When a segment from the peer last arrived (for keepalive's idle time). */
+  private lastHeardNs = 0;
   /** What this endpoint sends on loopback arrives in order (segments, SYN-ACK, resets, window updates). */
   private readonly flow: FifoFlow = { untilNs: 0 };
   /** Loopback: the segments this event sent, still on their way together (see transmit()); cleared on arrival. */
@@ -170,6 +190,11 @@ export class TcpEndpoint {
   finReceived = false;
   /** The pending socket error (sk_err): reported once, to the next read or write. */
   private socketError: number | undefined;
+  /**
+   * A reset armed by Sim.resetConnections({ afterBytes }): shared by both endpoints, counting the
+   * data bytes either side writes; the connection is reset once it reaches zero.
+   */
+  resetAfter: { bytesLeft: number } | undefined;
   /** Data bytes this endpoint sent, and how many of them the peer's application has read. */
   private sentBytes = 0;
   private readByPeerBytes = 0;
@@ -207,6 +232,12 @@ export class TcpEndpoint {
     this.bytesWritten += data.length;
     if (data.length > 0) this.transmit({ seq: this.sendSeq++, kind: 'data', data });
     this.sentBytes += data.length;
+    const armed = this.resetAfter;
+    if (armed !== undefined && data.length > 0 && (armed.bytesLeft -= data.length) <= 0) {
+      this.resetAfter = undefined;
+      if (this.peer !== undefined) this.peer.resetAfter = undefined;
+      this.stack.resetPair(this);
+    }
     return 0;
   }
 
@@ -239,6 +270,7 @@ export class TcpEndpoint {
    */
   close(graceful = true): void {
     this.cancelConnectDeadline();
+    this.cancelKeepAlive();
     this.owner = undefined;
     this.reading = false;
     if (this.state === 'closed') return;
@@ -286,8 +318,37 @@ export class TcpEndpoint {
 
   // ---- receiving (arrival events on this endpoint's host) ------------------------------------
 
-  arrive(segment: Segment, from: TcpEndpoint): void {
+  /**
+   * A segment from `from` arrives. Returns false when it was not acknowledged, so the sender
+   * retransmits it: the machine is off (nothing answers), or the socket is gone (a reset went
+   * back, which may itself be lost).
+   */
+  arrive(segment: Segment, from: TcpEndpoint): boolean {
+    const taken = this.taking([segment], from);
+    if (taken !== true) return taken === 'acked';
     if (this.receive(segment, from)) this.flush();
+    return true;
+  }
+
+  /**
+   * Whether arriving segments reach a live connection: true; or what the kernel did instead:
+   * 'lost' (its machine is off: nothing answers), 'reset' (no socket reads the connection any
+   * more: a reset went back), 'acked' (a closed socket quietly took the peer's FIN or an old
+   * duplicate, the orderly end).
+   */
+  private taking(segments: readonly Segment[], from: TcpEndpoint): true | 'lost' | 'reset' | 'acked' {
+    if (this.network.machineOff(this.host)) return 'lost';
+    if (this.state !== 'closed' && this.host.state === 'running') {
+      this.heard();
+      return true;
+    }
+    // No socket reads this connection any more. After a close by the application the kernel
+    // still acknowledges the peer's FIN (the orderly end) and old duplicates, and resets new
+    // data; a connection that broke (or whose machine rebooted since) resets everything.
+    const orderly = this.closedBy === 'app' && segments.every((segment) => segment.kind === 'fin' || segment.seq < this.recvSeq);
+    if (orderly) return 'acked';
+    this.stack.sendReset(this.host, from);
+    return 'reset';
   }
 
   /**
@@ -295,13 +356,16 @@ export class TcpEndpoint {
    * together: the kernel has them all in the receive buffer before this side's process polls,
    * so one read takes them (plainly, three writes in one tick are read as one chunk).
    */
-  arriveTogether(segments: readonly Segment[], from: TcpEndpoint): void {
+  arriveTogether(segments: readonly Segment[], from: TcpEndpoint): boolean {
+    const taken = this.taking(segments, from);
+    if (taken !== true) return taken === 'acked';
     let readable = false;
     for (const segment of segments) {
       readable = this.receive(segment, from) || readable;
-      if (this.state === 'closed') return;
+      if (this.state === 'closed') return true;
     }
     if (readable) this.flush();
+    return true;
   }
 
   /**
@@ -309,14 +373,7 @@ export class TcpEndpoint {
    * to read (the caller then flushes), false also when the connection closed meanwhile.
    */
   private receive(segment: Segment, from: TcpEndpoint): boolean {
-    if (this.state === 'closed' || this.host.state !== 'running') {
-      // No socket reads this connection any more. After a close by the application the kernel
-      // still acknowledges the peer's FIN (the orderly end) and old duplicates, and resets new
-      // data; a connection that broke resets everything.
-      const orderly = this.closedBy === 'app' && (segment.kind === 'fin' || segment.seq < this.recvSeq);
-      if (!orderly) this.stack.sendReset(this.host, from);
-      return false;
-    }
+    if (this.state === 'closed' || this.host.state !== 'running') return false;
     // The client's first segment carries the ACK that completes the handshake.
     if (this.state === 'syn-received') {
       this.handshakeCompleted();
@@ -343,6 +400,7 @@ export class TcpEndpoint {
       case 'syn-ack': {
         this.cancelConnectDeadline();
         this.state = 'established';
+        this.armKeepAlive();
         const peer = this.peer;
         if (peer !== undefined && peer.state === 'syn-received') {
           // The third packet of the handshake: the server accepts when it arrives.
@@ -399,9 +457,14 @@ export class TcpEndpoint {
    * SYN queue meanwhile (its host went down, the SYN-ACK timed out) has no socket any more:
    * the kernel answers with a reset.
    */
-  ackArrived(client: TcpEndpoint): void {
+  ackArrived(client: TcpEndpoint): boolean {
+    if (this.network.machineOff(this.host)) return false;
     if (this.state === 'syn-received') this.handshakeCompleted();
-    else if (this.state === 'closed' && this.closedBy !== 'app') this.stack.sendReset(this.host, client);
+    else if (this.state === 'closed' && this.closedBy !== 'app') {
+      this.stack.sendReset(this.host, client);
+      return false;
+    }
+    return true;
   }
 
   /**
@@ -418,17 +481,115 @@ export class TcpEndpoint {
       return;
     }
     this.state = 'established';
+    this.heard();
     this.stack.accept(listener, this);
   }
 
   private cancelConnectDeadline(): void {
+    const world = this.stack.network.world;
+    if (this.synTimer !== undefined) {
+      world.cancel(this.synTimer);
+      this.synTimer = undefined;
+    }
     if (this.connectDeadline === undefined) return;
-    this.stack.network.world.cancel(this.connectDeadline);
+    world.cancel(this.connectDeadline);
     this.connectDeadline = undefined;
+  }
+
+  // ---- keepalive ---------------------------------------------------------------------------
+
+  /**
+   * socket.setKeepAlive(enable, initialDelay): Node passes whole seconds; libuv on Linux sets
+   * TCP_KEEPIDLE to them, TCP_KEEPINTVL to 1 s and TCP_KEEPCNT to 10 (libuv 1.46 of Node 20
+   * through 1.52 of Node 24). A delay under 1 s is refused by the kernel (EINVAL) after
+   * SO_KEEPALIVE is on, which leaves the system defaults: 7200 s, 75 s, 9 probes.
+   */
+  setKeepAlive(enable: boolean, delaySeconds: number): void {
+    if (!enable) {
+      this.keepAlive = undefined;
+      this.cancelKeepAlive();
+      return;
+    }
+    this.keepAlive = delaySeconds >= 1
+      ? { idleNs: delaySeconds * 1e9, intervalNs: 1e9, probes: 10 }
+      : { idleNs: 7200e9, intervalNs: 75e9, probes: 9 };
+    this.armKeepAlive();
+  }
+
+  /** Something arrived from the peer: it is alive, and the connection is not idle. */
+  private heard(): void {
+    this.lastHeardNs = this.stack.network.world.nowNs;
+    this.probesUnanswered = 0;
+  }
+
+  private cancelKeepAlive(): void {
+    if (this.keepAliveTimer === undefined) return;
+    this.stack.network.world.cancel(this.keepAliveTimer);
+    this.keepAliveTimer = undefined;
+  }
+
+  /** Arms the keepalive timer of an established connection: at the idle deadline, or the next probe. */
+  private armKeepAlive(): void {
+    this.cancelKeepAlive();
+    const settings = this.keepAlive;
+    if (settings === undefined || this.state !== 'established') return;
+    const world = this.stack.network.world;
+    if (this.lastHeardNs === 0) this.lastHeardNs = world.nowNs;
+    const dueNs = this.probesUnanswered === 0 ? this.lastHeardNs + settings.idleNs : world.nowNs + settings.intervalNs;
+    this.keepAliveTimer = world.scheduleArrival(this.host, Math.max(0, dueNs - world.nowNs), () => this.keepAliveDue(), undefined);
+  }
+
+  private keepAliveDue(): void {
+    this.keepAliveTimer = undefined;
+    const settings = this.keepAlive;
+    if (settings === undefined || this.state !== 'established' || this.host.state !== 'running') return;
+    const world = this.stack.network.world;
+    if (this.probesUnanswered === 0 && world.nowNs < this.lastHeardNs + settings.idleNs) {
+      this.armKeepAlive(); // heard from the peer meanwhile
+      return;
+    }
+    if (this.probesUnanswered >= settings.probes) {
+      this.timedOut();
+      return;
+    }
+    this.probesUnanswered++;
+    const peer = this.peer;
+    if (peer !== undefined) this.stack.probe(this, peer);
+    this.armKeepAlive();
+  }
+
+  /** A keepalive probe from `from` arrived: the kernel acknowledges it if the connection lives. */
+  probeArrived(from: TcpEndpoint): void {
+    const taken = this.taking([], from);
+    if (taken === true) this.stack.network.send(this.host, from.host, 'tcp', HEADER_BYTES, () => from.probeAnswered(), from.flowTo(this.host));
+  }
+
+  /** The peer's kernel acknowledged a keepalive probe. */
+  probeAnswered(): void {
+    if (this.state !== 'established' || this.network.machineOff(this.host)) return;
+    this.heard();
+    this.armKeepAlive();
+  }
+
+  /**
+   * The machine crashed: the endpoint vanishes without a word (no FIN, no reset); its peer finds
+   * out by its own timeouts, or from the reset of the machine's kernel once it has booted again.
+   */
+  vanish(): void {
+    this.cancelConnectDeadline();
+    this.cancelKeepAlive();
+    this.owner = undefined;
+    this.reading = false;
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.closedBy = 'crash';
+    this.unread.length = 0;
+    this.stack.forget(this);
   }
 
   private fail(reason: 'reset' | 'timeout'): void {
     this.cancelConnectDeadline();
+    this.cancelKeepAlive();
     this.state = 'closed';
     this.closedBy = reason;
     this.stack.forget(this);
@@ -647,7 +808,6 @@ export class TcpStack {
     this.endpoints.add(endpoint);
     const from = endpoint.host;
     const world = this.network.world;
-    const to = this.network.hostAt(endpoint.remote.address, from);
     const startNs = world.nowNs;
     // The connect fails at exactly tcpTimeoutMs unless the handshake completes first, whatever
     // was lost: the SYN (retransmitted below) or the SYN-ACK (retransmitted by the server).
@@ -656,16 +816,21 @@ export class TcpStack {
       if (endpoint.state === 'syn-sent') endpoint.timedOut();
     }, undefined, false);
     const attempt = (rtoNs: number) => {
+      endpoint.synTimer = undefined;
       if (endpoint.state !== 'syn-sent') return;
+      // The machine at the address now (it may have rebooted since the last SYN).
+      const to = this.network.hostAt(endpoint.remote.address, from);
       // On loopback the kernel answers the SYN inside connect(2): whether anything listens is
       // decided now, not when the simulated SYN lands (a server listening a moment later, before
       // this process polls again, does not get the connection).
       const listener = to === from ? this.listenerFor(endpoint, to) ?? null : undefined;
       const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to));
-      if (sent) return;
-      // Lost (or nobody owns the address): retransmit the SYN with backoff until the deadline.
+      if (sent && to === from) return;
+      // The SYN timer stays armed until a SYN-ACK or a reset arrives, whatever became of this
+      // SYN (lost on the way, unanswered by a machine that is off, or answered by a reset that
+      // was lost): Linux resends it at 1 s, 3 s, 7 s, ... until the deadline.
       if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) return;
-      world.schedule(from, rtoNs, 'net', () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, false);
+      endpoint.synTimer = world.schedule(from, rtoNs, 'net', () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, false);
     };
     attempt(SYN_RTO_INITIAL_NS);
   }
@@ -683,6 +848,8 @@ export class TcpStack {
    * still be listening.
    */
   private synArrived(client: TcpEndpoint, to: Host, decided?: TcpListener | null): void {
+    // A machine that is off answers nothing: the client's SYN timer resends.
+    if (this.network.machineOff(to)) return;
     // A duplicated SYN (or one that arrives after the connection broke) opens nothing new.
     if (client.state !== 'syn-sent' || client.peer !== undefined) return;
     const listener =
@@ -732,7 +899,7 @@ export class TcpStack {
    * Sends one segment reliably: a dropped packet is retransmitted with exponential backoff
    * until the network's TCP timeout, then the sender's connection fails with ETIMEDOUT.
    */
-  reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => void): void {
+  reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => boolean | void): void {
     const world = this.network.world;
     const startNs = world.nowNs;
     const fifo = from.flowTo(to.host);
@@ -740,19 +907,33 @@ export class TcpStack {
       // A connection that broke stops retransmitting; one the application closed goes on
       // delivering what it sent (the kernel keeps an orphaned socket until its data is out).
       if (from.state === 'closed' && from.closedBy !== 'app') return;
-      if (this.network.send(from.host, to.host, 'tcp', bytes, deliver, fifo)) return;
-      if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) {
-        // No retransmission before the deadline: the connection fails AT the deadline (the
-        // kernel's timer), not at this last lost attempt.
-        world.scheduleArrival(from.host, startNs + this.network.tcpTimeoutNs - world.nowNs, () => {
-          if (from.state === 'closed' && from.closedBy !== 'app') return;
-          from.timedOut();
-        }, undefined);
-        return;
-      }
-      world.scheduleArrival(from.host, rtoNs, () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined);
+      const sentNs = world.nowNs;
+      // Not acknowledged (lost on the way, or at the destination: a machine that is off, a
+      // socket that is gone): retransmit at the sender's timeout, or fail at the deadline.
+      const unacknowledged = () => {
+        if (from.state === 'closed' && from.closedBy !== 'app') return;
+        if (sentNs - startNs + rtoNs >= this.network.tcpTimeoutNs) {
+          // No retransmission before the deadline: the connection fails AT the deadline (the
+          // kernel's timer), not at this last lost attempt.
+          world.scheduleArrival(from.host, Math.max(0, startNs + this.network.tcpTimeoutNs - world.nowNs), () => {
+            if (from.state === 'closed' && from.closedBy !== 'app') return;
+            from.timedOut();
+          }, undefined);
+          return;
+        }
+        world.scheduleArrival(from.host, Math.max(0, sentNs + rtoNs - world.nowNs), () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined);
+      };
+      const sent = this.network.send(from.host, to.host, 'tcp', bytes, () => {
+        if (deliver() === false) unacknowledged();
+      }, fifo, { fromPort: from.local.port, toPort: to.local.port, reset: () => this.resetPair(from) });
+      if (!sent) unacknowledged();
     };
     attempt(RTO_INITIAL_NS);
+  }
+
+  /** A keepalive probe from `from` to its peer (unreliable, like a reset: a lost probe is lost). */
+  probe(from: TcpEndpoint, to: TcpEndpoint): void {
+    this.network.send(from.host, to.host, 'tcp', HEADER_BYTES, () => to.probeArrived(from), from.flowTo(to.host));
   }
 
   /**
@@ -761,7 +942,9 @@ export class TcpStack {
    */
   sendReset(fromHost: Host, to: TcpEndpoint): void {
     const fifo = to.peer?.host === fromHost ? to.peer.flowTo(to.host) : undefined;
-    this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => to.resetByPeer(), fifo);
+    this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => {
+      if (!this.network.machineOff(to.host)) to.resetByPeer();
+    }, fifo);
   }
 
   /**
@@ -781,11 +964,49 @@ export class TcpStack {
     this.endpoints.delete(endpoint);
   }
 
-  /** A host's process died: the kernel closes its sockets (FIN, or a reset if data was unread). */
+  /**
+   * A host's process died: the kernel closes its sockets (FIN, or a reset if data was unread).
+   * If its machine crashed, they vanish without a word (see TcpEndpoint.vanish).
+   */
   hostDown(host: Host): void {
     for (const listener of [...this.listeners]) if (listener.host === host) this.unlisten(listener);
+    const silently = this.network.machineOff(host);
     for (const endpoint of [...this.endpoints]) {
-      if (endpoint.host === host) endpoint.close(true);
+      if (endpoint.host !== host) continue;
+      if (silently) endpoint.vanish();
+      else endpoint.close(true);
     }
+  }
+
+  /**
+   * Resets the established connections that `matches` picks, as a middlebox (a load balancer, a
+   * NAT that forgot the flow, a firewall) does: each endpoint gets a reset from the other's side.
+   * Returns how many connections were reset.
+   */
+  resetConnections(matches: (a: TcpEndpoint, b: TcpEndpoint) => boolean, afterBytes?: number): number {
+    let count = 0;
+    const seen = new Set<TcpEndpoint>();
+    for (const endpoint of [...this.endpoints]) {
+      const peer = endpoint.peer;
+      if (seen.has(endpoint) || peer === undefined || endpoint.state !== 'established') continue;
+      seen.add(endpoint);
+      seen.add(peer);
+      if (!matches(endpoint, peer)) continue;
+      count++;
+      if (afterBytes !== undefined && afterBytes > 0) {
+        const armed = { bytesLeft: afterBytes };
+        endpoint.resetAfter = armed;
+        peer.resetAfter = armed;
+      } else this.resetPair(endpoint);
+    }
+    return count;
+  }
+
+  /** Resets the connection of `endpoint` at both ends (a middlebox's reset): each hears it from the other's side. */
+  resetPair(endpoint: TcpEndpoint): void {
+    const peer = endpoint.peer;
+    if (peer === undefined) return;
+    if (endpoint.state !== 'closed') this.sendReset(peer.host, endpoint);
+    if (peer.state !== 'closed') this.sendReset(endpoint.host, peer);
   }
 }

@@ -429,8 +429,10 @@ export class UdpStack {
   private transmit(from: UdpSocket, to: Host, d: Datagram, unicast: boolean): void {
     const fifo = from.host === to ? this.network.flow(`udp:${to.index}:${from.port}`) : undefined;
     this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
-      // The destination may have restarted since: its current incarnation receives.
+      // The destination may have restarted since: its current incarnation receives. A machine
+      // that is off (crashed) receives nothing and answers nothing, not even ICMP.
       const host = this.network.world.hosts.list[to.index] ?? to;
+      if (this.network.machineOff(host)) return;
       const receivers = this.receivers(host, d, unicast);
       if (receivers.length === 0) {
         if (unicast) this.portUnreachable(from, host, d);

@@ -1,10 +1,10 @@
 import { SimulationError } from '../failure.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_LATENCY } from '../network/network.js';
+import { DEFAULT_LATENCY, type NetworkOptions, validateNetworkOptions } from '../network/network.js';
 import { type DiskMode, isDiskMode } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { RandomStream } from '../random/stream.js';
-import { Sim } from '../sim.js';
+import { attachToRun, Sim } from '../sim.js';
 import { activeWorld, type World } from '../world.js';
 import { always, coverageOf, type CoverageEntry } from './assertions.js';
 
@@ -29,7 +29,18 @@ export type Invariant = (ctx: ScenarioContext) => boolean | string;
 
 /** Rates per virtual second; each is drawn on every tick of the fault clock. */
 export interface FaultProfile {
+  /**
+   * Machine crashes (a power loss, a kernel panic): the target sends nothing more, its peers
+   * learn of it from their own timeouts; it is restarted after its downtime.
+   */
   crashPerSecond?: number;
+  /**
+   * Process kills (SIGKILL, the OOM killer): the target's kernel closes its sockets at once (FIN,
+   * or a reset where data was unread); it is restarted after its downtime.
+   */
+  killPerSecond?: number;
+  /** Resets of the TCP connections between two targets (a middlebox dropping the flows). */
+  resetPerSecond?: number;
   /** crash + restart at once. */
   bouncePerSecond?: number;
   /** Graceful SIGTERM; the host is restarted after its downtime. */
@@ -91,6 +102,12 @@ export interface ScenarioDefinition {
   invariants?: { safety?: Invariant[]; liveness?: Invariant[] };
   /** The hosts' disks: 'simulated' (crashes lose what was not fsync'd) or 'real'. Default: DST_DISK, else 'real'. */
   disk?: DiskMode;
+  /**
+   * The network's defaults (latency, loopbackLatency, lossRatio, duplicateRatio, tcpTimeoutMs),
+   * as Sim's `network` option. Per-link settings go in `hosts()`: sim.setLink, sim.partition and
+   * sim.addRule work there, before the run, and apply when it starts.
+   */
+  network?: NetworkOptions;
 }
 
 export type Scenario = Required<Pick<ScenarioDefinition, 'name' | 'hosts' | 'durationMs'>> & ScenarioDefinition & { readonly kind: 'dst-scenario' };
@@ -119,6 +136,8 @@ export interface ScenarioResult {
   coverage: CoverageEntry[];
   /** Swarm mode: the fault rates this seed drew (every `*PerSecond` rate of the profile). */
   swarm?: Record<string, number>;
+  /** With DST_PENDING=1 (a run that did not fail): promises host code left pending, by site (SimResult.pending). */
+  pending?: Array<{ site: string; host: string; count: number }>;
 }
 
 /** Options of runScenario. */
@@ -162,6 +181,24 @@ export function formatFaultMix(mix: Record<string, number>): string {
 
 const CHAOS = 'chaos';
 
+/** Where a scenario run keeps its context (World.attachments). */
+const kScenarioContext = Symbol('dst.scenarioContext');
+
+/**
+ * The context of the scenario run this code is part of: its `state` (the blackboard invariants
+ * read), its `phase` ('faults', then 'heal'), its targets and clients. For host code of any kind,
+ * module hosts included (they share dst-runtime itself with the test). Undefined outside a
+ * scenario run.
+ *
+ *     import { scenarioContext } from 'dst-runtime';
+ *     const ctx = scenarioContext();
+ *     if (ctx?.phase === 'heal') stopTheWorkload();
+ *     if (ctx) ctx.state.acked = (ctx.state.acked ?? 0) + 1;
+ */
+export function scenarioContext(): ScenarioContext | undefined {
+  return activeWorld()?.attachments.get(kScenarioContext) as ScenarioContext | undefined;
+}
+
 /** Validates a scenario once, with messages that say what to change. */
 export function defineScenario(definition: ScenarioDefinition): Scenario {
   const where = `Failed to define scenario "${String(definition?.name)}"`;
@@ -187,9 +224,21 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   if (definition.disk !== undefined && !isDiskMode(definition.disk)) {
     throw new UsageError(`${where}: disk must be 'simulated' or 'real', got ${JSON.stringify(definition.disk)}`);
   }
+  if (definition.network !== undefined) {
+    try {
+      validateNetworkOptions(definition.network);
+    } catch (error) {
+      throw new UsageError(`${where}: network: ${(error as Error).message.replace(/^Failed to configure the network: /, '')}`);
+    }
+  }
   if (definition.clients !== undefined && !(Array.isArray(definition.clients) && definition.clients.every((c) => typeof c === 'string'))) {
     throw new UsageError(`${where}: clients must be an array of host names`);
   }
+  // Counted for the CLI's probe: a file that defines a scenario without exporting it as default
+  // is a usage error, not a program that does nothing.
+  const counter = Symbol.for('dst-runtime.scenariosDefined');
+  const g = globalThis as unknown as Record<symbol, number>;
+  g[counter] = (g[counter] ?? 0) + 1;
   return { ...definition, healMs, kind: 'dst-scenario' };
 }
 
@@ -234,13 +283,14 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
       const violated = check(safety, ctx);
       always(violated === undefined, `safety invariant violated: ${violated}`);
     };
-    const takeDown = (how: 'crash' | 'stop') => {
+    const takeDown = (how: 'crash' | 'kill' | 'stop') => {
       if (down.size >= downCountMax || (faults.crashWhen !== undefined && !faults.crashWhen(ctx))) return;
       const up = running().filter((t) => !down.has(t));
       if (up.length === 0) return;
       const target = pick(up);
       down.add(target);
       if (how === 'crash') sim.crash(target);
+      else if (how === 'kill') sim.kill(target);
       else sim.stop(target);
       later(downMs(), () => {
         down.delete(target);
@@ -258,7 +308,7 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     const [spikeMin, spikeMax] = faults.latencySpikeMs ?? [100, 1000];
     const spiked = new Set<string>();
     const unspike = (a: string, b: string) => {
-      if (spiked.delete(`${a}|${b}`)) sim.setLink(a, b, { latency: { ...DEFAULT_LATENCY } });
+      if (spiked.delete(`${a}|${b}`)) sim.setLink(a, b, { latency: { ...(scenario.network?.latency ?? DEFAULT_LATENCY) } });
     };
     const spike = () => {
       if (ctx.targets.length < 2) return;
@@ -291,6 +341,11 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     const interval = setInterval(() => attempt(() => {
       if (ctx.phase !== 'faults') return;
       if (chance(faults.crashPerSecond)) takeDown('crash');
+      if (chance(faults.killPerSecond)) takeDown('kill');
+      if (chance(faults.resetPerSecond) && ctx.targets.length >= 2) {
+        const a = pick(ctx.targets);
+        sim.resetConnections(a, pick(ctx.targets.filter((t) => t !== a)));
+      }
       if (chance(faults.stopPerSecond)) takeDown('stop');
       if (chance(faults.bouncePerSecond)) {
         const up = running().filter((t) => !down.has(t));
@@ -355,8 +410,10 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
     durationMs: scenario.durationMs,
     ...(options.trace === undefined ? {} : { trace: options.trace }),
     ...(scenario.disk === undefined ? {} : { disk: scenario.disk }),
+    ...(scenario.network === undefined ? {} : { network: scenario.network }),
   });
   const ctx: ScenarioContext = { sim, state: {}, phase: 'faults', targets: [], clients: [] };
+  attachToRun(sim, kScenarioContext, ctx);
   const names: string[] = [];
   const clientNames: string[] = [];
   const host = sim.host.bind(sim);
@@ -378,7 +435,8 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   const extra = swarm === undefined ? {} : { swarm };
   try {
     const result = await sim.run();
-    return { seed: seedText, fingerprint: result.fingerprint, ok: true, elapsedNs: result.elapsedNs, events: result.events, coverage: coverageOf(world), ...extra };
+    const pending = result.pending === undefined ? {} : { pending: result.pending };
+    return { seed: seedText, fingerprint: result.fingerprint, ok: true, elapsedNs: result.elapsedNs, events: result.events, coverage: coverageOf(world), ...extra, ...pending };
   } catch (error) {
     if (!(error instanceof SimulationError)) throw error;
     const report = error.report;

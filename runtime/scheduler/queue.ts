@@ -81,6 +81,9 @@ class Bucket<E extends QueueEntry> {
 const RECENT_SLOTS = 64;
 const recentSlot = (timeNs: number): number => (timeNs / 1_048_576) & (RECENT_SLOTS - 1);
 
+/** What a dropped entry leaves in its place: stale for every sequence number (they start at 1). */
+const TOMBSTONE = { [kSeq]: -1 } as unknown as QueueEntry;
+
 /** Drained buckets kept for reuse, and the largest one worth keeping (places). */
 const POOL_MAX = 64;
 const POOLED_CAPACITY_MAX = 4096;
@@ -170,6 +173,21 @@ export class EventQueue<E extends QueueEntry = QueueEntry> {
         bucket.head = 0;
         bucket.tail = 0;
         this.pool.push(bucket);
+      }
+    }
+  }
+
+  /**
+   * Drops every live entry `drop` picks, in place: each leaves a tombstone that peek() passes
+   * over as stale, so the order and count of what remains are untouched, and the entry (with
+   * the closure it would run) is no longer held by the queue. O(size).
+   */
+  dropWhere(drop: (entry: E) => boolean): void {
+    for (const bucket of this.buckets.values()) {
+      const { entries, seqs } = bucket;
+      for (let i = bucket.head; i < bucket.tail; i++) {
+        const entry = entries[i]!;
+        if (entry !== TOMBSTONE && entry[kSeq] === seqs[i] && drop(entry)) entries[i] = TOMBSTONE as E;
       }
     }
   }

@@ -7,10 +7,11 @@
  * so a failure can be replayed), DST_SEEDS=0x6,0x9 runs exactly those seeds.
  */
 import { getRandomValues } from 'node:crypto';
-import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { replayEnvironment, shellQuote } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
+import { testRealmGlobal } from '../realms.js';
+import { rerunCommand, withoutRerunCommand } from './rerun.js';
 import { formatFaultMix, runScenario, type Scenario, type ScenarioResult } from '../scenario/scenario.js';
 
 export interface SeedListOptions {
@@ -88,7 +89,10 @@ export function seedList(options: SeedListOptions = {}): string[] {
   return pinned.map((s) => formatSeed(parseSeed(s, 'seeds')));
 }
 
-/** The command that reruns one seed: `dst run <file> --seed S`, else this test command with DST_SEEDS=S. */
+/**
+ * The command that reruns one seed: `dst run <file> --seed S`, else this test's command with
+ * DST_SEEDS=S (rerun.ts: Jest's and Vitest's too), else what to pass to get one.
+ */
 function replayOf(seed: string, options: ForEachSeedOptions): string {
   if (options.replay !== undefined) return options.replay(seed);
   const settings = Object.keys(process.env)
@@ -97,8 +101,8 @@ function replayOf(seed: string, options: ForEachSeedOptions): string {
     .map((k) => `${k}=${shellQuote(process.env[k]!)}`);
   settings.unshift(...replayEnvironment());
   if (options.file !== undefined) return [...settings, 'dst', 'run', shellQuote(options.file), '--seed', seed, ...(options.swarm ? ['--swarm'] : [])].join(' ');
-  const argv = process.argv.slice(1).map((arg, i) => shellQuote(i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  return [`DST_SEEDS=${seed}`, ...settings, 'node', ...process.execArgv.map(shellQuote), ...argv].join(' ');
+  const assignments = [`DST_SEEDS=${seed}`, ...settings];
+  return rerunCommand(assignments) ?? withoutRerunCommand(assignments, 'pass `file` for `dst run <file> --seed S`, or `replay: (seed) => command`');
 }
 
 /**
@@ -123,10 +127,11 @@ export type DefineTest = (name: string, fn: () => Promise<void>) => unknown;
 /**
  * Defines one test per seed (call it inside a `describe` callback): each test runs its seed and
  * fails with the seed, kind, message and replay command. `it` defaults to the global `it`
- * (mocha); pass node:test's `it` or `test` explicitly. Returns the seeds.
+ * (mocha, Jest); pass node:test's or Vitest's `it` or `test` explicitly. Returns the seeds.
  */
 export function scenarioSeeds(scenario: Scenario, options: ForEachSeedOptions & { it?: DefineTest } = {}): string[] {
-  const define = options.it ?? ((globalThis as Record<string, unknown>).it as DefineTest | undefined);
+  // Jest's `it` is a global of the test file's vm context, not of Node's realm, where this runs.
+  const define = options.it ?? ((testRealmGlobal()?.it ?? (globalThis as Record<string, unknown>).it) as DefineTest | undefined);
   if (typeof define !== 'function') {
     throw new UsageError('Failed to define seed tests: no global `it`; pass your runner\'s test function as options.it (node:test: import { it } from \'node:test\')');
   }

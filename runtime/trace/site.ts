@@ -7,6 +7,21 @@ import path from 'node:path';
 const OWN_DIR = ((dir: string) => (path.basename(dir) === 'chunks' ? path.dirname(dir) : dir))(path.dirname(__filename));
 
 /**
+ * Where our frames point when a stack goes through the build's source maps (node
+ * --enable-source-maps; Jest and Vitest map every stack, their workers' too): the TypeScript
+ * sources beside dist/, named so even where the package ships without them. Taking those frames
+ * for the program's moved trace sites into dst-runtime and changed which calls are held (fs.ts,
+ * wasm.ts ask whether the program is on the stack). Pinned by test/runners/source-maps.test.mjs.
+ */
+const PACKAGE_DIR = path.dirname(OWN_DIR);
+const OWN_SOURCE_DIRS = ['runtime', 'shims'].map((dir) => path.join(PACKAGE_DIR, dir) + path.sep);
+const OWN_SOURCE_FILES = new Set(['index.ts', 'register.ts', 'realm.ts'].map((file) => path.join(PACKAGE_DIR, file)));
+
+function isOwnFile(file: string): boolean {
+  return file.startsWith(OWN_DIR + path.sep) || OWN_SOURCE_FILES.has(file) || OWN_SOURCE_DIRS.some((dir) => file.startsWith(dir));
+}
+
+/**
  * A stack line's location as "file:line:col" relative to the working directory, or undefined
  * when the frame is Node's own or dst-runtime's (or the line is not a frame).
  */
@@ -16,7 +31,7 @@ export function programFrame(line: string): string | undefined {
   let file = m[1]!;
   if (file.startsWith('node:')) return undefined;
   if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
-  if (file.startsWith(OWN_DIR + path.sep)) return undefined;
+  if (isOwnFile(file)) return undefined;
   const rel = path.relative(process.cwd(), file);
   return `${rel.startsWith('..') ? file : rel}:${m[2]}:${m[3]}`;
 }

@@ -24,7 +24,7 @@ import readline from 'node:readline';
 import util from 'node:util';
 import { currentHost, NODE_MAJOR } from '../context.js';
 import type { PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 import { originals } from '../../runtime/originals.js';
 
 // ---- File ------------------------------------------------------------------------------------
@@ -186,11 +186,16 @@ export const clockInternalsShim: Shim = {
     if (SimFile !== undefined && NativeFile !== undefined) {
       patches.replace(NativeFile.prototype, 'constructor', SimFile);
       patches.replace(bufferModule, 'File', SimFile);
-      if (Object.prototype.hasOwnProperty.call(globalThis, 'File')) patches.replace(globalThis, 'File', SimFile);
     }
     if (simLog !== undefined) patches.replace(util, 'log', simLog);
     if (kSawReturnAt !== undefined && interfaceBase !== undefined) {
       patches.defineGetter(interfaceBase, kSawReturnAt, returnMarkAccessor.get, false, returnMarkAccessor.set);
+    }
+  },
+  realm(patches: PatchSet, realm: Realm) {
+    // Node's File class serves every realm; each has its own global slot (a Jest context copies it).
+    if (SimFile !== undefined && NativeFile !== undefined && Object.prototype.hasOwnProperty.call(realm.global, 'File')) {
+      patches.replace(realm.global, 'File', SimFile);
     }
   },
 };

@@ -12,7 +12,7 @@ import { originals } from '../../runtime/originals.js';
 import { currentHost } from '../context.js';
 import { invalidArgType, outOfRange } from '../node-errors.js';
 import type { PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 
 const realUptime = process.uptime;
 const NS_PER_SEC = 1e9;
@@ -71,8 +71,11 @@ simOsUptime[Symbol.toPrimitive] = () => wrappedFn();
 export const processClockShim: Shim = {
   name: 'process-clock',
   install(patches: PatchSet) {
-    patches.replace(process, 'hrtime', hrtime as typeof process.hrtime);
-    patches.replace(process, 'uptime', uptime);
     patches.replace(os, 'uptime', simOsUptime);
+  },
+  realm(patches: PatchSet, realm: Realm) {
+    if (realm.process === undefined) return;
+    patches.replace(realm.process, 'hrtime', hrtime as typeof process.hrtime);
+    patches.replace(realm.process, 'uptime', uptime);
   },
 };

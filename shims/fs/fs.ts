@@ -26,8 +26,8 @@ import fs from 'node:fs';
 import { realDiskCall } from '../../runtime/disk/real.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
+import { loadingModuleGraph } from '../module/module-hosts.js';
 import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from '../thread-pool/real-work.js';
-import { loadingModules } from '../module/module-hosts.js';
 import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -55,19 +55,22 @@ function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) =>
 
 /**
  * The host whose asynchronous call this is, or undefined when the call is to be left alone:
- * made outside every host; made while the host's own module graph is loading (the loader's
- * reads are part of that work, which already holds the simulation); or made by Node's module
- * loader itself (its reads of a module imported later), recognised by the loader's frames on the
- * (async) stack with none of the program's own beside them.
+ * made outside every host; made while that host's own module graph loads (the simulation
+ * already waits for the loading, and its reads are part of it: held, they would wait behind
+ * it); or made by Node's module loader itself (its reads of the program's modules), recognised
+ * by the loader's frames on the (async) stack with none of the program's own beside them.
  *
- * Whether OTHER real work holds the simulation does not matter: a module host's top-level code
- * runs while the next host's graph loads, or while Node's loader thread has a message of its own
- * in flight, and its calls must be held all the same (they were left alone, once, when any hold
- * was up, and completed at a real, machine-dependent moment: issue 20, item 1).
+ * Only the calling host's own loading counts. Whether other real work holds the world does not
+ * matter: a module host's top-level code runs while the next host's graph loads, or while
+ * Node's loader thread has a message of its own in flight (issue 20 item 1: three hosts calling
+ * fs.stat at their top level gave two orders in four processes), and a database host read its
+ * 9 MB WebAssembly file unheld while a client's graph loaded, so the run moved on to the
+ * client's connect before the server listened (issue 18).
  */
 function holderOf(): Host | undefined {
   const host = currentHost();
-  if (host === undefined || loadingModules(host)) return undefined;
+  if (host === undefined) return undefined;
+  if (loadingModuleGraph(host)) return undefined;
   const text = captureStack(holderOf, 40).stack ?? '';
   if (!text.includes('node:internal/modules/')) return host;
   // The loader on the stack: its own read unless the program's code is there too (a module's

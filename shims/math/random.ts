@@ -5,7 +5,7 @@
 import { originals } from '../../runtime/originals.js';
 import { currentHost } from '../context.js';
 import type { PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 
 function simRandom(): number {
   const host = currentHost();
@@ -18,7 +18,9 @@ Object.defineProperty(simRandom, 'length', { value: originals.mathRandom.length,
 
 export const mathShim: Shim = {
   name: 'math',
-  install(patches: PatchSet) {
-    patches.replace(Math, 'random', simRandom);
+  install() {},
+  realm(patches: PatchSet, realm: Realm) {
+    // Each realm has its own Math; outside hosts the real Math.random of any realm is as good.
+    patches.replace(realm.global.Math as Math, 'random', simRandom);
   },
 };

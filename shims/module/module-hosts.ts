@@ -13,16 +13,21 @@
  * - Loading is real asynchronous work (file reads, the loader thread): the simulation waits for
  *   it (World.waitForRealWork) until the host's module graph starts to evaluate.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import Module, { register } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse as parseCjs } from 'cjs-module-lexer';
 import { UsageError } from '../../runtime/errors.js';
+import { testRealmGlobal } from '../../runtime/realms.js';
 import { type ModuleHostSpec, setModuleHosts } from '../../runtime/interposer.js';
+import { captureContext } from '../async-hooks/async-context.js';
+import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
-import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph } from './module-graph.js';
+import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
+import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
 import type { PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;
@@ -71,6 +76,10 @@ function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknow
 export const LOADER_HOOKS: 'registerHooks' | 'register' =
   typeof (Module as unknown as { registerHooks?: unknown }).registerHooks === 'function' ? 'registerHooks' : 'register';
 
+/** The build's directory (dist/; this code may sit in dist/chunks): dst-runtime's own files. */
+const BUILD_DIR = path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname;
+setSharedDirectory(pathToFileURL(BUILD_DIR).href);
+
 function ensureHooks(): void {
   if (hooksRegistered) return;
   hooksRegistered = true;
@@ -80,8 +89,7 @@ function ensureHooks(): void {
   }
   // Node 20 and 22 before 22.15: hooks on Node's loader thread. dist/loader-hooks.mjs sits
   // beside the build's entry points (this code may be in dist/chunks).
-  const dir = path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname;
-  register(pathToFileURL(path.join(dir, 'loader-hooks.mjs')).href);
+  register(pathToFileURL(path.join(BUILD_DIR, 'loader-hooks.mjs')).href);
 }
 
 /** Validates a module host's spec when it is added. */
@@ -97,6 +105,15 @@ export function validateModuleSpec(name: string, spec: ModuleHostSpec): void {
   }
 }
 
+/**
+ * The environment a module host starts from: the test's process.env. Under Jest that is the
+ * test file's copy of process, where the test set what it set, not Node's.
+ */
+function testProcessEnv(): NodeJS.ProcessEnv {
+  const own = testRealmGlobal()?.process as NodeJS.Process | undefined;
+  return own !== undefined && typeof own === 'object' && own.env !== undefined ? own.env : process.env;
+}
+
 /** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
 export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
   const filename = path.resolve(spec.main);
@@ -107,7 +124,7 @@ export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
     const modules: HostModules = {
       spec,
       argv: [process.execPath, filename, ...(spec.argv ?? [])],
-      env: { ...process.env, ...(spec.env ?? {}) },
+      env: { ...testProcessEnv(), ...(spec.env ?? {}) },
       cjs: new Map(),
       release: undefined,
     };
@@ -126,18 +143,18 @@ export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
   };
 }
 
-/**
- * Whether `host`'s module graph is loading: its main was imported and none of its modules has
- * started to evaluate yet. Real work started meanwhile in its context is the loader's own (its
- * reads of the program's files), which the simulation must not wait for: the host's load already
- * holds it, and a held read's completion could only run after that hold ends.
- */
-export function loadingModules(host: Host): boolean {
-  return hostModules.get(host)?.release !== undefined;
-}
-
 function modulesOf(host: Host | undefined): HostModules | undefined {
   return host === undefined ? undefined : hostModules.get(host);
+}
+
+/**
+ * Whether `host`'s module graph is still loading: its main was imported and none of its modules
+ * has started to evaluate yet (the simulation waits for it, and its own reads are part of that
+ * wait: held, a read's completion could only run after that hold ends). Only that host's: another
+ * host's loading says nothing about this one's calls.
+ */
+export function loadingModuleGraph(host: Host): boolean {
+  return hostModules.get(host)?.release !== undefined;
 }
 
 /** require(filename) through the current host incarnation's own CommonJS cache. */
@@ -168,9 +185,30 @@ function load(this: unknown, request: string, parent: CjsModule, isMain: boolean
     return Reflect.apply(realLoad, this, arguments);
   }
   const filename = ModuleClass._resolveFilename(request, parent, isMain);
-  if (Module.isBuiltin(filename)) return Reflect.apply(realLoad, this, arguments);
+  // Builtins, and dst-runtime's own files (see module-graph.ts), are the process's.
+  if (Module.isBuiltin(filename) || filename.startsWith(BUILD_DIR + path.sep)) return Reflect.apply(realLoad, this, arguments);
   return requireForHost(filename, parent);
 }
+
+/** A dynamic import in flight on the loader thread (see heldImport). */
+interface HeldImport {
+  call: RealCall;
+  /** A module of the imported graph has started to evaluate. */
+  evaluating: boolean;
+  /** The import has settled (its settlement is in the line of real calls, or delivered in place). */
+  settled: boolean;
+  /** Its graph's top-level code waits (for simulated events): the import settles where Node settles it. */
+  inPlace: boolean;
+}
+
+/**
+ * The import each module evaluation belongs to: heldImport starts the import in a store of its
+ * own, which Node's loader carries (through its promise jobs) to the evaluation of the graph it
+ * loads. Run with AsyncLocalStorage's own run(), taken before the async-context shim wraps it,
+ * so the program is not taken to keep stores of its own.
+ */
+const importStore = new AsyncLocalStorage<HeldImport>();
+const storeRun = AsyncLocalStorage.prototype.run as (this: AsyncLocalStorage<HeldImport>, store: HeldImport, fn: () => Promise<unknown>) => Promise<unknown>;
 
 function evaluating(): void {
   const modules = modulesOf(currentHost());
@@ -178,27 +216,82 @@ function evaluating(): void {
     modules.release();
     modules.release = undefined;
   }
+  const held = importStore.getStore();
+  if (held !== undefined && !held.evaluating) {
+    held.evaluating = true;
+    // A graph without top-level waits has run, and its import settled, by the end of this task.
+    // One still unsettled then awaits something its own hold would keep from happening (a timer,
+    // a held read queued behind it): it stops holding, and settles where Node settles it.
+    queueOwnImmediate(() => {
+      if (held.settled) return;
+      held.inPlace = true;
+      completeInPlace(held.call);
+    });
+  }
+}
+
+/**
+ * A dynamic import() made by a module host's code where the ESM loader runs on its own thread
+ * (module.register: Node 20, and 22 before 22.15): the loader hooks make each import() of a
+ * host's ES modules through this (module-graph.ts). Resolving and loading are round trips to
+ * that thread, so the import is real work the simulation waits for: no event runs until it
+ * settles, and then it settles in an 'io' event, in call order with the host's other real work.
+ * When the imported graph's top-level code is still waiting at the end of the task in which it
+ * started to evaluate (a top-level await of a timer, of a held read), the wait ends there, and
+ * the import settles where Node settles it, after that code has run.
+ *
+ * Without it, PGlite's `await import('fs/promises')` before reading its files took 0, 512 or
+ * 1187 virtual ms on three runs of one seed, or outlived the run (issue 18).
+ */
+function heldImport(load: () => Promise<unknown>): Promise<unknown> {
+  const host = currentHost();
+  if (host === undefined) return load();
+  const held: HeldImport = { call: beginRealCall(host, captureContext('DynamicImport')), evaluating: false, settled: false, inPlace: false };
+  let loading: Promise<unknown>;
+  try {
+    loading = storeRun.call(importStore, held, load);
+  } catch (error) {
+    abandonRealCall(held.call); // its argument threw
+    throw error;
+  }
+  return new Promise((resolve, reject) => {
+    const settle = (settleIt: () => void): void => {
+      held.settled = true;
+      if (held.inPlace) settleIt();
+      else completeRealCall(held.call, settleIt);
+    };
+    loading.then(
+      (namespace) => settle(() => resolve(namespace)),
+      (error: unknown) => settle(() => reject(error)),
+    );
+  });
 }
 
 export const moduleHostsShim: Shim = {
   name: 'module-hosts',
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
+    // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
     const g = globalThis as unknown as Record<symbol, unknown>;
     patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string) => requireForHost(filename));
     patches.replace(g, Symbol.for('dst-runtime.evaluating'), evaluating);
+    patches.replace(g, Symbol.for('dst-runtime.heldImport'), heldImport);
+  },
+  realm(patches: PatchSet, realm: Realm) {
     // process.argv / process.env of a module host are its own.
-    const realArgv = Object.getOwnPropertyDescriptor(process, 'argv')!;
-    const realEnv = Object.getOwnPropertyDescriptor(process, 'env')!;
-    const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(process) : d.value);
+    const proc = realm.process;
+    if (proc === undefined) return;
+    const realArgv = Object.getOwnPropertyDescriptor(proc, 'argv')!;
+    const realEnv = Object.getOwnPropertyDescriptor(proc, 'env')!;
+    const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(proc) : d.value);
     let argvValue = read(realArgv);
     let envValue = read(realEnv);
-    patches.defineGetter(process, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
+    patches.defineGetter(proc, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
       const modules = modulesOf(currentHost());
       if (modules !== undefined) modules.argv = v as string[];
       else argvValue = v;
     });
-    patches.defineGetter(process, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
+    patches.defineGetter(proc, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
       const modules = modulesOf(currentHost());
       if (modules !== undefined) modules.env = v as NodeJS.ProcessEnv;
       else envValue = v;

@@ -135,6 +135,9 @@ interface ServerState {
   readonly host: Host;
   readonly connections: Set<Connection>;
   checker: { unref(): unknown } | undefined;
+  /** Virtual time of the 'listening' that started Node's checking interval (its phase). */
+  listenNs: number;
+  server: AnyRecord;
 }
 
 const kState = Symbol('dst.httpServer');
@@ -182,6 +185,9 @@ function checkConnections(server: AnyRecord, state: ServerState): void {
     }
   }
   for (const { socket } of expired) onRequestTimeout(socket);
+  // Nothing left to watch: the checker stops until the next connection (an idle server then has
+  // nothing scheduled, and a program left with it alone gets the idle report).
+  if (state.connections.size === 0) stopChecker(state);
 }
 
 /** Node's onRequestTimeout: its socket 'error' listener answers 408 and destroys the socket. */
@@ -205,15 +211,34 @@ function onListening(server: AnyRecord, host: Host): void {
   nodeChecker?.close?.();
   let state = stateOf(server);
   if (state === undefined || state.host !== host) {
-    state = { host, connections: new Set(), checker: undefined };
+    state = { host, connections: new Set(), checker: undefined, listenNs: nowNs(host), server };
     Object.defineProperty(server, kState, { value: state, configurable: true, writable: true });
   }
   stopChecker(state);
+  state.listenNs = nowNs(host);
+  state.server = server;
+}
+
+/**
+ * Arms the connection checker while the server has connections: Node's interval runs from
+ * 'listening' for ever (unref'd); ours ticks at the same instants (listen + k x interval) but
+ * only while there is something to check, so it costs no event on an idle server.
+ */
+function armChecker(state: ServerState): void {
+  if (state.checker !== undefined) return;
+  const server = state.server;
   const intervalMs = server.connectionsCheckingInterval as number;
-  const current = state;
-  const checker = simulatedTimers.setInterval(() => checkConnections(server, current), intervalMs) as { unref(): unknown };
-  checker.unref();
-  state.checker = checker;
+  if (!(intervalMs > 0)) return;
+  const sinceListenMs = Math.floor((nowNs(state.host) - state.listenNs) / NS_PER_MS);
+  const phaseMs = intervalMs - (sinceListenMs % intervalMs);
+  const timer = simulatedTimers.setTimeout(() => {
+    const checker = simulatedTimers.setInterval(() => checkConnections(server, state), intervalMs) as { unref(): unknown };
+    checker.unref();
+    state.checker = checker;
+    checkConnections(server, state);
+  }, phaseMs) as { unref(): unknown };
+  timer.unref();
+  state.checker = timer;
 }
 
 /** 'connection': start tracking the connection the way the native parser does. */
@@ -229,6 +254,7 @@ function onConnection(state: ServerState, socket: Socket & AnyRecord): void {
     expired: false,
   };
   state.connections.add(connection);
+  armChecker(state);
   // Node leaves this slot null on server parsers and resets it when the parser is freed.
   parser[kOnMessageBegin] = () => {
     connection.startNs = nowNs(state.host);

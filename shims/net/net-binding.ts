@@ -217,6 +217,8 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   reading = false;
   /** The buffer of `net.Socket({ onread: { buffer } })` (useUserBuffer): reads fill it. */
   userBuffer: Uint8Array | undefined;
+  /** setKeepAlive(enable, seconds) made before the connection existed: applied to its endpoint. */
+  keepAliveSetting: { enable: boolean; delaySeconds: number } | undefined;
   refed: boolean;
   closed = false;
   private holdsHandleRef = false;
@@ -397,12 +399,19 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     sim.bound = endpoint.local;
     sim.endpoint = endpoint;
     endpoint.owner = sim;
+    // Accepted sockets inherit SO_KEEPALIVE from the listening socket in Linux; Node sets it
+    // per socket (server keepAlive option) after 'connection', through setKeepAlive.
     this.handle.onconnection(0, client);
   }
 }
 
 function simOf(handle: NativeHandle): SimTcp | undefined {
   return handle[kSim] as SimTcp | undefined;
+}
+
+/** own(), unless the program already put a property of that name on the handle itself. */
+function ownUnlessSet(handle: NativeHandle, name: string, value: unknown): void {
+  if (!Object.prototype.hasOwnProperty.call(handle, name)) own(handle, name, value);
 }
 
 /** Gives a native TCP handle the simulated methods, shadowing the prototype's. */
@@ -429,9 +438,16 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   own(handle, 'hasRef', hasRef);
   own(handle, 'getsockname', getsockname);
   own(handle, 'getpeername', getpeername);
-  own(handle, 'setNoDelay', () => 0);
-  own(handle, 'setKeepAlive', () => 0);
-  own(handle, 'setBlocking', () => 0);
+  // Options a program may have put on the handle itself before it turned simulated (Node's
+  // test-net-connect-nodelay checks that its own setNoDelay is called) stay the program's.
+  ownUnlessSet(handle, 'setNoDelay', () => 0);
+  ownUnlessSet(handle, 'setKeepAlive', (enable: unknown, delaySeconds: unknown) => {
+    const setting = { enable: Boolean(enable), delaySeconds: Number(delaySeconds) || 0 };
+    if (sim.endpoint === undefined) sim.keepAliveSetting = setting;
+    else sim.endpoint.setKeepAlive(setting.enable, setting.delaySeconds);
+    return 0;
+  });
+  ownUnlessSet(handle, 'setBlocking', () => 0);
   own(handle, 'useUserBuffer', (buffer: Uint8Array) => {
     sim.userBuffer = buffer;
   });
@@ -558,6 +574,7 @@ function connectAny(handle: NativeHandle, req: NativeHandle, to: string, port: n
   const endpoint = new TcpEndpoint(network.tcp, host, local, { address: family === 6 ? address : remoteAddress, port, family });
   endpoint.owner = sim;
   sim.endpoint = endpoint;
+  if (sim.keepAliveSetting !== undefined) endpoint.setKeepAlive(sim.keepAliveSetting.enable, sim.keepAliveSetting.delaySeconds);
   network.tcp.connect(endpoint);
   return 0;
 }
@@ -714,6 +731,24 @@ function close(this: NativeHandle, callback?: () => void): void {
   closeSim(this, callback, true);
 }
 
+/**
+ * close() of a TCP handle a host made that never became simulated (net.connect('localhost')
+ * destroyed during its DNS lookup: Node made the handle before the lookup). Its close callback
+ * would come from libuv's closing phase on the real loop, at a real moment: a request aborted in
+ * its 'socket' event got its 'error' and 'close' thousands of virtual seconds later, when the
+ * driver next let the loop turn. The native handle is freed now and the callback runs in an
+ * event of the host at this instant, as closeSim's does.
+ */
+function patchedClose(this: NativeHandle, callback?: () => void): void {
+  const host = currentHost();
+  if (host === undefined || simOf(this) !== undefined) {
+    realTcp.close.call(this, callback);
+    return;
+  }
+  realTcp.close.call(this);
+  if (typeof callback === 'function') host.world.schedule(host, 0, 'io', () => callback.call(this), undefined, true);
+}
+
 function reset(this: NativeHandle, callback?: () => void): number {
   closeSim(this, callback, false);
   return 0;
@@ -803,6 +838,7 @@ export const netShim: Shim = {
     patches.replace(proto, 'connect6', patchedConnect6);
     patches.replace(proto, 'open', patchedOpen);
     patches.replace(proto, 'useUserBuffer', patchedUseUserBuffer);
+    patches.replace(proto, 'close', patchedClose);
     patches.replace(proto, 'getAsyncId', trackingGetAsyncId(TCP, { kSim, kRaw }, realTcp));
     adoptAttemptTimers(patches);
     const Pipe = pipeWrap.Pipe;

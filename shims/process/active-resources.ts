@@ -14,7 +14,7 @@ import { originals } from '../../runtime/originals.js';
 import { currentHost } from '../context.js';
 import { listedHandles, listedRequests } from '../net/native-handles.js';
 import type { PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 import { refedTimerCounts } from '../timers/timers.js';
 
 const nodeProcess: NodeJS.Process = originals.process;
@@ -61,7 +61,8 @@ function getActiveResourcesInfo(this: unknown): string[] {
 
 export const activeResourcesShim: Shim = {
   name: 'active-resources',
-  install(patches: PatchSet) {
-    patches.replace(nodeProcess, 'getActiveResourcesInfo', getActiveResourcesInfo);
+  install() {},
+  realm(patches: PatchSet, realm: Realm) {
+    if (realm.process !== undefined) patches.replace(realm.process, 'getActiveResourcesInfo', getActiveResourcesInfo);
   },
 };

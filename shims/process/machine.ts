@@ -26,7 +26,7 @@ import perfHooks, { createHistogram, performance as perf } from 'node:perf_hooks
 import v8 from 'node:v8';
 import { currentHost, type Host } from '../context.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 
 const MiB = 1024 * 1024;
 
@@ -210,8 +210,9 @@ function eventLoopDelayMonitor(host: Host, resolutionMs: number): object {
 
 export const machineShim: Shim = {
   name: 'machine',
-  install(patches: PatchSet) {
-    const p = process as unknown as Record<string, Fn>;
+  realm(patches: PatchSet, realm: Realm) {
+    if (realm.process === undefined) return;
+    const p = realm.process as unknown as Record<string, Fn>;
     patches.replace(p, 'cpuUsage', inHost(p.cpuUsage!, (host, [prev]) => sinceMicros(cpuMicros(host), prev)));
     if (typeof p.threadCpuUsage === 'function') {
       patches.replace(p, 'threadCpuUsage', inHost(p.threadCpuUsage, (host, [prev]) => sinceMicros(cpuMicros(host), prev)));
@@ -223,7 +224,8 @@ export const machineShim: Shim = {
     patches.replace(p, 'memoryUsage', simMemoryUsage);
     if (typeof p.constrainedMemory === 'function') patches.replace(p, 'constrainedMemory', inHost(p.constrainedMemory, () => 0));
     if (typeof p.availableMemory === 'function') patches.replace(p, 'availableMemory', inHost(p.availableMemory, () => MACHINE.freeMemBytes));
-
+  },
+  install(patches: PatchSet) {
     const o = os as unknown as Record<string, Fn>;
     patches.replace(o, 'cpus', inHost(o.cpus!, (host) => cpus(host)));
     if (typeof o.availableParallelism === 'function') patches.replace(o, 'availableParallelism', inHost(o.availableParallelism, () => MACHINE.cpus));

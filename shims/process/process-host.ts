@@ -13,7 +13,7 @@ import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 
 /** Events that belong to a host's process rather than to the simulation's. */
 const HOST_EVENTS = new Set<string | symbol>([
@@ -118,9 +118,10 @@ function handleUncaught(host: Host, error: unknown, origin: 'uncaughtException' 
 
 type Method = (this: unknown, ...args: any[]) => unknown;
 
-function hostAware(name: string, original: Method, perHost: (emitter: EventEmitter, host: Host, args: any[]) => unknown): Method {
+/** `original`, except that on `p` inside a host it acts on that host's own process events. */
+function hostAware(p: object, name: string, original: Method, perHost: (emitter: EventEmitter, host: Host, args: any[]) => unknown): Method {
   const fn = function (this: unknown, ...args: any[]) {
-    const host = this === process ? processHost(args[0]) : undefined;
+    const host = this === p ? processHost(args[0]) : undefined;
     if (host === undefined) return Reflect.apply(original, this, args);
     return perHost(emitterOf(host), host, args);
   };
@@ -128,12 +129,15 @@ function hostAware(name: string, original: Method, perHost: (emitter: EventEmitt
   return fn;
 }
 
-function exit(this: unknown, code?: unknown): never {
-  const host = processHost();
-  if (host === undefined) return Reflect.apply(realExit, this, [code]) as never;
-  const exitCode = code === undefined ? (typeof process.exitCode === 'number' ? process.exitCode : 0) : Number(code) | 0;
-  exitHost(host, exitCode);
-  throw new HostExit(host, exitCode);
+/** process.exit of `p`: inside a host it ends that host; outside, `realExit` (Node's, or Jest's own). */
+function exitOf(p: NodeJS.Process, realExit: Method): Method {
+  return function exit(this: unknown, code?: unknown): never {
+    const host = processHost();
+    if (host === undefined) return Reflect.apply(realExit, this, [code]) as never;
+    const exitCode = code === undefined ? (typeof p.exitCode === 'number' ? p.exitCode : 0) : Number(code) | 0;
+    exitHost(host, exitCode);
+    throw new HostExit(host, exitCode);
+  };
 }
 
 const realPid = process.pid;
@@ -160,17 +164,20 @@ function pidHost(): Host | undefined {
   return host === undefined || host.role === 'system' ? undefined : host;
 }
 
-function kill(this: unknown, pid: number, signal: string | number = 'SIGTERM'): true {
-  const current = pidHost();
-  const own = current !== undefined && pid === idsOf(current).pid;
-  const host = processHost();
-  // A host's own simulated pid stands for the real process where the process is the host's
-  // (register mode); any other pid is a real process, as before.
-  if (host === undefined || !own) return Reflect.apply(realKill, this, [own ? realPid : pid, signal]) as true;
-  const name = typeof signal === 'number' ? Object.keys(SIGNAL_NUMBERS).find((k) => SIGNAL_NUMBERS[k] === signal) ?? 'SIGTERM' : signal;
-  // A signal arrives asynchronously.
-  host.world.schedule(host, 0, 'io', () => signalHost(host, name), undefined, true);
-  return true;
+/** process.kill of a realm: kill(process.pid, signal) inside a host signals that host. */
+function killOf(realKill: Method): Method {
+  return function kill(this: unknown, pid: number, signal: string | number = 'SIGTERM'): true {
+    const current = pidHost();
+    const own = current !== undefined && pid === idsOf(current).pid;
+    const host = processHost();
+    // A host's own simulated pid stands for the real process where the process is the host's
+    // (register mode); any other pid is a real process, as before.
+    if (host === undefined || !own) return Reflect.apply(realKill, this, [own ? realPid : pid, signal]) as true;
+    const name = typeof signal === 'number' ? Object.keys(SIGNAL_NUMBERS).find((k) => SIGNAL_NUMBERS[k] === signal) ?? 'SIGTERM' : signal;
+    // A signal arrives asynchronously.
+    host.world.schedule(host, 0, 'io', () => signalHost(host, name), undefined, true);
+    return true;
+  };
 }
 
 const realQueueMicrotask = globalThis.queueMicrotask;
@@ -195,8 +202,6 @@ function queueMicrotask(callback: () => void): void {
   });
 }
 
-const realExit = process.exit;
-const realKill = process.kill;
 const realHostname = os.hostname;
 const realNetworkInterfaces = os.networkInterfaces;
 
@@ -225,11 +230,18 @@ function networkInterfaces(): NodeJS.Dict<os.NetworkInterfaceInfo[]> {
 export const processHostShim: Shim = {
   name: 'process-host',
   install(patches: PatchSet) {
-    const p = process as unknown as Record<string, Method>;
+    patches.replace(os, 'hostname', hostname);
+    patches.replace(os, 'networkInterfaces', networkInterfaces as typeof os.networkInterfaces);
+  },
+  realm(patches: PatchSet, realm: Realm) {
+    patches.replace(realm.global, 'queueMicrotask', queueMicrotask);
+    if (realm.process === undefined) return;
+    const proc = realm.process;
+    const p = proc as unknown as Record<string, Method>;
     const wrap = (name: string, perHost: (emitter: EventEmitter, host: Host, args: any[]) => unknown, returnsProcess = true) =>
-      patches.replace(p, name, hostAware(name, p[name]!, (emitter, host, args) => {
+      patches.replace(p, name, hostAware(proc, name, p[name]!, (emitter, host, args) => {
         const result = perHost(emitter, host, args);
-        return returnsProcess ? process : result;
+        return returnsProcess ? proc : result;
       }));
     wrap('on', (e, _h, [event, listener]) => e.on(event, listener));
     wrap('addListener', (e, _h, [event, listener]) => e.addListener(event, listener));
@@ -254,23 +266,21 @@ export const processHostShim: Shim = {
         emitting--;
       }
     } as Method);
-    patches.replace(p, 'exit', exit as Method);
-    patches.replace(globalThis, 'queueMicrotask', queueMicrotask);
-    patches.replace(p, 'kill', kill as Method);
-    patches.replace(os, 'hostname', hostname);
-    const realPpid = Object.getOwnPropertyDescriptor(process, 'ppid');
-    let ppidOutside: unknown = realPpid?.get !== undefined ? realPpid.get.call(process) : realPpid?.value;
-    patches.defineGetter(process, 'pid', () => {
+    patches.replace(p, 'exit', exitOf(proc, p.exit!));
+    patches.replace(p, 'kill', killOf(p.kill!));
+    const realPpid = Object.getOwnPropertyDescriptor(proc, 'ppid');
+    let ppidOutside: unknown = realPpid?.get !== undefined ? realPpid.get.call(proc) : realPpid?.value;
+    const pidOutside = proc.pid;
+    patches.defineGetter(proc, 'pid', () => {
       const host = pidHost();
-      return host === undefined ? realPid : idsOf(host).pid;
+      return host === undefined ? pidOutside : idsOf(host).pid;
     });
-    patches.defineGetter(process, 'ppid', () => {
+    patches.defineGetter(proc, 'ppid', () => {
       const host = pidHost();
       return host === undefined ? ppidOutside : idsOf(host).ppid;
     }, true, (value) => {
       if (pidHost() === undefined) ppidOutside = value;
     });
-    patches.replace(os, 'networkInterfaces', networkInterfaces as typeof os.networkInterfaces);
   },
 };
 

@@ -35,11 +35,6 @@ export interface RealCall {
 /** Each world's calls in flight, oldest first. */
 const inFlight = new WeakMap<World, RealCall[]>();
 
-/** How many calls of `world` are in flight (each holds the simulation once). */
-export function realCallsInFlight(world: World): number {
-  return inFlight.get(world)?.length ?? 0;
-}
-
 /** Starts holding the simulation for a call `host` is making now. */
 export function beginRealCall(host: Host, scope: AsyncResource | undefined): RealCall {
   const world = host.world;
@@ -58,6 +53,11 @@ const IN_PLACE = (): void => {};
 export function completeRealCall(call: RealCall, deliver: () => void): void {
   call.deliver = deliver;
   flush(call.host.world);
+}
+
+/** Records that `call`'s settlement happens where its own code settles it (the line only kept the hold). */
+export function completeInPlace(call: RealCall): void {
+  completeRealCall(call, IN_PLACE);
 }
 
 /** A call that threw synchronously (bad arguments): nothing to wait for, nothing to deliver. */
@@ -128,7 +128,7 @@ export function heldPromise(host: Host, start: () => Promise<unknown>): Promise<
  */
 export function heldInPlace(host: Host, start: () => Promise<unknown>): Promise<unknown> {
   const { call, real } = startHeld(host, start);
-  const done = (): void => completeRealCall(call, IN_PLACE);
+  const done = (): void => completeInPlace(call);
   real.then(done, done);
   return real;
 }

@@ -18,7 +18,7 @@ import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { currentHost } from '../context.js';
 import { heldInPlace, heldPromise } from './real-work.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 
 type Fn = (this: unknown, ...args: unknown[]) => Promise<unknown>;
 
@@ -42,9 +42,10 @@ function held(original: Fn, Module: Function): Fn {
 
 export const wasmShim: Shim = {
   name: 'wasm',
-  install(patches: PatchSet) {
-    // Absent under --jitless.
-    const wasm = (globalThis as { WebAssembly?: Record<string, Fn> & { Module: Function } }).WebAssembly;
+  install() {},
+  realm(patches: PatchSet, realm: Realm) {
+    // Each realm has its own WebAssembly object. Absent under --jitless.
+    const wasm = (realm.global as { WebAssembly?: Record<string, Fn> & { Module: Function } }).WebAssembly;
     if (wasm === undefined) return;
     for (const key of ['compile', 'instantiate'] as const) {
       if (typeof wasm[key] === 'function') patches.replace(wasm, key, held(wasm[key], wasm.Module));

@@ -21,7 +21,7 @@ import type { World } from '../../runtime/world.js';
 import { currentHost, NODE_MAJOR, type Host } from '../context.js';
 import { outOfRange, validateFunction, validateNumber } from '../node-errors.js';
 import type { PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import type { Realm, Shim } from '../shim.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -749,18 +749,18 @@ const LEGACY_NAMES = ['enroll', 'active', '_unrefActive', 'unenroll'] as const;
 export const timersShim: Shim = {
   name: 'timers',
   install(patches: PatchSet) {
-    const g = globalThis as unknown as Record<string, unknown>;
     const mod = timersModule as unknown as Record<string, unknown>;
-    for (const name of NAMES) {
-      // The global slot and node:timers' export are separate properties: patch both.
-      patches.replace(g, name, simulatedTimers[name]);
-      patches.replace(mod, name, simulatedTimers[name]);
-    }
+    for (const name of NAMES) patches.replace(mod, name, simulatedTimers[name]);
     if (typeof mod.enroll === 'function') {
       // Node's own functions, taken before they are replaced below.
       const real = mod as unknown as LegacyTimers;
       const legacy = legacyTimers({ enroll: real.enroll, active: real.active, _unrefActive: real._unrefActive, unenroll: real.unenroll });
       for (const name of LEGACY_NAMES) patches.replace(mod, name, legacy[name]);
     }
+  },
+  realm(patches: PatchSet, realm: Realm) {
+    // Each realm's global slots are properties of their own, apart from node:timers' exports
+    // (a Jest context copies Node's functions into its own global on first read).
+    for (const name of NAMES) patches.replace(realm.global, name, simulatedTimers[name]);
   },
 };

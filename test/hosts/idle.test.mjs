@@ -68,6 +68,16 @@ describe('register mode: a program that would wait for ever (DST_SEED=0x75)', fu
     assert.match(child.stderr, /^dst: seed 0x75 .* exit 75$/m);
   });
 
+  it('an http server alone: exit 75 at once, as with net (its connection checker is no event while it has no connection; issue 20 item 9)', () => {
+    const child = run('http-server-only.mjs');
+    assert.equal(child.status, 75, show(child));
+    assert.equal(child.stdout, 'listening on 8080\n');
+    assert.deepEqual(handleLines(child.stderr), [
+      `TCP server listening on [::]:8080: listen() at ${siteOf('http-server-only.mjs', '// LISTEN', 'listen(')}`,
+    ]);
+    assert.match(child.stderr, /^ {2}time {5}0\.000000000 s \(virtual\) {3}event 0 {3}host main \(boot 1\)$/m);
+  });
+
   it('DST_IDLE=exit keeps exiting with the program\'s own code (0) and no report', () => {
     const child = run('server-only.mjs', { DST_IDLE: 'exit' });
     assert.equal(child.status, 0, show(child));

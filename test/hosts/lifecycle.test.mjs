@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { Sim, SimulationError } from 'dst-runtime';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -215,5 +218,25 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
       assert.throws(() => sim.restart('c'), /it is running/);
     });
     await sim.run();
+  });
+
+  it('a crashed host\'s pending timers let go of what they hold at the crash, not when they were due', async () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc');
+    globalThis.__dstHeld = [];
+    const seen = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('db', { main: fileURLToPath(new URL('./fixtures/crash-memory/holder.mjs', import.meta.url)) }, { onCrash: 'keep-down' });
+    sim.client('operator', async () => {
+      await sleep(10);
+      sim.crash('db');
+      sim.restart('db');
+      await sleep(10);
+      gc();
+      seen.push(globalThis.__dstHeld.map((ref) => (ref.deref() === undefined ? 'freed' : 'held')).join(', '));
+    });
+    await sim.run();
+    // Before, the first incarnation's 64 MB stayed until its timer's time (an hour) or the run's end.
+    assert.deepEqual(seen, ['freed, held']);
   });
 });

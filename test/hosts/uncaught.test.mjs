@@ -102,6 +102,50 @@ describe('library mode: exceptions thrown from host nextTick and microtask code 
     assert.deepEqual(snapshot(), before);
   });
 
+  // Test runners listen for 'unhandledRejection' themselves, each its own way: node:test fails
+  // the running test, mocha removes its listener and emits the rejection again. A rejection a
+  // host handles with its own listener must reach it once and reach no runner.
+  for (const [runner, listener] of [
+    ['node:test (records it)', (seen) => (reason) => seen.push(`runner saw ${reason.message}`)],
+    [
+      'mocha (emits it again)',
+      (seen) =>
+        function again(reason, promise) {
+          seen.push(`runner saw ${reason.message}`);
+          process.removeListener('unhandledRejection', again);
+          try {
+            process.emit('unhandledRejection', reason, promise);
+          } finally {
+            process.on('unhandledRejection', again);
+          }
+        },
+    ],
+  ]) {
+    it(`an unhandled rejection reaches the host's own listener once, and not the runner's: ${runner}`, async () => {
+      const before = snapshot();
+      const seen = [];
+      const runnerListener = listener(seen);
+      process.removeAllListeners('unhandledRejection');
+      process.on('unhandledRejection', runnerListener);
+      let result;
+      try {
+        const sim = new Sim({ seed: 0x4a });
+        sim.client('c', async () => {
+          process.on('unhandledRejection', (reason) => seen.push(`host saw ${reason.message}`));
+          Promise.reject(new Error('rejected'));
+          await sleep(10);
+        });
+        result = await sim.run();
+      } finally {
+        process.removeAllListeners('unhandledRejection');
+        for (const l of before.rejection) process.on('unhandledRejection', l);
+      }
+      assert.deepEqual(seen, ['host saw rejected']);
+      assert.equal(result.stopReason, 'clients-done');
+      assert.deepEqual(snapshot(), before);
+    });
+  }
+
   it('Node fact: on 20 and 22 a queueMicrotask throw reaches "uncaughtException" without its async context (24 keeps it)', () => {
     const program = `
       const { AsyncLocalStorage } = require('node:async_hooks');

@@ -198,3 +198,202 @@ describe('network faults (seed 0xfa)', () => {
     await sim.run();
   });
 });
+
+describe('machine crashes are silent; kills, resets and lost resets (seed 0xfb, issue 20 items 5, 6, 10)', () => {
+  /** Connects to server:7000 and writes `text` after `ms`; resolves with what the socket saw. */
+  function writeLater(socket, ms, text) {
+    return new Promise((resolve) => {
+      const seen = [];
+      socket.on('data', (d) => seen.push(`data ${d}`));
+      socket.on('end', () => seen.push('end'));
+      socket.on('error', (e) => seen.push(`error ${e.code} ${e.syscall}`));
+      socket.on('close', () => resolve({ seen, atMs: Math.round(performance.now()) }));
+      setTimeout(() => socket.write(text), ms);
+    });
+  }
+
+  it('a crashed machine sends nothing: an idle peer hears nothing, a write is retransmitted into silence until ETIMEDOUT', async () => {
+    let outcome;
+    const sim = new Sim({ seed: 0xfb, network: { tcpTimeoutMs: 10_000 } });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      const socket = await connect('server');
+      await roundTrip(socket, 'hello');
+      sim.crash('server');
+      const crashedAt = Math.round(performance.now());
+      outcome = { crashedAt, ...(await writeLater(socket, 5_000, 'anyone there?')) };
+    });
+    await sim.run();
+    // Five idle seconds without a word, then the write's retransmissions time out 10 s later.
+    assert.deepEqual(outcome.seen, ['error ETIMEDOUT read']);
+    assert.equal(outcome.atMs - outcome.crashedAt, 15_000);
+  });
+
+  it('a rebooted machine\'s kernel resets what it does not know: the peer\'s next write gets ECONNRESET', async () => {
+    let outcome;
+    const sim = new Sim({ seed: 0xfb });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      const socket = await connect('server');
+      await roundTrip(socket, 'hello');
+      sim.crash('server');
+      setTimeout(() => sim.restart('server'), 1_000);
+      outcome = await writeLater(socket, 3_000, 'are you back?');
+    });
+    await sim.run();
+    assert.deepEqual(outcome.seen, ['error ECONNRESET read']);
+    assert.ok(outcome.atMs >= 3_000 && outcome.atMs < 3_020, `reset at ${outcome.atMs} ms`);
+  });
+
+  it('keepalive finds a crashed peer: 1 s idle, then 10 probes 1 s apart (libuv on Linux), then ETIMEDOUT', async () => {
+    let outcome;
+    const sim = new Sim({ seed: 0xfb });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      const socket = await connect('server');
+      socket.setKeepAlive(true, 1_000);
+      await roundTrip(socket, 'hello');
+      const crashedAt = performance.now();
+      sim.crash('server');
+      outcome = await new Promise((resolve) => socket.on('error', (e) => resolve({ code: e.code, afterMs: Math.round(performance.now() - crashedAt) })));
+    });
+    await sim.run();
+    assert.equal(outcome.code, 'ETIMEDOUT');
+    assert.ok(outcome.afterMs >= 10_900 && outcome.afterMs <= 11_100, `detected after ${outcome.afterMs} ms`);
+  });
+
+  it('keepalive on a live connection keeps it open for ever: the peer answers every probe', async () => {
+    let state;
+    const sim = new Sim({ seed: 0xfb });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      const socket = await connect('server');
+      socket.setKeepAlive(true, 1_000);
+      await sleep(60_000);
+      state = { destroyed: socket.destroyed, echo: await roundTrip(socket, 'still here') };
+      socket.destroy();
+    });
+    await sim.run();
+    assert.deepEqual(state, { destroyed: false, echo: 'still here' });
+  });
+
+  it('a SYN to a crashed machine is unanswered (no ECONNREFUSED) and resent until the machine boots and listens', async () => {
+    let outcome;
+    const sim = new Sim({ seed: 0xfb });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      await sleep(1);
+      sim.crash('server');
+      setTimeout(() => sim.restart('server'), 2_500);
+      const started = performance.now();
+      const socket = await connect('server');
+      // SYNs at 0, 1 s and 3 s: the one at 3 s finds the rebooted server listening.
+      outcome = { afterMs: Math.round(performance.now() - started), echo: await roundTrip(socket, 'hi') };
+      socket.destroy();
+    });
+    await sim.run();
+    assert.equal(outcome.echo, 'hi');
+    assert.ok(outcome.afterMs >= 3_000 && outcome.afterMs < 3_020, `connected after ${outcome.afterMs} ms`);
+  });
+
+  it('a connect whose reset is lost retries: the SYN is resent at 1 s, 3 s, 7 s and connects once the server listens', async () => {
+    let outcome;
+    const sim = new Sim({ seed: 0xfb });
+    sim.host('server', () => setTimeout(echoServer, 5_000)); // listens only from 5 s on
+    sim.client('client', async () => {
+      // The server's resets never reach the client until the partition is repaired at 4 s.
+      sim.partition('server', 'client', { oneway: true });
+      setTimeout(() => sim.repair('server', 'client', { oneway: true }), 4_000);
+      const started = performance.now();
+      const socket = await connect('server');
+      outcome = { afterMs: Math.round(performance.now() - started), echo: await roundTrip(socket, 'finally') };
+      socket.destroy();
+    });
+    await sim.run();
+    assert.equal(outcome.echo, 'finally');
+    assert.ok(outcome.afterMs >= 7_000 && outcome.afterMs < 7_020, `connected after ${outcome.afterMs} ms`);
+  });
+
+  it('a killed process\'s kernel closes its sockets at once (FIN), unlike a machine crash', async () => {
+    const seen = [];
+    const sim = new Sim({ seed: 0xfb });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      const socket = await connect('server');
+      await roundTrip(socket, 'hello');
+      const killedAt = performance.now();
+      sim.kill('server');
+      await new Promise((resolve) => socket.on('end', resolve));
+      seen.push(`end after ${performance.now() - killedAt < 10 ? 'a network latency' : 'too long'}`, `exit ${sim.status('server').exitCode}`);
+      socket.destroy();
+    });
+    await sim.run();
+    assert.deepEqual(seen, ['end after a network latency', 'exit 137']);
+  });
+
+  it('resetConnections resets chosen connections now or after N bytes; a network rule can reset too', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0xfb });
+    // Servers whose sockets expect resets: each logs nothing and lives on.
+    const tolerant = (port) => net.createServer((s) => s.on('data', (d) => s.write(d)).on('error', () => {})).listen(port);
+    sim.host('server', () => {
+      tolerant(7000);
+      tolerant(7001);
+    });
+    sim.client('client', async () => {
+      const a = await connect('server');
+      const b = await new Promise((resolve) => {
+        const s = net.connect(7001, 'server', () => resolve(s));
+      });
+      const errors = (name, s) => s.on('error', (e) => log.push(`${name} ${e.code}`));
+      errors('a', a);
+      errors('b', b);
+      assert.equal(sim.resetConnections('client', 'server', { port: 7001 }), 1);
+      await sleep(20);
+      log.push(`a alive: ${await roundTrip(a, 'x')}`);
+      // After 10 more bytes written on it (either way): the echo of 6 + 6 crosses it.
+      assert.equal(sim.resetConnections('server', undefined, { afterBytes: 10 }), 1);
+      log.push(`a echo: ${await roundTrip(a, '123456')}`);
+      await sleep(20);
+      // A rule that resets the next TCP packet from the client to port 7002.
+      tolerant(7002);
+      const c = await new Promise((resolve) => {
+        const s = net.connect(7002, 'localhost', () => resolve(s));
+      });
+      errors('c', c);
+      const remove = sim.addRule({
+        name: 'reset-7002',
+        apply(packet, verdict) {
+          if (packet.protocol === 'tcp' && packet.toPort === 7002 && packet.bytes > 40) verdict.reset = true;
+        },
+      });
+      c.write('doomed');
+      await sleep(20);
+      remove();
+    });
+    await sim.run();
+    assert.deepEqual(log, ['b ECONNRESET', 'a alive: x', 'a echo: 123456', 'a ECONNRESET', 'c ECONNRESET']);
+  });
+
+  it('UDP to a crashed machine is lost without ICMP; a rebooted machine with no socket answers port unreachable', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0xfb });
+    sim.host('server', () => {});
+    sim.client('client', async () => {
+      const socket = dgram.createSocket('udp4');
+      socket.on('error', (e) => log.push(`error ${e.code} at ${Math.round(performance.now())}`));
+      await new Promise((resolve) => socket.connect(9000, 'server', resolve));
+      sim.crash('server');
+      socket.send('to the dead');
+      await sleep(1_000);
+      sim.restart('server');
+      await sleep(10);
+      socket.send('to the rebooted');
+      await sleep(1_000);
+      socket.close();
+    });
+    await sim.run();
+    assert.equal(log.length, 1);
+    assert.match(log[0], /^error ECONNREFUSED at 101\d$/);
+  });
+});

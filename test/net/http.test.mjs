@@ -367,7 +367,26 @@ describe('http and fetch between simulated hosts', function () {
     assert.ok(got.elapsedMs < 100, `answered within ${got.elapsedMs} virtual ms`);
   });
 
-  it('a server crash mid-request fails the clients as a killed Node process does (seed 0x16)', async function () {
+  it('req.abort() in the \'socket\' event of a request to a name: error and close at once, as plainly (issue 20 item 7)', async () => {
+    // The socket's handle exists before its DNS lookup answers; closed then, its close callback
+    // came from the real loop, thousands of virtual seconds later.
+    const seen = [];
+    const sim = new Sim({ seed: 0x16 });
+    sim.host('api', () => http.createServer((req, res) => res.end('ok')).listen(8080));
+    sim.client('client', async () => {
+      await new Promise((resolve) => {
+        const t0 = performance.now();
+        const req = http.get({ host: 'localhost', port: 8081 });
+        req.on('socket', () => req.abort());
+        req.on('error', (e) => seen.push(`error ${e.code} after ${performance.now() - t0} ms`));
+        req.on('close', () => resolve(seen.push(`close after ${performance.now() - t0} ms`)));
+      });
+    });
+    await sim.run();
+    assert.deepEqual(seen, ['error ECONNRESET after 0 ms', 'close after 0 ms']);
+  });
+
+  it('a server killed mid-request fails the clients as a killed Node process does (seed 0x16)', async function () {
     function handler(req, res) {
       if (req.url === '/partial') {
         res.writeHead(200, { 'content-length': 100 });
@@ -440,7 +459,7 @@ describe('http and fetch between simulated hosts', function () {
       const requests = pendingRequests('http://api');
       while (received.length < 4) await sleep(1);
       await requests.partialSeen;
-      sim.crash('api');
+      sim.kill('api');
       simulated = await requests.outcomes;
       after = await fetch('http://api/').then(() => 'answered', shape);
     });

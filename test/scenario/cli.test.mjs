@@ -64,6 +64,17 @@ describe('dst CLI', () => {
     assert.deepEqual([...ran].sort(), Array.from({ length: 20 }, (_, i) => `0x${(i + 1).toString(16)}`).sort());
   });
 
+  it('a file that defines a scenario without exporting it as default is a usage error (64) saying what to export (issue 20 item 16)', async () => {
+    for (const [fixture, found] of [['named-export.mjs', 'exports a scenario as "scenario"'], ['unexported.mjs', 'calls defineScenario\\(\\)']]) {
+      for (const command of ['run', 'explore']) {
+        const args = [command, `test/scenario/fixtures/${fixture}`, ...(command === 'explore' ? ['--seeds', '2'] : [])];
+        const { code, stderr } = await dst(args);
+        assert.equal(code, ExitCode.usage, `${command} ${fixture}: ${stderr}`);
+        assert.match(stderr, new RegExp(`Failed to load scenario test/scenario/fixtures/${fixture}: it ${found} but its default export is not one; a scenario file must end with \`export default defineScenario\\(\\{ \\.\\.\\. \\}\\)\``));
+      }
+    }
+  });
+
   it('exits with distinct codes: usage, liveness, host crash, nondeterminism', async () => {
     assert.equal((await dst(['frobnicate'])).code, ExitCode.usage);
     assert.equal((await dst(['explore', COUNTER, '--seeds', 'many'])).code, ExitCode.usage);

@@ -1,8 +1,77 @@
 import assert from 'node:assert/strict';
 import { defineScenario, runScenario, UsageError } from 'dst-runtime';
+import dgram from 'node:dgram';
 import fs from 'node:fs';
 import { durableLogScenario } from '../../examples/scenarios/durable-log.mjs';
 import { counterScenario } from '../../examples/scenarios/replicated-counter.mjs';
+
+const WORKER = new URL('./fixtures/module-worker/worker.mjs', import.meta.url).pathname;
+
+describe('scenarios: topology network and host code in the scenario (issue 20 items 13, 14)', () => {
+  it('sets the network in the scenario and per link in hosts(), before the run starts', async () => {
+    const seen = {};
+    const scenario = defineScenario({
+      name: 'network-setup',
+      durationMs: 2_000,
+      network: { latency: { minMs: 20, maxMs: 20 } },
+      hosts(sim) {
+        for (const name of ['a', 'b', 'c']) {
+          sim.host(name, () => dgram.createSocket('udp4').on('message', (m, r) => dgram.createSocket('udp4').send(m, r.port, r.address)).bind(9000));
+        }
+        sim.setLink('a', 'c', { latency: { minMs: 200, maxMs: 200 } });
+        seen.addressOfC = sim.addressOf('c');
+        sim.client('probe', async () => {
+          for (const target of ['b', 'c']) {
+            const socket = dgram.createSocket('udp4');
+            const t0 = performance.now();
+            await new Promise((resolve) => {
+              socket.on('message', resolve);
+              socket.send('ping', 9000, target);
+            });
+            seen[target] = performance.now() - t0;
+            socket.close();
+          }
+        });
+      },
+    });
+    const result = await runScenario(scenario, 1);
+    assert.equal(result.ok, true, JSON.stringify(result.failure));
+    assert.deepEqual(seen.addressOfC, { ipv4: '10.0.0.3', ipv6: 'fd00::3' });
+    // probe -> b -> probe: 20 + 20 ms; to c the same, since the slow link is a <-> c only.
+    assert.equal(Math.round(seen.b), 40);
+    assert.equal(Math.round(seen.c), 40);
+    assert.throws(
+      () => defineScenario({ name: 'bad', durationMs: 1, hosts() {}, network: { lossRatio: 3 } }),
+      (error) => error instanceof UsageError && /Failed to define scenario "bad": network: lossRatio must be a number between 0 and 1/.test(error.message),
+    );
+    const early = defineScenario({ name: 'early', durationMs: 10, hosts(sim) { sim.setLink('x', 'y', { lossRatio: 0.1 }); } });
+    await assert.rejects(runScenario(early, 1), /Failed to configure the link of host "x": no such host \(known: none; add hosts before setting up their network\)/);
+  });
+
+  it('module hosts reach the scenario\'s state and phase through scenarioContext(), and their always() fails safety', async () => {
+    const scenario = (plant) => defineScenario({
+      name: 'module-worker',
+      durationMs: 1_000,
+      healMs: 300,
+      hosts(sim) {
+        sim.host('worker', { main: WORKER, env: { PLANT_BUG: plant ? '1' : '0' } });
+      },
+      invariants: {
+        liveness: [
+          (ctx) => ctx.state.ticks > 10 || `only ${ctx.state.ticks} ticks`,
+          // The worker saw the heal phase begin (at 700 ms) and stopped its workload there.
+          (ctx) => (ctx.state.stoppedAt >= 700 && ctx.state.stoppedAt < 720) || `stopped at ${ctx.state.stoppedAt}`,
+        ],
+      },
+    });
+    const ok = await runScenario(scenario(false), 1);
+    assert.equal(ok.ok, true, JSON.stringify(ok.failure));
+    const buggy = await runScenario(scenario(true), 1);
+    assert.equal(buggy.ok, false);
+    assert.equal(buggy.failure.kind, 'safety');
+    assert.match(buggy.failure.message, /always: the worker ticked 5 times/);
+  });
+});
 
 describe('runScenario', () => {
   it('the same seed twice gives the same fingerprint (seed 0x2a); another seed another one', async () => {

@@ -1,6 +1,6 @@
 // A real third-party client, unmodified: ioredis (from npm) on host "app" talks RESP to
 // mini-redis (./fixtures/mini-redis.mjs) on host "redis" over the simulated network, while an
-// "operator" host partitions, holds, crashes and restarts at fixed virtual times. Everything
+// "operator" host partitions, holds, kills and restarts at fixed virtual times. Everything
 // the client observes (command results, errors, connection events, with performance.now()
 // times) goes into one log; the test asserts its shape for several seeds and that one seed
 // replays to the identical log and fingerprint.
@@ -33,7 +33,7 @@ const FAULTS = [
   { atMs: 3_800, action: 'release' },
   { atMs: 4_500, action: 'partition' }, // long: the connection times out, reconnects time out
   { atMs: 8_500, action: 'repair' },
-  { atMs: 9_500, action: 'crash' }, // the server process dies with its in-memory keyspace
+  { atMs: 9_500, action: 'kill' }, // the server process dies (SIGKILL) with its in-memory keyspace
   { atMs: 10_000, action: 'restart' },
 ];
 const faultAt = (action, after = 0) => FAULTS.find((f) => f.action === action && f.atMs >= after).atMs;
@@ -112,7 +112,7 @@ async function runScenario(seed) {
   sim.client('operator', async () => {
     for (const { atMs, action } of FAULTS) {
       await new Promise((resolve) => setTimeout(resolve, atMs - performance.now()));
-      if (action === 'crash' || action === 'restart') sim[action]('redis');
+      if (action === 'kill' || action === 'restart') sim[action]('redis');
       else sim[action]('app', 'redis');
     }
   });
@@ -197,7 +197,7 @@ const EXPECTED = [
   'connect',
   'ready',
   'incr @7725..9425 -> 46..63',
-  // The crash: the dead process's socket is closed by its kernel (FIN, no error), and
+  // The kill: the dead process's socket is closed by its kernel (FIN, no error), and
   // reconnects are refused while the server is down.
   'close',
   'reconnecting in 150 ms',
@@ -239,7 +239,7 @@ function assertTiming(log) {
     if (within(e.issuedMs, faultAt('hold'), faultAt('release'))) assert.ok(within(e.atMs, faultAt('release'), faultAt('release') + 20), `INCR @${e.issuedMs} answered at ${e.atMs}`);
     // Nothing is answered while the long partition lasts or while the server is down.
     assert.ok(!within(e.atMs, faultAt('partition', 4_000), faultAt('repair', 4_000)), `INCR @${e.issuedMs} answered at ${e.atMs} during the partition`);
-    assert.ok(!within(e.atMs, faultAt('crash'), faultAt('restart')), `INCR @${e.issuedMs} answered at ${e.atMs} while the server was down`);
+    assert.ok(!within(e.atMs, faultAt('kill'), faultAt('restart')), `INCR @${e.issuedMs} answered at ${e.atMs} while the server was down`);
   }
   // With no fault in effect, a command is answered within a few round trips (1-5 ms a hop).
   // After the long partition the client is connected again only at about 9.3 s: TCP gives up
@@ -270,12 +270,12 @@ function assertTiming(log) {
   // Every reconnection happens after the fault that prevented it is over.
   const connects = events.filter((e) => e.event === 'connect').map((e) => e.atMs);
   assert.ok(connects[1] > faultAt('repair', 4_000) && connects[2] > faultAt('restart'), `connects at ${connects}`);
-  // The crash is noticed one hop after it happens.
-  const crashClose = events.find((e) => e.event === 'close' && e.atMs > faultAt('crash'));
-  assert.ok(crashClose.atMs - faultAt('crash') <= 10, `crash noticed at ${crashClose.atMs}`);
+  // The kill is noticed one hop after it happens.
+  const killClose = events.find((e) => e.event === 'close' && e.atMs > faultAt('kill'));
+  assert.ok(killClose.atMs - faultAt('kill') <= 10, `kill noticed at ${killClose.atMs}`);
 }
 
-describe('ioredis (npm, unmodified) against mini-redis under partitions, a hold and a crash', function () {
+describe('ioredis (npm, unmodified) against mini-redis under partitions, a hold and a kill', function () {
   const pinnedSeed = 0x10ed15;
   let pinned;
 

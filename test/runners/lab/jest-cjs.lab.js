@@ -1,0 +1,10 @@
+const dst = require('dst-runtime');
+const lab = require('./lab.cjs')(dst, { dir: __dirname });
+jest.setTimeout(120000);
+test('probe', () => lab.probe());
+for (const [name, fn] of lab.subsystems) test(name, fn);
+test('module host', () => lab.moduleHost());
+test('forEachSeed', () => lab.scenarioSeeds());
+test('planted bug', () => lab.plantedBug());
+test('replay line', () => lab.replayLine());
+test('probe again', () => lab.probe());

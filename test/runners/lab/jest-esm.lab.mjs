@@ -1,0 +1,13 @@
+import { jest, test } from '@jest/globals';
+import path from 'node:path';
+import * as dst from 'dst-runtime';
+import makeLab from './lab.cjs';
+const lab = makeLab(dst, { dir: path.dirname(new URL(import.meta.url).pathname) });
+jest.setTimeout(120000);
+test('probe', () => lab.probe());
+for (const [name, fn] of lab.subsystems) test(name, fn);
+test('module host', () => lab.moduleHost());
+test('forEachSeed', () => lab.scenarioSeeds());
+test('planted bug', () => lab.plantedBug());
+test('replay line', () => lab.replayLine());
+test('probe again', () => lab.probe());

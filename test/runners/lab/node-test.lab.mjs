@@ -1,0 +1,12 @@
+import { it } from 'node:test';
+import path from 'node:path';
+import * as dst from 'dst-runtime';
+import makeLab from './lab.cjs';
+const lab = makeLab(dst, { dir: path.dirname(new URL(import.meta.url).pathname) });
+it('probe', () => lab.probe());
+for (const [name, fn] of lab.subsystems) it(name, fn);
+it('module host', () => lab.moduleHost());
+it('forEachSeed', () => lab.scenarioSeeds());
+it('planted bug', () => lab.plantedBug());
+it('replay line', () => lab.replayLine());
+it('probe again', () => lab.probe());

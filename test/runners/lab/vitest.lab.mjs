@@ -1,0 +1,12 @@
+import { test } from 'vitest';
+import path from 'node:path';
+import * as dst from 'dst-runtime';
+import makeLab from './lab.cjs';
+const lab = makeLab(dst, { dir: path.dirname(new URL(import.meta.url).pathname) });
+test('probe', () => lab.probe(), 120000);
+for (const [name, fn] of lab.subsystems) test(name, fn, 120000);
+test('module host', () => lab.moduleHost(), 120000);
+test('forEachSeed', () => lab.scenarioSeeds(), 120000);
+test('planted bug', () => lab.plantedBug(), 120000);
+test('replay line', () => lab.replayLine(), 120000);
+test('probe again', () => lab.probe(), 120000);

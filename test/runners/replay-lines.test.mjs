@@ -1,0 +1,60 @@
+// Replay lines printed without `file`: a command that reruns the test, also from Jest's and
+// Vitest's workers, whose own command line is the runner's worker script (runtime/testing/rerun.ts).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const fixture = 'fixtures/replay-line.cjs';
+
+function replayLines(where, env = {}) {
+  const runners = ['VITEST', 'JEST_WORKER_ID', 'NODE_TEST_CONTEXT'];
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !runners.includes(k) && !k.startsWith('DST_')));
+  const stdout = execFileSync(process.execPath, [fixture, where], { cwd: dir, encoding: 'utf8', env: { ...clean, DST_SEED: '0x9', ...env } });
+  return JSON.parse(stdout);
+}
+
+const vitest = { VITEST: 'true', MATCHER_STATE: JSON.stringify({ testPath: `${dir}a.test.mjs`, currentTestName: 'suite > it (works)' }) };
+const jest = { JEST_WORKER_ID: '1', MATCHER_STATE: JSON.stringify({ testPath: `${dir}a.test.js`, currentTestName: 'suite it works' }) };
+
+describe('replay lines without a file', function () {
+  this.timeout(30_000);
+
+  it('mocha: this process\'s command line', () => {
+    assert.deepEqual(replayLines('main'), {
+      forEachSeed: `DST_SEEDS=0x5 node ${fixture} main`,
+      sim: `DST_SEED=0x9 node ${fixture} main`,
+    });
+  });
+
+  it('node:test (a child of node --test): node --test <file>, without the options node --test passed it', () => {
+    assert.deepEqual(replayLines('main', { NODE_TEST_CONTEXT: 'child-v8' }), {
+      forEachSeed: `DST_SEEDS=0x5 node --test ${fixture} main`,
+      sim: `DST_SEED=0x9 node --test ${fixture} main`,
+    });
+  });
+
+  for (const where of ['main', 'thread', 'sandbox']) {
+    it(`Vitest (test file in the ${where === 'main' ? 'fork' : where === 'thread' ? 'worker thread' : 'vm context'}): npx vitest run <file> -t <name>`, () => {
+      assert.deepEqual(replayLines(where, vitest), {
+        forEachSeed: "DST_SEEDS=0x5 npx vitest run a.test.mjs -t 'suite it \\(works\\)$'",
+        sim: "DST_SEED=0x9 npx vitest run a.test.mjs -t 'suite it \\(works\\)$'",
+      });
+    });
+
+    it(`Jest (test file in the ${where === 'main' ? 'worker' : where === 'thread' ? 'worker thread' : 'vm context'}): npx jest <file> -t <name>`, () => {
+      assert.deepEqual(replayLines(where, jest), {
+        forEachSeed: "DST_SEEDS=0x5 npx jest a.test.js -t 'suite it works$'",
+        sim: "DST_SEED=0x9 npx jest a.test.js -t 'suite it works$'",
+      });
+    });
+  }
+
+  it('another runner\'s worker thread: what to pass instead, at the failure', () => {
+    assert.deepEqual(replayLines('thread'), {
+      forEachSeed:
+        'run this test again with DST_SEEDS=0x5 (no command reruns it from this worker thread of its runner; pass `file` for `dst run <file> --seed S`, or `replay: (seed) => command`)',
+      sim: 'run this test again with DST_SEED=0x9 (no command reruns it from this worker thread of its runner; or pin the seed: new Sim({ seed: 0x9 }))',
+    });
+  });
+});
