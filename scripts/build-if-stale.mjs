@@ -14,10 +14,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-/** What rollup.config.mjs reads: its entries' sources and everything they import, and its settings. */
-const INPUTS = ['runtime', 'shims', 'index.ts', 'register.ts', 'rollup.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
+/**
+ * What rollup.config.mjs reads: runtime/ and shims/, the entries at the top level (every .ts and
+ * .cjs file there: index.ts, register.ts, realm.ts, entry.cjs), and the build's settings.
+ */
+function inputs(root) {
+  const entries = readdirSync(root).filter((file) => /\.(ts|cjs)$/.test(file));
+  return ['runtime', 'shims', ...entries, 'rollup.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
+}
 
-/** What the build writes: per entry of package.json "exports", its .cjs, .mjs and .d.ts; the loader hooks. */
+/** What the build must have written: per entry of package.json "exports", its .cjs, .mjs and .d.ts; the loader hooks. */
 function outputs(root) {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   const entries = Object.keys(pkg.exports)
@@ -35,17 +41,29 @@ function newestMs(file) {
   return newest;
 }
 
+/** The oldest modification time of the files under `dir`. */
+function oldestMs(dir) {
+  let oldest = Infinity;
+  for (const entry of readdirSync(dir)) {
+    const file = path.join(dir, entry);
+    const stat = statSync(file);
+    oldest = Math.min(oldest, stat.isDirectory() ? oldestMs(file) : stat.mtimeMs);
+  }
+  return oldest;
+}
+
 /** Why dist/ under `root` must be built again, or undefined when it is current. */
 export function staleness(root = ROOT) {
-  let oldestOutputMs = Infinity;
   for (const file of outputs(root)) {
     try {
-      oldestOutputMs = Math.min(oldestOutputMs, statSync(file).mtimeMs);
+      statSync(file);
     } catch {
       return `${path.relative(root, file)} is missing`;
     }
   }
-  for (const input of INPUTS) {
+  // Every file of dist/ counts (chunks included): the build starts from an empty dist/.
+  const oldestOutputMs = oldestMs(path.join(root, 'dist'));
+  for (const input of inputs(root)) {
     let inputMs;
     try {
       inputMs = newestMs(path.join(root, input));

@@ -50,5 +50,14 @@ describe('scripts/build-if-stale.mjs (what npm run demo builds)', () => {
     assert.equal(staleness(root), undefined);
     at('tsconfig.json', 1600);
     assert.match(staleness(root), /tsconfig\.json changed/);
+    at('tsconfig.json', 1000);
+    write('entry.cjs', 1700);
+    assert.match(staleness(root), /entry\.cjs changed/);
+  });
+
+  it('counts every file of dist/, chunks included, as what the build wrote', () => {
+    for (const file of OUTPUTS) write(`dist/${file}`, 2000);
+    write('dist/chunks/world-abc.cjs', 900);
+    assert.match(staleness(root), /changed since the last build/);
   });
 });
