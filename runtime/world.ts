@@ -10,6 +10,7 @@ import { NativeResources } from './hosts/native-resources.js';
 import { once } from './once.js';
 import type { DiskMode } from './options.js';
 import { originals } from './originals.js';
+import { alsEnable, alsRun, FRAMED_CONTEXT, processAls, RESOURCE_STORE } from './driver/event-context.js';
 import { outsideDomain } from './driver/outside-domain.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
@@ -76,49 +77,6 @@ export interface WorldOutcome {
 
 /** Fraction of a limit after which the runtime starts recording who schedules events. */
 const CULPRIT_WATCH_RATIO = 0.9;
-
-/**
- * One AsyncLocalStorage for the whole process, shared by every World: on Node 20/22 each live
- * ALS taxes every async resource created afterwards, so one per run made later runs slower.
- * A store (a Host) from an earlier world is ignored by currentHost().
- */
-const processAls = new originals.AsyncLocalStorage<WorldHost>();
-/**
- * AsyncLocalStorage's own run(), taken before the async-context shim wraps the prototype's (the
- * wrapper only watches for stores other than ours, and costs a rest array and a Reflect.apply
- * per call): every event runs through it.
- */
-const alsRun = originals.AsyncLocalStorage.prototype.run as <R>(this: AsyncLocalStorage<WorldHost>, store: WorldHost, fn: () => R) => R;
-
-/**
- * Whether AsyncLocalStorage keeps its stores in immutable context frames (AsyncContextFrame:
- * Node 24 by default, Node 22 with --experimental-async-context-frame) rather than on async
- * resources (async_hooks). Probed, not guessed from the version: a store entered inside a
- * resource's scope stays on that resource only with async_hooks.
- */
-const FRAMED_CONTEXT = ((): boolean => {
-  const probe = new originals.AsyncLocalStorage<number>();
-  const resource = new AsyncResource('dst-probe', { requireManualDestroy: true });
-  resource.runInAsyncScope(() => probe.enterWith(1));
-  const framed = resource.runInAsyncScope(() => probe.getStore()) === undefined;
-  probe.disable();
-  return framed;
-})();
-
-/**
- * With async_hooks, where AsyncLocalStorage keeps our store on the executing resource: the
- * property it uses (an own symbol of the instance in Node 20 and 22), so an event can set and
- * restore it itself — exactly what run() does, without run()'s second resource lookup and rest
- * array. Undefined when not found: events then use run().
- */
-const RESOURCE_STORE: symbol | undefined = (() => {
-  if (FRAMED_CONTEXT) return undefined;
-  const key = (processAls as unknown as { kResourceStore?: unknown }).kResourceStore;
-  return typeof key === 'symbol' ? key : undefined;
-})();
-
-/** AsyncLocalStorage's (internal) _enable of Node 20 and 22: disable() is undone by it. */
-const alsEnable = (processAls as unknown as { _enable?: () => void })._enable;
 
 /**
  * Whether the program under test has used an AsyncLocalStorage of its own (reported by the
@@ -227,7 +185,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.seedText = formatSeed(options.seed);
     this.mode = options.mode;
     this.epochMs = options.epochMs;
-    this.als = processAls;
+    // Its stores are hosts, each of the world that set it: currentHost() checks which.
+    this.als = processAls as AsyncLocalStorage<WorldHost>;
     this.hosts = new HostLifecycle<World>(this, this.natives);
     this.idleWaiters = this.hosts.idleWaiters;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
@@ -235,12 +194,13 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());
-    if (RESOURCE_STORE !== undefined && alsEnable !== undefined) {
+    const enable = alsEnable;
+    if (RESOURCE_STORE !== undefined && enable !== undefined) {
       // The driver's own immediates carry no store of ours: events enter their host's context
       // themselves. With async_hooks, queueing them while our storage is disabled spares each
       // one the storage's init hook and the property it would add (an allocation per event).
       this.driver.beforeRefill = () => processAls.disable();
-      this.driver.afterRefill = () => alsEnable.call(processAls);
+      this.driver.afterRefill = () => enable.call(processAls);
     }
   }
 
