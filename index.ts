@@ -32,6 +32,16 @@ export {
   type Invariant,
 } from './runtime/scenario/scenario.js';
 export {
+  FAULT_KINDS,
+  FAULT_RATES,
+  parseFaultSpec,
+  formatFaultSpec,
+  drawFaultMix,
+  type FaultKind,
+  type FaultSpec,
+  type FaultMix,
+} from './runtime/faults/plan.js';
+export {
   forEachSeed,
   scenarioSeeds,
   seedList,

@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, machineSettings, runScenario } from 'dst-runtime';
+import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatFaultSpec, formatSeed, parseFaultSpec, parseSeed, machineSettings, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
 import { describeRecord, firstDivergence } from './trace-diff.mjs';
 
@@ -23,15 +23,18 @@ const REGISTER = pathToFileURL(fileURLToPath(new URL('../dist/register.mjs', imp
 const REPORT_FORMAT = 'dst-explore-report/1';
 
 const USAGE = `usage:
-  dst run <file> [--seed S] [--swarm]                    one seed (default: DST_SEED, else 1)
+  dst run <file> [--seed S] [--swarm] [--faults K,...]  one seed (default: DST_SEED, else 1)
   dst explore <file> --seeds N [--first S] [--jobs J] [--shard k/n] [--report file.json]
-              [--swarm] [--keep-going|--stop-on-failure]
-  dst check <file> [--seed S] [--swarm]                  run the seed twice, compare the traces
+              [--swarm] [--faults K,...] [--keep-going|--stop-on-failure]
+  dst check <file> [--seed S] [--swarm] [--faults K,...] run the seed twice, compare the traces
   dst replay <report.json> [--index i]                   rerun a failing seed of an explore report
   dst merge-reports <a.json> <b.json> ... [--out merged.json]
 every command but merge-reports also takes --trace <file.jsonl> and --time-limit <duration>.
 <file> is a scenario (default export = defineScenario(...)) or a plain program (run as
 node --import dst-runtime/register <file>).
+--swarm: each seed draws its own fault mix (a scenario's from its fault profile; a program's
+from the kinds of --faults). --faults (programs only) picks the kinds: latency, reorder, reset,
+loss, lag, stall, skew, or all (the default); it travels to the program as DST_FAULTS.
 exit codes: ${Object.entries(ExitCode)
   .map(([name, code]) => `${name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)} ${code}`)
   .join(', ')}`;
@@ -39,7 +42,7 @@ exit codes: ${Object.entries(ExitCode)
 class Usage extends Error {}
 
 const BOOLEAN_FLAGS = new Set(['keep-going', 'stop-on-failure', 'swarm']);
-const VALUE_FLAGS = new Set(['seed', 'seeds', 'first', 'jobs', 'shard', 'report', 'trace', 'time-limit', 'index', 'out', 'result']);
+const VALUE_FLAGS = new Set(['seed', 'seeds', 'first', 'jobs', 'shard', 'report', 'trace', 'time-limit', 'index', 'out', 'result', 'faults']);
 
 function parseArgs(argv) {
   const [command, ...rest] = argv;
@@ -72,6 +75,31 @@ function applyTimeLimit(flags) {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ns|us|ms|s|m|h|d)?\s*$/.exec(flags['time-limit']);
   if (!m || Number(m[1]) <= 0) throw new Usage(`--time-limit must be a virtual-time duration such as 5000 (ms), 90s or 2h, got ${flags['time-limit']}`);
   process.env.DST_TIME_LIMIT = flags['time-limit'];
+}
+
+/**
+ * --faults and --swarm for a plain program become DST_FAULTS (what register mode reads), so every
+ * child, report and replay command carries them like any other DST_* setting. Returns whether
+ * the scenario kind of --swarm still applies (false for a program: DST_FAULTS carries it).
+ */
+function applyFaults(flags, target) {
+  if (target.kind !== 'app') {
+    if (flags.faults !== undefined) {
+      throw new Usage(`--faults applies to plain programs: a scenario's faults come from its fault profile (faults: { lagPerSecond, stallPerSecond, ... }), and --swarm draws a mix from it`);
+    }
+    return flags.swarm === true;
+  }
+  if (flags.faults === undefined && flags.swarm !== true) return false;
+  const base = flags.faults ?? (process.env.DST_FAULTS ? process.env.DST_FAULTS.replace(/^swarm(:|$)/, '') || 'all' : 'all');
+  let spec;
+  try {
+    spec = parseFaultSpec(base, '--faults');
+  } catch (error) {
+    throw new Usage(error.message);
+  }
+  if (flags.swarm === true) spec.swarm = true;
+  process.env.DST_FAULTS = formatFaultSpec(spec);
+  return false;
 }
 
 function shellQuote(word) {
@@ -197,10 +225,10 @@ function runApp(file, seed, { trace, inherit = false } = {}) {
       const exitCode = code ?? 128;
       const elapsedNs = data.elapsedNs ?? 0;
       const events = data.events ?? 0;
-      const base = { seed, elapsedNs, events, coverage: [] };
+      const base = { seed, elapsedNs, events, coverage: [], ...(data.faults === undefined ? {} : { faults: data.faults }) };
       if (exitCode === 0) return resolve({ ...base, ok: true, fingerprint: data.fingerprint ?? 'unknown' });
       const kind = failureKindOfExitCode(exitCode) ?? 'exit';
-      const dstLine = stderr.split('\n').find((l) => l.startsWith('dst: ') && !l.startsWith('dst: seed '));
+      const dstLine = stderr.split('\n').find((l) => l.startsWith('dst: ') && !l.startsWith('dst: seed ') && !l.startsWith('dst: faults '));
       const message = dstLine?.slice(5).replace(/ \(Node's report follows\)$/, '') ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
       resolve({
         ...base,
@@ -264,9 +292,8 @@ function seedOf(flags) {
 async function run(file, flags) {
   const target = await resolveTarget(file);
   const seed = seedOf(flags);
-  const swarm = flags.swarm === true;
+  const swarm = applyFaults(flags, target);
   if (target.kind === 'app') {
-    if (swarm) throw new Usage('--swarm needs a scenario: a plain program has no fault profile');
     // The program's own output and register mode's summary line go straight to the terminal.
     const result = await runApp(file, seed, { trace: flags.trace, inherit: true });
     if (!result.ok) console.log(`FAILED       ${result.failure.kind} (exit code ${result.failure.exitCode})\n  replay     ${result.failure.replay}`);
@@ -360,9 +387,11 @@ function printFailureTable(rows, total) {
   console.log(`\n${rows.length} failing seed(s) of ${total}:`);
   console.log('seed        kind        replays  replay command');
   for (const row of rows) console.log(`${row.seed.padEnd(11)} ${row.kind.padEnd(11)} ${(row.replays ? 'yes' : 'NO').padEnd(8)} ${row.replay}`);
-  for (const row of rows.slice(0, 3)) {
-    console.log(`  ${row.seed}: ${row.message}`);
+  for (const row of rows.slice(0, 3)) console.log(`  ${row.seed}: ${row.message}`);
+  // The fault mix of every failing seed: what it takes to fail is part of the finding.
+  for (const row of rows) {
     if (row.swarm !== undefined) console.log(`  ${row.seed} swarm: ${formatFaultMix(row.swarm)}`);
+    if (row.faults !== undefined) console.log(`  ${row.seed} faults: ${formatFaultMix(row.faults)}`);
   }
 }
 
@@ -381,8 +410,7 @@ function exitCodeOfRows(rows) {
 
 async function explore(file, flags) {
   const target = await resolveTarget(file);
-  const swarm = flags.swarm === true;
-  if (swarm && target.kind === 'app') throw new Usage('--swarm needs a scenario: a plain program has no fault profile');
+  const swarm = applyFaults(flags, target);
   const name = target.kind === 'scenario' ? (await loadScenario(file)).name : `${file} (program)`;
   const count = positiveInt(flags.seeds, 'seeds');
   const jobs = flags.jobs === undefined ? Math.max(1, Math.min(os.availableParallelism?.() ?? 2, 8)) : positiveInt(flags.jobs, 'jobs');
@@ -441,6 +469,7 @@ async function explore(file, flags) {
     replay: replayCommand(file, r.seed, swarm),
     ...(r.failure.exitCode === undefined ? {} : { exitCode: r.failure.exitCode }),
     ...(r.swarm === undefined ? {} : { swarm: r.swarm }),
+    ...(r.faults === undefined ? {} : { faults: r.faults }),
     ...(flags.trace === undefined ? {} : { trace: traceOf(r.seed) }),
   }));
 
@@ -488,8 +517,7 @@ async function explore(file, flags) {
 async function check(file, flags) {
   const target = await resolveTarget(file);
   const seed = seedOf(flags);
-  const swarm = flags.swarm === true;
-  if (swarm && target.kind === 'app') throw new Usage('--swarm needs a scenario: a plain program has no fault profile');
+  const swarm = applyFaults(flags, target);
   const dir = flags.trace === undefined ? tempDir() : undefined;
   const traces = flags.trace === undefined ? [path.join(dir, 'run-1.jsonl'), path.join(dir, 'run-2.jsonl')] : [`${flags.trace}.1.jsonl`, `${flags.trace}.2.jsonl`];
   try {
@@ -553,6 +581,7 @@ async function replay(reportFile, flags) {
   const same = result.fingerprint === row.fingerprint && !result.ok && result.failure.kind === row.kind;
   console.log(`replay       ${report.file} seed ${row.seed} (failing seed ${index + 1} of ${report.failing.length} in ${reportFile})`);
   if (result.swarm !== undefined) console.log(`swarm        ${formatFaultMix(result.swarm)}`);
+  if (result.faults !== undefined) console.log(`faults       ${formatFaultMix(result.faults)}`);
   console.log(`recorded     ${row.kind}: ${row.message}   fingerprint ${row.fingerprint}`);
   console.log(`now          ${result.ok ? 'ok' : `${result.failure.kind}: ${result.failure.message}`}   fingerprint ${result.fingerprint}`);
   if (flags.trace !== undefined) console.log(`trace        ${flags.trace}`);

@@ -15,6 +15,8 @@ export interface FailureReport {
   incarnation: number | undefined;
   /** The command that replays this run exactly. */
   replay: string;
+  /** The fault mix the run ran with (DST_FAULTS), when faults were on. */
+  faults?: string;
 }
 
 /**
@@ -38,6 +40,7 @@ export function formatFailure(report: FailureReport, options: { withError?: bool
     report.host === undefined ? '' : `   host ${report.host}${report.incarnation !== undefined ? ` (boot ${report.incarnation})` : ''}`;
   lines.push(`  seed     ${report.seed}`);
   lines.push(`  time     ${formatTimeNs(report.timeNs)} (virtual)   event ${report.event}${where}`);
+  if (report.faults !== undefined) lines.push(`  faults   ${report.faults}`);
   lines.push(`  replay   ${report.replay}`);
   lines.push(`  trace    add DST_TRACE=trace.jsonl to record every event`);
   return lines.join('\n');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { NS_PER_MS } from './clock/units.js';
 import { UsageError } from './errors.js';
 import { SimulationError } from './failure.js';
 import { getHostProcessHooks } from './hosts/process-hooks.js';
@@ -320,6 +321,41 @@ export class Sim {
 
   resume(name: string): void {
     this.running('resume', name).hosts.resume(name);
+  }
+
+  /**
+   * Stalls a host for `durationMs` (a GC pause, a descheduled VM): none of its events runs
+   * meanwhile, and everything that came due runs late when the stall ends, in the order it came
+   * due. Unlike pause(), a stall ends by itself; its packets still arrive (they wait in order).
+   */
+  stall(name: string, durationMs: number): void {
+    const world = this.running('stall', name);
+    if (!(typeof durationMs === 'number' && Number.isFinite(durationMs) && durationMs > 0)) {
+      throw new UsageError(`Failed to stall host "${name}": durationMs must be a positive number of ms, got ${String(durationMs)}`);
+    }
+    const host = world.hosts.require(name, 'stall');
+    world.stall(host, world.nowNs + Math.round(durationMs * NS_PER_MS));
+  }
+
+  /**
+   * Event-loop lag on a host for `durationMs`: each of its events takes longer than its own work
+   * (exponential, mean eventMsMax / 10, at most `eventMsMax`, default 20 ms), so its timers and
+   * immediates fire late — never early — and in order, as under real load.
+   */
+  lag(name: string, durationMs: number, options: { eventMsMax?: number } = {}): void {
+    const world = this.running('lag', name);
+    const fail = (reason: string): never => {
+      throw new UsageError(`Failed to lag host "${name}": ${reason}`);
+    };
+    if (!(typeof durationMs === 'number' && Number.isFinite(durationMs) && durationMs > 0)) fail(`durationMs must be a positive number of ms, got ${String(durationMs)}`);
+    if (options === null || typeof options !== 'object') fail(`options must be an object { eventMsMax? }, got ${String(options)}`);
+    const unknown = Object.keys(options).filter((k) => k !== 'eventMsMax');
+    if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (known: eventMsMax)`);
+    const eventMsMax = options.eventMsMax ?? 20;
+    if (!(typeof eventMsMax === 'number' && Number.isFinite(eventMsMax) && eventMsMax > 0)) fail(`eventMsMax must be a positive number of ms, got ${String(eventMsMax)}`);
+    const host = world.hosts.require(name, 'lag');
+    const maxNs = Math.round(eventMsMax * NS_PER_MS);
+    world.lag(host, world.nowNs + Math.round(durationMs * NS_PER_MS), maxNs / 10, maxNs);
   }
 
   // ---- network faults (turmoil's verb pairs; b omitted = between a and every other host) ----

@@ -179,6 +179,31 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** Called for failures in register mode, where there is no run() promise to reject. */
   onFailure: ((report: FailureReport) => void) | undefined;
 
+  // ---- chains: the parts of one program that faults treat as separate processes ----------------
+  // (docs/architecture.md, "Faults for plain programs"). Off unless a fault plan turns them on.
+
+  /** True while entries record their chain (set by ProgramFaults before the program runs). */
+  chainsOn = false;
+  /** The chain of the event whose code runs now (and of its ticks and microtasks); 0: the top level. */
+  private chain = 0;
+  private chainCount = 0;
+  /** The chain of each queued entry (a WeakMap: Node's Timeout must show no key of ours). */
+  private readonly chainOfEntry = new WeakMap<object, number>();
+  /** Chains stalled now, and the instant each stall ends. */
+  private readonly chainStalledUntil = new Map<number, number>();
+  /**
+   * Set by a fault plan: the end of a stall window of `chain` that covers `timeNs`, or 0. Asked
+   * when an entry of the chain comes due, so a stall also delays a chain that was idle.
+   */
+  chainStallWindow: ((chain: number, timeNs: number) => number) | undefined;
+  /** Set by a fault plan: called as each event starts, with its host and chain (event-loop lag). */
+  beforeEvent: ((host: WorldHost, chain: number) => void) | undefined;
+  /** The fault mix of this run, printed with every failure (a fault plan sets it). */
+  faultMix: string | undefined;
+  /** Hosts whose event loop lags (World.lag): until when, and the mean cost each event adds. */
+  private readonly lagging = new Map<WorldHost, { untilNs: number; eventMeanNs: number; eventMaxNs: number }>();
+  private lagRandom: RandomStream | undefined;
+
   constructor(options: WorldOptions) {
     this.options = options;
     this.seed = options.seed;
@@ -346,7 +371,31 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.kick();
   }
 
-  /** Ends the stalls due by now: their hosts' parked entries become ready, in order. */
+  /**
+   * Event-loop lag on `host` until `untilNs`: each of its events takes longer than its own work,
+   * by an exponential draw of mean `eventMeanNs` capped at `eventMaxNs` (a busy loop, a slow
+   * synchronous call, swapping), so what comes due next on it runs late — in order, as after a
+   * busy callback in Node. Timers never fire early. A later call replaces the burst.
+   */
+  lag(host: WorldHost, untilNs: number, eventMeanNs: number, eventMaxNs: number): void {
+    if (!(untilNs > this.nowNs) || host.state !== 'running') return;
+    this.lagging.set(host, { untilNs, eventMeanNs, eventMaxNs });
+  }
+
+  /** Charges the lag of `host`'s burst, if any, to the event starting now. */
+  private lagEvent(host: WorldHost): void {
+    const burst = this.lagging.get(host);
+    if (burst === undefined) return;
+    if (burst.untilNs <= this.nowNs || host.state !== 'running') {
+      this.lagging.delete(host);
+      return;
+    }
+    this.lagRandom ??= this.stream('faults/lag');
+    const costNs = Math.min(burst.eventMaxNs, Math.round(-Math.log(1 - this.lagRandom.double()) * burst.eventMeanNs));
+    if (costNs > 0) this.stall(host, this.nowNs + costNs);
+  }
+
+  /** Ends the stalls due by now: their hosts' (and chains') parked entries become ready, in order. */
   private wakeStalled(): void {
     let wakeNs = Infinity;
     const woken = new Set<WorldHost>();
@@ -357,8 +406,79 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         if (!host.paused) woken.add(host);
       } else if (host.stalledUntilNs < wakeNs) wakeNs = host.stalledUntilNs;
     }
+    let chains: Set<number> | undefined;
+    for (const [chain, untilNs] of this.chainStalledUntil) {
+      if (untilNs <= this.nowNs) {
+        this.chainStalledUntil.delete(chain);
+        (chains ??= new Set()).add(chain);
+      } else if (untilNs < wakeNs) wakeNs = untilNs;
+    }
     this.wakeNs = wakeNs;
-    if (woken.size > 0) this.parking.wake(woken);
+    if (chains !== undefined) {
+      const ended = chains;
+      this.parking.wake(woken, (entry) => ended.has(this.chainOf(entry)));
+    } else if (woken.size > 0) this.parking.wake(woken);
+  }
+
+  /** A new chain (a listening server's: a server is a process of its own). */
+  newChain(): number {
+    return this.chainsOn ? ++this.chainCount : 0;
+  }
+
+  /**
+   * The chain of a socket the running code opens: a new one when the program's top level (chain
+   * 0, and the timers it chains) opens it — the launcher starting a client — else the chain of
+   * the code that opens it (a server calling another, a worker's second connection).
+   */
+  chainForSocket(): number {
+    if (!this.chainsOn) return 0;
+    return this.chain === 0 ? ++this.chainCount : this.chain;
+  }
+
+  /** The chain an entry belongs to (0 when chains are off or it was queued before). */
+  chainOf(entry: object): number {
+    return this.chainOfEntry.get(entry) ?? 0;
+  }
+
+  /** Runs `fn` as if code of `chain` ran it: what it schedules belongs to that chain. */
+  withChain<T>(chain: number, fn: () => T): T {
+    if (!this.chainsOn) return fn();
+    const prior = this.chain;
+    this.chain = chain;
+    try {
+      return fn();
+    } finally {
+      this.chain = prior;
+    }
+  }
+
+  /** The chain of the code running now. */
+  get currentChain(): number {
+    return this.chain;
+  }
+
+  /**
+   * Stalls one chain until `untilNs`, as stall() stalls a host: none of its entries runs before
+   * then; those that come due meanwhile run at `untilNs`, in the order they came due.
+   */
+  stallChain(chain: number, untilNs: number): void {
+    if (!(untilNs > this.nowNs) || untilNs <= (this.chainStalledUntil.get(chain) ?? 0)) return;
+    this.chainStalledUntil.set(chain, untilNs);
+    if (untilNs < this.wakeNs) this.wakeNs = untilNs;
+    this.kick();
+  }
+
+  /** True when `entry`'s chain is stalled at `timeNs` (a stall window that covers it starts the stall). */
+  private chainHeld(entry: WorldEntry, timeNs: number): boolean {
+    const chain = this.chainOf(entry);
+    let untilNs = this.chainStalledUntil.get(chain) ?? 0;
+    if (untilNs > timeNs) return true;
+    const windowEndNs = this.chainStallWindow?.(chain, timeNs) ?? 0;
+    if (windowEndNs > timeNs && windowEndNs > this.nowNs) {
+      this.stallChain(chain, windowEndNs);
+      untilNs = windowEndNs;
+    }
+    return untilNs > timeNs;
   }
 
   /**
@@ -416,6 +536,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       return event;
     }
     if (this.captureSites) event[kSite] = site ?? captureSite();
+    if (this.chainsOn) this.chainOfEntry.set(event, this.chain);
     if (ref) {
       host.refs++;
       this.refs++;
@@ -439,6 +560,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
     entry[kSeq] = seq;
     if (this.captureSites && entry[kSite] === undefined) entry[kSite] = captureSite();
+    // A timer keeps the chain it was first armed in (re-armed by refresh() or as an interval).
+    if (this.chainsOn && !this.chainOfEntry.has(entry)) this.chainOfEntry.set(entry, this.chain);
     this.queue.push(entry, this.nowNs + (this.spinNs === 0 ? 0 : this.spinFor(entry)) + delayNs, seq);
     this.kickSoon();
     return true;
@@ -449,10 +572,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * host's process is down (its kernel still answers, e.g. with a reset), and the event waits
    * while the host is paused (a stalled machine answers nothing).
    */
-  scheduleArrival(host: WorldHost, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent<WorldHost> {
+  scheduleArrival(host: WorldHost, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number): SimEvent<WorldHost> {
     const timeNs = this.nowNs + this.spinNs + Math.max(0, Math.round(delayNs));
     const seq = ++this.seq;
     const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
+    // A packet's arrival runs in the chain of the socket it reaches.
+    if (this.chainsOn) this.chainOfEntry.set(event, chain ?? this.chain);
     this.queue.push(event, timeNs, seq);
     this.kickSoon();
     return event;
@@ -620,7 +745,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         continue;
       }
       const timeNs = this.queue.firstTimeNs;
-      if (host.paused || host.stalledUntilNs > timeNs) {
+      if (host.paused || host.stalledUntilNs > timeNs || (this.chainsOn && this.chainHeld(event, timeNs))) {
         this.queue.pop();
         this.parking.park(host, event, event[kSeq]);
         continue;
@@ -635,7 +760,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private nextReady(): WorldEntry | undefined {
     const { host, entry, seq } = this.ready.shift()!;
     if (entry[kSeq] !== seq || host.state !== 'running') return undefined;
-    if (host.paused || host.stalledUntilNs > this.nowNs) {
+    if (host.paused || host.stalledUntilNs > this.nowNs || (this.chainsOn && this.chainHeld(entry, this.nowNs))) {
       this.parking.park(host, entry, seq);
       return undefined;
     }
@@ -712,6 +837,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       const site = `${EVENT_KIND_NAME[kind]} scheduled at ${event[kSite] ?? 'an unknown place'}`;
       this.culpritCounts.set(site, (this.culpritCounts.get(site) ?? 0) + 1);
     }
+    if (this.chainsOn) this.chain = this.chainOf(event);
+    // Event-loop lag: this event's code takes longer than its own work (the chain, or the host,
+    // is busy), so what comes due next in it runs late.
+    if (this.beforeEvent !== undefined) this.beforeEvent(host, this.chain);
+    if (this.lagging.size > 0) this.lagEvent(host);
     this.runningHost = host;
     this.runningAsyncId = executionAsyncId();
     if (this.mode === 'register') {
@@ -819,6 +949,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       host: host?.name,
       incarnation: host?.incarnation,
       replay: this.options.replay,
+      ...(this.faultMix === undefined ? {} : { faults: this.faultMix }),
     };
   }
 

@@ -18,6 +18,8 @@ import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
+import { parseFaultSpec, type FaultSpec } from '../runtime/faults/plan.js';
+import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { DEFAULTS, type DiskMode, envDiskMode, envDurationNs, envPending, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
 import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
@@ -37,7 +39,7 @@ const VERSION_STATE = Symbol.for('dst-runtime.register');
 function replayCommand(seedText: string): string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   // Settings that change the run travel with the seed, so the replay is exact.
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE', 'DST_PENDING']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE', 'DST_PENDING', 'DST_FAULTS']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   return [...replayEnvironment(), `DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
@@ -115,6 +117,7 @@ export function startRegisterMode(): World {
   let idleMode: IdleMode;
   let disk: DiskMode;
   let pending: boolean;
+  let faults: FaultSpec | undefined;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
       ? parseSeed(env.DST_SEED, 'DST_SEED')
@@ -124,6 +127,7 @@ export function startRegisterMode(): World {
     idleMode = parseIdleMode(env);
     disk = envDiskMode(env);
     pending = envPending(env);
+    faults = env.DST_FAULTS !== undefined && env.DST_FAULTS !== '' ? parseFaultSpec(env.DST_FAULTS) : undefined;
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
@@ -149,6 +153,8 @@ export function startRegisterMode(): World {
   }
   const main = world.hosts.add('main', 'host');
   world.fallbackHost = main;
+  const programFaults = faults === undefined ? undefined : new ProgramFaults(world, faults);
+  programFaults?.install(main);
   g[VERSION_STATE] = world;
 
   world.onFailure = (report) => {
@@ -208,7 +214,11 @@ export function startRegisterMode(): World {
       `events ${world.eventsRun}  exit ${code}`;
     const pendingSites = world.pendingPromises?.();
     if (pendingSites !== undefined) nodeProcess.stderr.write(`${formatPendingPromises(pendingSites)}\n`);
-    if (env.DST_QUIET !== '1') nodeProcess.stderr.write(`${summary}\n`);
+    if (env.DST_QUIET !== '1') {
+      // The fault mix (DST_FAULTS) is part of what the seed ran: printed with the summary.
+      if (programFaults !== undefined) nodeProcess.stderr.write(`dst: faults ${world.faultMix}\n`);
+      nodeProcess.stderr.write(`${summary}\n`);
+    }
     if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') {
       const report = {
         seed: seedText,
@@ -217,6 +227,7 @@ export function startRegisterMode(): World {
         events: world.eventsRun,
         exitCode: code,
         replay: world.options.replay,
+        ...(programFaults === undefined ? {} : { faults: programFaults.mix }),
         ...(pendingSites === undefined ? {} : { pending: pendingSites }),
       };
       onRealDisk(() => fs.writeFileSync(env.DST_REPORT!, `${JSON.stringify(report)}\n`));

@@ -41,7 +41,13 @@ export interface NetworkWorld {
   /** Queues `fn` on `host` after `delayNs`; nothing runs, and it comes back cancelled, if the host is down. */
   schedule(host: Host, delayNs: number, kind: EventKind, fn: (this: any) => void, thisArg: unknown, ref: boolean, scope?: AsyncResource): SimEvent;
   /** Queues a packet's arrival at `host`'s network stack: it waits while the host is paused, and is answered while it is down. */
-  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown): SimEvent;
+  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number): SimEvent;
+  /** Runs `fn` as if code of `chain` ran it: what it schedules belongs to that chain. */
+  withChain<T>(chain: number, fn: () => T): T;
+  /** A new chain, for a listening server (0 while chain faults are off). */
+  newChain(): number;
+  /** The chain of a socket the running code opens (0 while chain faults are off). */
+  chainForSocket(): number;
   cancel(event: SimEvent): void;
   readonly hosts: NetworkHosts;
 }
@@ -116,6 +122,11 @@ export class Network {
   private readonly aliases = new Map<string, string>();
   /** The in-order flows of loopback datagrams, by source port and host (see flow()). */
   private readonly flows = new Map<string, FifoFlow>();
+  /**
+   * Loopback datagrams may overtake one another (the reorder fault): UDP has no order to keep,
+   * and between machines nothing keeps one.
+   */
+  reorderDatagrams = false;
 
   constructor(world: NetworkWorld, options: NetworkOptions = {}) {
     this.world = world;
@@ -240,6 +251,7 @@ export class Network {
     deliver: () => void,
     fifo?: FifoFlow,
     connection?: { fromPort: number; toPort: number; reset: () => void },
+    chain?: number,
   ): boolean {
     const packet: PacketInfo = connection === undefined
       ? { from: from.name, to: to.name, protocol, bytes }
@@ -260,11 +272,11 @@ export class Network {
     if (verdict.heldBy !== undefined) {
       const delaysNs = verdict.delaysNs;
       verdict.heldBy.held.push(() => {
-        for (const delayNs of delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined);
+        for (const delayNs of delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined, undefined, chain);
       });
       return true;
     }
-    for (const delayNs of verdict.delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined);
+    for (const delayNs of verdict.delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined, undefined, chain);
     return true;
   }
 

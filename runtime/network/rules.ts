@@ -117,3 +117,85 @@ export class HoldRule implements Rule {
     if (matches(this.link, packet) && verdict.delaysNs.length > 0) verdict.heldBy = this;
   }
 }
+
+// ---- production-shaped faults (runtime/faults: DST_FAULTS and --swarm) ------------------------
+// These apply to every packet, loopback included: in a plain program every "node" shares one host,
+// and its loopback stands for the network between them. None of them breaks what a network
+// cannot: TCP keeps its bytes in order and complete inside a live connection (the stack orders
+// segments whatever their delays), a reset ends a connection rather than losing part of it.
+
+/** The packet's flow: one direction of a connection, or of a host pair for packets without ports. */
+function flowKey(packet: PacketInfo): string {
+  return packet.fromPort === undefined
+    ? `${packet.protocol}:${packet.from}>${packet.to}`
+    : `${packet.protocol}:${packet.from}:${packet.fromPort}>${packet.to}:${packet.toPort}`;
+}
+
+/** An exponential draw with this mean. */
+function exponential(random: RandomStream, mean: number): number {
+  return -Math.log(1 - random.double()) * mean;
+}
+
+/**
+ * A long tail of latency that varies per connection and over time: each flow has a pace of its
+ * own (0.5-1.5x), and in each 50 ms period a flow is slow with chance 1/10 (a congested queue, a
+ * retransmission, a busy NIC), its packets then late by an exponential draw of mean `tailMs`; in
+ * other periods by one of mean tailMs/50. Most packets are fast, some are tens of ms late.
+ */
+export class TailLatencyRule implements Rule {
+  readonly name = 'tail-latency';
+  private readonly flows = new Map<string, { pace: number; period: number; slow: boolean }>();
+  constructor(readonly tailMs: number, private readonly nowNs: () => number) {}
+  apply(packet: PacketInfo, verdict: Verdict, random: RandomStream): void {
+    if (verdict.delaysNs.length === 0) return;
+    const key = flowKey(packet);
+    const period = Math.floor(this.nowNs() / 50e6);
+    let flow = this.flows.get(key);
+    if (flow === undefined) this.flows.set(key, (flow = { pace: 0.5 + random.double(), period: -1, slow: false }));
+    if (flow.period !== period) {
+      flow.period = period;
+      flow.slow = random.double() < 0.1;
+    }
+    const meanMs = (flow.slow ? this.tailMs : this.tailMs / 50) * flow.pace;
+    for (let i = 0; i < verdict.delaysNs.length; i++) verdict.delaysNs[i]! += Math.round(exponential(random, meanMs) * 1e6);
+  }
+}
+
+/** Independent jitter per packet, uniform in [0, jitterMs]: flows overtake each other. */
+export class JitterRule implements Rule {
+  readonly name = 'jitter';
+  constructor(readonly jitterMs: number) {}
+  apply(_packet: PacketInfo, verdict: Verdict, random: RandomStream): void {
+    for (let i = 0; i < verdict.delaysNs.length; i++) verdict.delaysNs[i]! += Math.round(random.double() * this.jitterMs * 1e6);
+  }
+}
+
+/**
+ * Resets a TCP connection at a random byte offset: a segment that carries data (more than a
+ * header with SYN options, 60 bytes) finds, with chance `ratio`, its connection reset instead of
+ * delivered — a load balancer or NAT that dropped the flow, a peer's kernel that lost it. Both ends
+ * get ECONNRESET; what was delivered before stays delivered, what was in flight is lost with the
+ * connection (never part of it inside a connection that lives on).
+ */
+export class ResetRule implements Rule {
+  readonly name = 'reset';
+  constructor(readonly ratio: number) {}
+  apply(packet: PacketInfo, verdict: Verdict, random: RandomStream): void {
+    if (packet.protocol !== 'tcp' || packet.fromPort === undefined || packet.bytes <= 60 || verdict.delaysNs.length === 0) return;
+    if (random.chance(this.ratio)) verdict.reset = true;
+  }
+}
+
+/** Datagrams are lost with chance `ratio` and duplicated with chance ratio/2 (UDP only). */
+export class DatagramLossRule implements Rule {
+  readonly name = 'datagram-loss';
+  constructor(readonly ratio: number) {}
+  apply(packet: PacketInfo, verdict: Verdict, random: RandomStream): void {
+    if (packet.protocol !== 'udp' || verdict.delaysNs.length === 0) return;
+    if (random.chance(this.ratio)) {
+      verdict.delaysNs = [];
+      return;
+    }
+    if (random.chance(this.ratio / 2)) verdict.delaysNs.push(verdict.delaysNs[0]! + Math.round(random.double() * 1e6));
+  }
+}

@@ -129,6 +129,8 @@ export class TcpListener {
     readonly ipv6Only: boolean,
   ) {}
   closed = false;
+  /** Its chain (a new one per listening server): the connections it accepts run in it. */
+  chain = 0;
 
   accepts(address: string, family: Family, port: number): boolean {
     if (this.closed || port !== this.local.port) return false;
@@ -144,6 +146,11 @@ export class TcpEndpoint {
   remote: SocketAddress;
   peer: TcpEndpoint | undefined;
   owner: TcpOwner | undefined;
+  /**
+   * The chain this endpoint's events run in (see World.chainForSocket): what arrives for it, its
+   * timers, its reads. A client's is chosen at connect(), an accepted one's is its server's.
+   */
+  chain = 0;
   /**
    * syn-received: the server side of a handshake between two hosts, between the SYN and the
    * client's ACK (Linux's SYN queue): not yet accepted, invisible to the application.
@@ -536,7 +543,7 @@ export class TcpEndpoint {
     const world = this.stack.network.world;
     if (this.lastHeardNs === 0) this.lastHeardNs = world.nowNs;
     const dueNs = this.probesUnanswered === 0 ? this.lastHeardNs + settings.idleNs : world.nowNs + settings.intervalNs;
-    this.keepAliveTimer = world.scheduleArrival(this.host, Math.max(0, dueNs - world.nowNs), () => this.keepAliveDue(), undefined);
+    this.keepAliveTimer = world.scheduleArrival(this.host, Math.max(0, dueNs - world.nowNs), () => this.keepAliveDue(), undefined, undefined, this.chain);
   }
 
   private keepAliveDue(): void {
@@ -561,7 +568,7 @@ export class TcpEndpoint {
   /** A keepalive probe from `from` arrived: the kernel acknowledges it if the connection lives. */
   probeArrived(from: TcpEndpoint): void {
     const taken = this.taking([], from);
-    if (taken === true) this.stack.network.send(this.host, from.host, 'tcp', HEADER_BYTES, () => from.probeAnswered(), from.flowTo(this.host));
+    if (taken === true) this.stack.network.send(this.host, from.host, 'tcp', HEADER_BYTES, () => from.probeAnswered(), from.flowTo(this.host), undefined, from.chain);
   }
 
   /** The peer's kernel acknowledged a keepalive probe. */
@@ -645,10 +652,11 @@ export class TcpEndpoint {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     // Like libuv, data already buffered is delivered on a later turn, not inside readStart().
-    this.stack.network.world.schedule(this.host, 0, 'net', () => {
+    const world = this.stack.network.world;
+    world.withChain(this.chain, () => world.schedule(this.host, 0, 'net', () => {
       this.flushScheduled = false;
       this.flush();
-    }, undefined, false, this.owner?.scope);
+    }, undefined, false, this.owner?.scope));
   }
 
   /**
@@ -791,6 +799,7 @@ export class TcpStack {
     const err = this.bindConflict(listener.host, listener.local, listener.ipv6Only);
     if (err !== 0) return err;
     this.listeners.push(listener);
+    listener.chain = this.network.world.newChain();
     return 0;
   }
 
@@ -806,6 +815,13 @@ export class TcpStack {
    */
   connect(endpoint: TcpEndpoint): void {
     this.endpoints.add(endpoint);
+    const from = endpoint.host;
+    const world = this.network.world;
+    endpoint.chain = world.chainForSocket();
+    world.withChain(endpoint.chain, () => this.connectInChain(endpoint));
+  }
+
+  private connectInChain(endpoint: TcpEndpoint): void {
     const from = endpoint.host;
     const world = this.network.world;
     const startNs = world.nowNs;
@@ -824,7 +840,7 @@ export class TcpStack {
       // decided now, not when the simulated SYN lands (a server listening a moment later, before
       // this process polls again, does not get the connection).
       const listener = to === from ? this.listenerFor(endpoint, to) ?? null : undefined;
-      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to));
+      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to), undefined, listener?.chain ?? undefined);
       if (sent && to === from) return;
       // The SYN timer stays armed until a SYN-ACK or a reset arrives, whatever became of this
       // SYN (lost on the way, unanswered by a machine that is off, or answered by a reset that
@@ -874,6 +890,7 @@ export class TcpStack {
       : new TcpEndpoint(this, to, { ...client.remote }, { ...client.local });
     server.peer = client;
     client.peer = server;
+    server.chain = listener.chain;
     this.endpoints.add(server);
     // Between two hosts the server accepts when the client's ACK arrives, one trip after the
     // client's 'connect' (a connection whose SYN-ACKs are lost is never accepted). On one host
@@ -918,14 +935,14 @@ export class TcpStack {
           world.scheduleArrival(from.host, Math.max(0, startNs + this.network.tcpTimeoutNs - world.nowNs), () => {
             if (from.state === 'closed' && from.closedBy !== 'app') return;
             from.timedOut();
-          }, undefined);
+          }, undefined, undefined, from.chain);
           return;
         }
-        world.scheduleArrival(from.host, Math.max(0, sentNs + rtoNs - world.nowNs), () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined);
+        world.scheduleArrival(from.host, Math.max(0, sentNs + rtoNs - world.nowNs), () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, undefined, from.chain);
       };
       const sent = this.network.send(from.host, to.host, 'tcp', bytes, () => {
         if (deliver() === false) unacknowledged();
-      }, fifo, { fromPort: from.local.port, toPort: to.local.port, reset: () => this.resetPair(from) });
+      }, fifo, { fromPort: from.local.port, toPort: to.local.port, reset: () => this.resetPair(from) }, to.chain);
       if (!sent) unacknowledged();
     };
     attempt(RTO_INITIAL_NS);
@@ -933,7 +950,7 @@ export class TcpStack {
 
   /** A keepalive probe from `from` to its peer (unreliable, like a reset: a lost probe is lost). */
   probe(from: TcpEndpoint, to: TcpEndpoint): void {
-    this.network.send(from.host, to.host, 'tcp', HEADER_BYTES, () => to.probeArrived(from), from.flowTo(to.host));
+    this.network.send(from.host, to.host, 'tcp', HEADER_BYTES, () => to.probeArrived(from), from.flowTo(to.host), undefined, to.chain);
   }
 
   /**
@@ -944,7 +961,7 @@ export class TcpStack {
     const fifo = to.peer?.host === fromHost ? to.peer.flowTo(to.host) : undefined;
     this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => {
       if (!this.network.machineOff(to.host)) to.resetByPeer();
-    }, fifo);
+    }, fifo, undefined, to.chain);
   }
 
   /**

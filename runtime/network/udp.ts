@@ -156,6 +156,8 @@ export class UdpSocket {
   readonly memberships: Membership[] = [];
   /** Bind order on the stack: with SO_REUSEADDR the newest socket gets unicast datagrams. */
   bindOrder = 0;
+  /** The chain its datagrams are received in (see World.chainForSocket), chosen when it binds. */
+  chain = 0;
 
   constructor(
     readonly stack: UdpStack,
@@ -243,6 +245,7 @@ export class UdpStack {
     }
     socket.bound = true;
     socket.bindOrder = ++this.bindCount;
+    socket.chain = this.network.world.chainForSocket();
     this.sockets.push(socket);
     return 0;
   }
@@ -427,7 +430,8 @@ export class UdpStack {
 
   /** Puts one datagram on the link from `from`'s host to `to`; delivers it on arrival. */
   private transmit(from: UdpSocket, to: Host, d: Datagram, unicast: boolean): void {
-    const fifo = from.host === to ? this.network.flow(`udp:${to.index}:${from.port}`) : undefined;
+    const fifo = from.host === to && !this.network.reorderDatagrams ? this.network.flow(`udp:${to.index}:${from.port}`) : undefined;
+    const chain = this.sockets.find((s) => s.host === to && s.port === d.port)?.chain;
     this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
       // The destination may have restarted since: its current incarnation receives. A machine
       // that is off (crashed) receives nothing and answers nothing, not even ICMP.
@@ -446,7 +450,7 @@ export class UdpStack {
         if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.message(copy, rinfo));
         else owner.message(copy, rinfo);
       }
-    }, fifo);
+    }, fifo, undefined, chain);
   }
 
   /** The sockets of `host` that get a datagram: the best match for unicast, every match otherwise. */

@@ -66,6 +66,20 @@ export interface FaultProfile {
   /** Default 5000. */
   skewJumpMsMax?: number;
   /**
+   * Stalls (a GC pause, a descheduled VM): a target runs nothing for a time drawn uniformly from
+   * `stallMs`, then everything that came due meanwhile runs late, in order (sim.stall).
+   */
+  stallPerSecond?: number;
+  /** [min, max] duration of a stall, in ms. Default [10, 500]. */
+  stallMs?: [number, number];
+  /**
+   * Event-loop lag bursts: for a downtime, each event of a target takes longer than its own work
+   * (up to `lagEventMsMax`), so its timers and immediates fire late, never early (sim.lag).
+   */
+  lagPerSecond?: number;
+  /** The most one event of a lagging target adds, in ms. Default 20. */
+  lagEventMsMax?: number;
+  /**
    * Crashes a client (see ScenarioDefinition.clients) and restarts it after its downtime (its
    * main runs again). With client crashes the run lasts its whole budget.
    */
@@ -215,6 +229,13 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   if (spike !== undefined && !(Array.isArray(spike) && spike.length === 2 && spike.every((v) => Number.isFinite(v) && v >= 0) && spike[0] <= spike[1])) {
     throw new UsageError(`${where}: faults.latencySpikeMs must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(spike)}`);
   }
+  const stallMs = faults.stallMs;
+  if (stallMs !== undefined && !(Array.isArray(stallMs) && stallMs.length === 2 && stallMs.every((v) => Number.isFinite(v) && v > 0) && stallMs[0] <= stallMs[1])) {
+    throw new UsageError(`${where}: faults.stallMs must be [minMs, maxMs] with 0 < minMs <= maxMs, got ${JSON.stringify(stallMs)}`);
+  }
+  if (faults.lagEventMsMax !== undefined && !(typeof faults.lagEventMsMax === 'number' && Number.isFinite(faults.lagEventMsMax) && faults.lagEventMsMax > 0)) {
+    throw new UsageError(`${where}: faults.lagEventMsMax must be a positive number of ms, got ${String(faults.lagEventMsMax)}`);
+  }
   if (faults.skewJumpMsMax !== undefined && !(Number.isSafeInteger(faults.skewJumpMsMax) && faults.skewJumpMsMax > 0)) {
     throw new UsageError(`${where}: faults.skewJumpMsMax must be a positive integer number of ms, got ${String(faults.skewJumpMsMax)}`);
   }
@@ -328,6 +349,17 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
       const skewMs = Math.floor(Math.random() * (2 * skewJumpMsMax + 1)) - skewJumpMsMax;
       (sim as unknown as { setClock: (name: string, clock: { skewMs: number }) => void }).setClock(target, { skewMs });
     };
+    const [stallMsMin, stallMsMax] = faults.stallMs ?? [10, 500];
+    const stall = () => {
+      const up = running();
+      if (up.length === 0) return;
+      sim.stall(pick(up), stallMsMin + Math.random() * (stallMsMax - stallMsMin));
+    };
+    const lag = () => {
+      const up = running();
+      if (up.length === 0) return;
+      sim.lag(pick(up), downMs(), { eventMsMax: faults.lagEventMsMax ?? 20 });
+    };
     const clientCrash = () => {
       const up = ctx.clients.filter((c) => sim.status(c).state === 'running');
       if (up.length === 0) return;
@@ -365,6 +397,8 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
       if (chance(faults.latencySpikePerSecond)) spike();
       if (chance(faults.skewJumpPerSecond) && ctx.targets.length > 0) skewJump();
       if (chance(faults.clientCrashPerSecond)) clientCrash();
+      if (chance(faults.stallPerSecond)) stall();
+      if (chance(faults.lagPerSecond)) lag();
     }), tickMs);
     const safetyTimer = safety.length > 0 ? setInterval(checkSafety, safetyEveryMs) : undefined;
 

@@ -28,11 +28,18 @@ export class Parking<E extends QueueEntry> {
     this.parked.push({ host, entry, seq });
   }
 
-  /** The hosts in `woken` ended their stall: their parked entries become ready, in order. */
-  wake(woken: ReadonlySet<Host>): void {
+  /**
+   * The hosts in `woken` ended their stall, and so did the entries `alsoWoken` answers true for
+   * (their chain's stall ended): those parked entries become ready, in order. One still held for
+   * another reason is parked again by World.next().
+   */
+  wake(woken: ReadonlySet<Host>, alsoWoken?: (entry: E) => boolean): void {
     const parked = this.parked;
     this.parked = [];
-    for (const p of parked) (woken.has(p.host) ? this.ready : this.parked).push(p);
+    for (const p of parked) {
+      const ready = woken.has(p.host) || (alsoWoken !== undefined && alsoWoken(p.entry));
+      (ready ? this.ready : this.parked).push(p);
+    }
   }
 
   /** Takes out `host`'s parked entries that are still live, in order (the host resumed). */
