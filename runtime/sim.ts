@@ -339,7 +339,7 @@ export class Sim {
 
   /**
    * Event-loop lag on a host for `durationMs`: each of its events takes longer than its own work
-   * (exponential, mean eventMsMax / 10, at most `eventMsMax`, default 20 ms), so its timers and
+   * (exponential, mean eventMsMax / 10, at most `eventMsMax`, default 100 ms), so its timers and
    * immediates fire late — never early — and in order, as under real load.
    */
   lag(name: string, durationMs: number, options: { eventMsMax?: number } = {}): void {
@@ -351,7 +351,7 @@ export class Sim {
     if (options === null || typeof options !== 'object') fail(`options must be an object { eventMsMax? }, got ${String(options)}`);
     const unknown = Object.keys(options).filter((k) => k !== 'eventMsMax');
     if (unknown.length > 0) fail(`unknown option${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} (known: eventMsMax)`);
-    const eventMsMax = options.eventMsMax ?? 20;
+    const eventMsMax = options.eventMsMax ?? 100;
     if (!(typeof eventMsMax === 'number' && Number.isFinite(eventMsMax) && eventMsMax > 0)) fail(`eventMsMax must be a positive number of ms, got ${String(eventMsMax)}`);
     const host = world.hosts.require(name, 'lag');
     const maxNs = Math.round(eventMsMax * NS_PER_MS);

@@ -37,6 +37,8 @@ export const FAULT_RATES: Record<FaultKind, { key: string; default: number }> = 
 export interface FaultSpec {
   kinds: FaultKind[];
   swarm: boolean;
+  /** Intensities given as `kind=value` (instead of the defaults of FAULT_RATES). */
+  rates?: Partial<Record<FaultKind, number>>;
 }
 
 /** A run's faults: the intensity of every kind (0: off), by its rate key (FAULT_RATES). */
@@ -44,8 +46,9 @@ export type FaultMix = Record<string, number>;
 
 /**
  * Parses DST_FAULTS: a comma-separated list of kinds, or `all`; `swarm` alone or a `swarm:`
- * prefix makes each seed draw which of them are on and how hard. Examples: `all`,
- * `lag,stall`, `swarm`, `swarm:latency,reset`.
+ * prefix makes each seed draw which of them are on and how hard. `kind=value` sets a kind's
+ * intensity (in the unit of its FAULT_RATES key; with swarm, the middle of the draw). Examples:
+ * `all`, `lag,stall`, `swarm`, `swarm:latency,reset`, `stall=5,reset=0.05`.
  */
 export function parseFaultSpec(text: string, name = 'DST_FAULTS'): FaultSpec {
   let rest = text.trim();
@@ -58,7 +61,18 @@ export function parseFaultSpec(text: string, name = 'DST_FAULTS'): FaultSpec {
   if (rest === 'all') return { kinds: [...FAULT_KINDS], swarm };
   const words = rest.split(',').map((w) => w.trim());
   const kinds: FaultKind[] = [];
-  for (const word of words) {
+  const rates: Partial<Record<FaultKind, number>> = {};
+  for (let word of words) {
+    const eq = word.indexOf('=');
+    if (eq >= 0) {
+      const kind = word.slice(0, eq);
+      const value = Number(word.slice(eq + 1));
+      if ((FAULT_KINDS as readonly string[]).includes(kind) && !(word.slice(eq + 1).trim() !== '' && Number.isFinite(value) && value >= 0)) {
+        throw new UsageError(`Failed to parse ${name}: ${JSON.stringify(word)} must give ${kind} a number >= 0 (its ${FAULT_RATES[kind as FaultKind].key}), e.g. ${kind}=${FAULT_RATES[kind as FaultKind].default}`);
+      }
+      rates[kind as FaultKind] = value;
+      word = kind;
+    }
     if (!(FAULT_KINDS as readonly string[]).includes(word)) {
       throw new UsageError(
         `Failed to parse ${name}: ${JSON.stringify(word)} is not a fault kind (known: ${FAULT_KINDS.join(', ')}; ` +
@@ -69,12 +83,16 @@ export function parseFaultSpec(text: string, name = 'DST_FAULTS'): FaultSpec {
   }
   // Listed in the table's order, whatever order they were given in: the same spec prints the same.
   kinds.sort((a, b) => FAULT_KINDS.indexOf(a) - FAULT_KINDS.indexOf(b));
-  return { kinds, swarm };
+  return Object.keys(rates).length === 0 ? { kinds, swarm } : { kinds, swarm, rates };
 }
 
 /** The spec as DST_FAULTS spells it (normalized: kinds in table order). */
 export function formatFaultSpec(spec: FaultSpec): string {
-  const kinds = spec.kinds.length === FAULT_KINDS.length ? 'all' : spec.kinds.join(',');
+  const rates = spec.rates ?? {};
+  const kinds =
+    spec.kinds.length === FAULT_KINDS.length && Object.keys(rates).length === 0
+      ? 'all'
+      : spec.kinds.map((kind) => (rates[kind] === undefined ? kind : `${kind}=${rates[kind]}`)).join(',');
   if (spec.swarm) return kinds === 'all' ? 'swarm' : `swarm:${kinds}`;
   return kinds;
 }
@@ -89,7 +107,8 @@ export function drawFaultMix(spec: FaultSpec, seed: SeedInput): FaultMix {
   const root = parseSeed(seed, 'seed');
   const mix: FaultMix = {};
   for (const kind of spec.kinds) {
-    const { key, default: rate } = FAULT_RATES[kind];
+    const key = FAULT_RATES[kind].key;
+    const rate = spec.rates?.[kind] ?? FAULT_RATES[kind].default;
     if (!spec.swarm) {
       mix[key] = rate;
       continue;

@@ -16,8 +16,8 @@ import { drawFaultMix, type FaultMix, type FaultSpec, rateOf } from './plan.js';
 /** The period lag and stalls are drawn for, per chain. */
 const PERIOD_NS = 100 * NS_PER_MS;
 /** Lateness one event of a lagging chain adds: exponential with this mean, capped. */
-const LAG_EVENT_MEAN_NS = 2 * NS_PER_MS;
-const LAG_EVENT_MAX_NS = 20 * NS_PER_MS;
+const LAG_EVENT_MEAN_NS = 10 * NS_PER_MS;
+const LAG_EVENT_MAX_NS = 100 * NS_PER_MS;
 /** A stall lasts 10-500 ms. */
 const STALL_MIN_NS = 10 * NS_PER_MS;
 const STALL_MAX_NS = 500 * NS_PER_MS;
@@ -73,9 +73,11 @@ export class ProgramFaults {
   }
 
   /**
-   * Event-loop lag: in a period where `chain` lags, each of its events takes 0-20 ms longer than
-   * its own work (a busy loop, a slow synchronous call, swapping), so what comes due next in that
-   * chain runs late, in order, as after a busy callback in Node.
+   * Event-loop lag: in a period where `chain` lags, each of its events takes longer than its own
+   * work (exponential, mean 10 ms, at most 100 ms: a busy loop, a slow synchronous call, swapping,
+   * the queue of a loaded process), so what comes due during that time in the chain runs late, in
+   * order, as after a busy callback in Node. A timer armed by the event still counts from its
+   * start, as Node's from the loop's cached time.
    */
   private lag(chain: number): void {
     const world = this.world;

@@ -250,12 +250,12 @@ export class Network {
     bytes: number,
     deliver: () => void,
     fifo?: FifoFlow,
-    connection?: { fromPort: number; toPort: number; reset: () => void },
+    connection?: { fromPort: number; toPort: number; carriesData?: boolean; reset: () => void },
     chain?: number,
   ): boolean {
     const packet: PacketInfo = connection === undefined
       ? { from: from.name, to: to.name, protocol, bytes }
-      : { from: from.name, to: to.name, protocol, bytes, fromPort: connection.fromPort, toPort: connection.toPort };
+      : { from: from.name, to: to.name, protocol, bytes, fromPort: connection.fromPort, toPort: connection.toPort, carriesData: connection.carriesData === true };
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
     for (const rule of this.rules) rule.apply(packet, verdict, this.random);
     if (verdict.reset === true && connection !== undefined) {

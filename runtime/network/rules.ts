@@ -15,6 +15,8 @@ export interface PacketInfo {
   /** The source and destination ports (TCP and UDP), when the packet has them. */
   readonly fromPort?: number;
   readonly toPort?: number;
+  /** TCP: the segment carries application data (not only a handshake, an ACK or a window update). */
+  readonly carriesData?: boolean;
 }
 
 /** The fate of one packet: delivered after delays (one per copy), dropped, or held. */
@@ -171,8 +173,8 @@ export class JitterRule implements Rule {
 }
 
 /**
- * Resets a TCP connection at a random byte offset: a segment that carries data (more than a
- * header with SYN options, 60 bytes) finds, with chance `ratio`, its connection reset instead of
+ * Resets a TCP connection at a random byte offset: a segment that carries data finds, with
+ * chance `ratio`, its connection reset instead of
  * delivered — a load balancer or NAT that dropped the flow, a peer's kernel that lost it. Both ends
  * get ECONNRESET; what was delivered before stays delivered, what was in flight is lost with the
  * connection (never part of it inside a connection that lives on).
@@ -181,7 +183,7 @@ export class ResetRule implements Rule {
   readonly name = 'reset';
   constructor(readonly ratio: number) {}
   apply(packet: PacketInfo, verdict: Verdict, random: RandomStream): void {
-    if (packet.protocol !== 'tcp' || packet.fromPort === undefined || packet.bytes <= 60 || verdict.delaysNs.length === 0) return;
+    if (packet.protocol !== 'tcp' || packet.carriesData !== true || verdict.delaysNs.length === 0) return;
     if (random.chance(this.ratio)) verdict.reset = true;
   }
 }

@@ -317,10 +317,10 @@ export class TcpEndpoint {
       this.stack.reliableSend(this, peer, bytes, () => {
         if (this.batch === next) this.batch = undefined;
         peer.arriveTogether(next.segments, this);
-      });
+      }, segment.kind === 'data');
       return;
     }
-    this.stack.reliableSend(this, peer, bytes, () => peer.arrive(segment, this));
+    this.stack.reliableSend(this, peer, bytes, () => peer.arrive(segment, this), segment.kind === 'data');
   }
 
   // ---- receiving (arrival events on this endpoint's host) ------------------------------------
@@ -916,7 +916,7 @@ export class TcpStack {
    * Sends one segment reliably: a dropped packet is retransmitted with exponential backoff
    * until the network's TCP timeout, then the sender's connection fails with ETIMEDOUT.
    */
-  reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => boolean | void): void {
+  reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => boolean | void, carriesData = false): void {
     const world = this.network.world;
     const startNs = world.nowNs;
     const fifo = from.flowTo(to.host);
@@ -942,7 +942,7 @@ export class TcpStack {
       };
       const sent = this.network.send(from.host, to.host, 'tcp', bytes, () => {
         if (deliver() === false) unacknowledged();
-      }, fifo, { fromPort: from.local.port, toPort: to.local.port, reset: () => this.resetPair(from) }, to.chain);
+      }, fifo, { fromPort: from.local.port, toPort: to.local.port, carriesData, reset: () => this.resetPair(from) }, to.chain);
       if (!sent) unacknowledged();
     };
     attempt(RTO_INITIAL_NS);

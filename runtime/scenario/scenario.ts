@@ -77,7 +77,7 @@ export interface FaultProfile {
    * (up to `lagEventMsMax`), so its timers and immediates fire late, never early (sim.lag).
    */
   lagPerSecond?: number;
-  /** The most one event of a lagging target adds, in ms. Default 20. */
+  /** The most one event of a lagging target adds, in ms (the mean is a tenth of it). Default 100. */
   lagEventMsMax?: number;
   /**
    * Crashes a client (see ScenarioDefinition.clients) and restarts it after its downtime (its
@@ -358,7 +358,7 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     const lag = () => {
       const up = running();
       if (up.length === 0) return;
-      sim.lag(pick(up), downMs(), { eventMsMax: faults.lagEventMsMax ?? 20 });
+      sim.lag(pick(up), downMs(), { eventMsMax: faults.lagEventMsMax ?? 100 });
     };
     const clientCrash = () => {
       const up = ctx.clients.filter((c) => sim.status(c).state === 'running');
