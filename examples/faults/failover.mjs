@@ -7,7 +7,10 @@
 //
 // The fix (failover-fixed.mjs): a leader lease. A serves only while less than 50 ms (half of B's
 // timeout) have passed, on its monotonic clock, since it SENT the last heartbeat that B
-// acknowledged: B cannot have promoted before 100 ms after receiving it, which is later.
+// acknowledged as backup: B cannot promote itself before 100 ms after receiving it, which is
+// later. B acknowledges only while it is a backup. (A first version of this fix measured the
+// first lease from when the first ACK arrived, not from when the heartbeat was sent: with a slow
+// ACK the lease outlived B's timeout. `dst explore --swarm` found it at seed 0xcf, tail latency.)
 // Run: dst explore examples/faults/failover-buggy.mjs --seeds 300 --swarm
 import { Client, serve, sleep } from './rpc.mjs';
 
@@ -31,7 +34,8 @@ export async function main({ leased }) {
     }, TIMEOUT_MS);
   };
   const server = await serve(7301, () => {
-    if (!state.bPrimary) arm();
+    if (state.bPrimary) return { ok: false, primary: 'B' };
+    arm();
     return { ok: true };
   });
 
@@ -47,14 +51,17 @@ export async function main({ leased }) {
   // A: the primary, with its heartbeats.
   const heartbeats = new Client('A', 7301);
   let leaseUntil = -Infinity;
-  await heartbeats.call({ op: 'heartbeat' });
-  leaseUntil = performance.now() + LEASE_MS;
+  const heartbeat = async () => {
+    const sentAt = performance.now();
+    const ack = await heartbeats.call({ op: 'heartbeat' });
+    if (ack.ok) leaseUntil = Math.max(leaseUntil, sentAt + LEASE_MS);
+    else if (leased) leaseUntil = -Infinity; // B took over: step down
+  };
+  await heartbeat();
   const beat = async () => {
     while (running()) {
       await sleep(HEARTBEAT_MS);
-      const sentAt = performance.now();
-      await heartbeats.call({ op: 'heartbeat' });
-      leaseUntil = Math.max(leaseUntil, sentAt + LEASE_MS);
+      await heartbeat();
     }
   };
   await Promise.all([beat(), serveAs('A', () => !leased || performance.now() < leaseUntil)]);
