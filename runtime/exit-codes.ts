@@ -29,6 +29,11 @@ export const ExitCode = {
    * exits with the program's own code instead (for programs meant to end that way).
    */
   idle: 75,
+  /**
+   * The run was stopped from outside before it ended: its AbortSignal, sim.abort(), or
+   * wallClockLimitMs (real time). Says nothing about the program: it did not get to finish.
+   */
+  aborted: 76,
 } as const;
 
 export type ExitCodeName = keyof typeof ExitCode;
@@ -47,6 +52,7 @@ const EXIT_CODE_OF_KIND: Readonly<Record<FailureKind, number>> = {
   nondeterminism: ExitCode.nondeterminism,
   escape: ExitCode.escape,
   idle: ExitCode.idle,
+  aborted: ExitCode.aborted,
 };
 
 /**

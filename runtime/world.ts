@@ -776,6 +776,8 @@ export class World {
 
   /** Begins driving events. Resolves when the run ends (library mode). */
   start(): Promise<WorldOutcome> {
+    // Stopped before it started (aborted while the hosts were added): nothing to drive.
+    if (this.outcome !== undefined) return Promise.resolve(this.outcome);
     const done = new Promise<WorldOutcome>((resolve) => this.doneWaiters.push(resolve));
     this.driver.kick();
     return done;
@@ -1083,6 +1085,14 @@ export class World {
   /** Strict mode: real asynchronous work made by host code escaped the simulation; the run fails. */
   escaped(host: Host | undefined, error: unknown, summary: string): void {
     this.fail('escape', host, error, summary);
+  }
+
+  /**
+   * The run is stopped from outside (library mode: Sim.abort). No host is named: whatever ran
+   * last did not fail, the run was cut short.
+   */
+  aborted(error: unknown, summary: string): void {
+    this.fail('aborted', undefined, error, summary);
   }
 
   private fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {

@@ -11,6 +11,7 @@ const EXPECTED = {
   nondeterminism: ExitCode.nondeterminism,
   escape: ExitCode.escape,
   idle: ExitCode.idle,
+  aborted: ExitCode.aborted,
 };
 
 describe('exit codes of failure kinds (shared by register mode and the dst CLI)', () => {
