@@ -40,3 +40,12 @@ export {
   type ForEachSeedOptions,
   type DefineTest,
 } from './runtime/testing/seeds.js';
+export {
+  defineSimTest,
+  type SimTest,
+  type SimTestArgs,
+  type SimTestBody,
+  type SimTestOptions,
+  type SimTestRunner,
+  type SimTestRunnerTest,
+} from './runtime/testing/sim-test.js';

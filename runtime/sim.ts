@@ -116,9 +116,9 @@ function reasonText(reason: unknown): string {
   return String(reason);
 }
 
-/** What aborting with `reason` reports: the reason itself when it is an error, else an error saying it. */
+/** What aborting with `reason` reports (`how`: 'by its signal', ...): the reason itself when it is an error, else an error saying it. */
 function abortCause(how: string, reason: unknown): AbortCause {
-  const summary = `run aborted (${how}): ${reasonText(reason)}`;
+  const summary = `run aborted ${how}: ${reasonText(reason)}`;
   const isError = reason !== null && typeof reason === 'object' && typeof (reason as Error).message === 'string';
   return { error: isError ? reason : runtimeError(summary), summary };
 }
@@ -510,7 +510,7 @@ export class Sim {
    * as soon as that code returns. Before run(): run() rejects at once. After the run: nothing.
    */
   abort(reason?: unknown): void {
-    this.abortWith(abortCause('sim.abort()', reason));
+    this.abortWith(abortCause('by sim.abort()', reason));
   }
 
   private abortWith(cause: AbortCause): void {
@@ -537,12 +537,12 @@ export class Sim {
     const stop = resolveRunOptions(options);
     const signals: Array<{ signal: AbortSignal; how: string }> = [];
     for (const signal of [this.resolved.signal, stop.signal]) {
-      if (signal !== undefined && !signals.some((s) => s.signal === signal)) signals.push({ signal, how: 'its signal was aborted' });
+      if (signal !== undefined && !signals.some((s) => s.signal === signal)) signals.push({ signal, how: 'by its signal' });
     }
     // Inside a Vitest or Jest test: the test's end (its timeout) stops the run too, also when the
     // test passed no signal, so the next test does not find this one's simulation still installed.
     const runner = runnerTestSignal();
-    if (runner !== undefined && !signals.some((s) => s.signal === runner.signal)) signals.push({ signal: runner.signal, how: `${runner.runner} ended the test` });
+    if (runner !== undefined && !signals.some((s) => s.signal === runner.signal)) signals.push({ signal: runner.signal, how: `as ${runner.runner} ended the test` });
     const wallClockLimitMs = stop.wallClockLimitMs ?? this.resolved.wallClockLimitMs;
     this.state = 'running';
     const world = (this.world = new World({
@@ -560,7 +560,7 @@ export class Sim {
       pending: this.resolved.pending,
     }));
     const abortedSignal = signals.find((s) => s.signal.aborted);
-    const early = this.abortBeforeRun ?? (abortedSignal === undefined ? undefined : abortCause(`${abortedSignal.how} before the run`, abortedSignal.signal.reason));
+    const early = this.abortBeforeRun ?? (abortedSignal === undefined ? undefined : abortCause(`${abortedSignal.how} before it started`, abortedSignal.signal.reason));
     if (early !== undefined) {
       // Nothing installed yet: report at virtual time 0, event 0.
       world.dispose();
@@ -587,7 +587,7 @@ export class Sim {
         : originals.setTimeout(() => {
             const limit = `${wallClockLimitMs.toLocaleString('en-US')} ms`;
             this.abortWith({
-              summary: `run aborted (wallClockLimitMs): still running after ${limit} of real time`,
+              summary: `run aborted: still running after ${limit} of real time (wallClockLimitMs)`,
               error: runtimeError(
                 `run aborted: still running after ${limit} of real time (wallClockLimitMs). A host may keep it busy for ever ` +
                   `(an interval nobody clears, a retry loop), or it needs more time: give it a virtual-time budget ` +

@@ -224,6 +224,7 @@ export class TestStop {
               `the simulation a virtual-time budget (durationMs)`,
           );
           error.name = 'TimeoutError';
+          error.stack = `TimeoutError: ${error.message}`; // dst-runtime's own timer: its frames say nothing
           this.stop(error);
         },
         Math.max(timeoutMs - margin, timeoutMs / 2),

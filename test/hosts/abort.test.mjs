@@ -73,7 +73,7 @@ describe('stopping a run from outside (signal, sim.abort(), wallClockLimitMs)', 
     assert.equal(error.report.host, undefined);
     assert.ok(error.report.event > 256, `only ${error.report.event} events ran`);
     assert.ok(lateMs < 100, `run() rejected ${lateMs.toFixed(1)} ms after the abort`);
-    assert.match(error.message, /^dst: run aborted \(its signal was aborted\): Error: the test timed out\n/);
+    assert.match(error.message, /^dst: run aborted by its signal: Error: the test timed out\n/);
     assert.match(error.message, /\n {2}seed {5}0x21\n {2}time {5}\d+\.\d{9} s \(virtual\) {3}event \d+\n {2}replay {3}new Sim\(\{ seed: 0x21 \}\)/);
     assert.equal(exitCodeOfFailure('aborted'), ExitCode.aborted);
   });
@@ -107,7 +107,7 @@ describe('stopping a run from outside (signal, sim.abort(), wallClockLimitMs)', 
     assert.notDeepEqual(during, ALL_REAL, 'the simulation was not installed while it ran');
     assert.deepEqual(after, ALL_REAL);
     assert.equal(error?.name, 'AbortError');
-    assert.match(error.message, /^dst: run aborted \(sim\.abort\(\)\): the runner moved on\n/);
+    assert.match(error.message, /^dst: run aborted by sim\.abort\(\): the runner moved on\n/);
     assert.equal(result.elapsedNs, 1e9);
     assert.equal(Sim.running(), undefined);
     assert.deepEqual(realGlobals(), ALL_REAL);
@@ -140,7 +140,7 @@ describe('stopping a run from outside (signal, sim.abort(), wallClockLimitMs)', 
     assert.equal(early?.name, 'AbortError');
     assert.equal(early.report.event, 0);
     assert.equal(early.report.timeNs, 0);
-    assert.match(early.message, /run aborted \(its signal was aborted before the run\): Error: cancelled early/);
+    assert.match(early.message, /run aborted by its signal before it started: Error: cancelled early/);
 
     const before = new Sim({ seed: 0x26 });
     before.host('h', () => {
@@ -148,7 +148,7 @@ describe('stopping a run from outside (signal, sim.abort(), wallClockLimitMs)', 
     });
     before.abort();
     const rejected = await before.run().then(() => undefined, (e) => e);
-    assert.match(rejected?.message, /run aborted \(sim\.abort\(\)\): no reason given/);
+    assert.match(rejected?.message, /run aborted by sim\.abort\(\): no reason given/);
     assert.equal(ran, false);
 
     const done = new Sim({ seed: 0x27 });
@@ -167,7 +167,7 @@ describe('stopping a run from outside (signal, sim.abort(), wallClockLimitMs)', 
     const tookMs = realNow() - started;
     assert.equal(error?.report.kind, 'aborted');
     assert.ok(tookMs >= 200 && tookMs < 2000, `stopped after ${tookMs.toFixed(0)} ms`);
-    assert.match(error.message, /^dst: run aborted \(wallClockLimitMs\): still running after 200 ms of real time\n/);
+    assert.match(error.message, /^dst: run aborted: still running after 200 ms of real time \(wallClockLimitMs\)\n/);
     assert.match(error.message, /give it a virtual-time budget \(durationMs\), or raise wallClockLimitMs/);
 
     const fingerprints = [];
