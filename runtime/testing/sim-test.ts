@@ -95,8 +95,13 @@ function withSeed(error: unknown, name: string, seed: string, replay: string): u
   const head = e !== null && typeof e === 'object' && typeof e.message === 'string' ? `${typeof e.name === 'string' ? `${e.name}: ` : ''}${e.message.split('\n')[0]}` : String(error);
   const failure = new Error(`simTest "${name}" failed on seed ${seed}: ${head}\n  replay: ${replay}`, { cause: error });
   failure.name = 'SimTestFailure';
-  // dst-runtime's own frames say nothing: the cause has the test's.
-  failure.stack = `${failure.name}: ${failure.message}`;
+  // dst-runtime's own frames say nothing: the stack is the message and the frame the cause was
+  // thrown at (the whole of it follows as the cause). At least one frame: without one,
+  // util.inspect (node:test's reporters) prints the stack in brackets, `[SimTestFailure: ...]`,
+  // and the replay line would end in `] {`.
+  const frames = (error as { stack?: unknown } | null)?.stack;
+  const frame = typeof frames === 'string' ? frames.split('\n').find((line) => /^\s+at /.test(line)) : undefined;
+  if (frame !== undefined) failure.stack = `${failure.name}: ${failure.message}\n${frame}`;
   Object.assign(failure, { seed, replay });
   return failure;
 }

@@ -108,7 +108,7 @@ module.exports = function simTestLab(dst, { simTest, test }) {
       record('replay:seed', ctx.sim.seed);
       return bug.hosts(sim, ctx);
     } };
-    simTest('planted bug', recorded, { seeds: [1, 2] });
+    simTest('planted bug', recorded, { seeds: [1, 2], timeout: 30_000 }); // a loaded machine: not mocha's 2 s
   } else if (kind === 'only') {
     simTest.only('focused', async ({ sim, seed }) => {
       sim.client('c', () => timersP.setTimeout(1));
