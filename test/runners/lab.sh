@@ -9,8 +9,8 @@
 #   LAB_DIR=/tmp/lab bash test/runners/lab.sh         # keep the install there for the next run
 #   PATH=/path/to/node22/bin:$PATH LAB_DIR=/tmp/lab LAB_TGZ=dst-runtime-0.1.0.tgz bash test/runners/lab.sh
 #
-# Needs the npm registry (jest, vitest, vite, mocha) the first time in a LAB_DIR. .ci/run runs it
-# once per Node version with one LAB_DIR and one packed tarball. Vitest 4 needs Node 20.19+
+# Needs the npm registry (jest, vitest, vite, mocha) the first time in a LAB_DIR. Run by hand (7-8
+# minutes on 2 cores; CI runs the smaller test/runners/projects.test.mjs). Vitest 4 needs Node 20.19+
 # (skipped before); LAB_VITEST picks another Vitest; LAB_JOBS how many runners run at once (2).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -192,7 +192,7 @@ describe('a small simTest project per test runner, installed from the npm regist
   let runDir;
 
   before(async function () {
-    const ping = spawnSync('npm', ['ping', '--loglevel=error'], { encoding: 'utf8', timeout: 30_000 });
+    const ping = spawnSync('npm', ['ping', '--loglevel=error', '--fetch-retries=0', '--fetch-timeout=15000'], { encoding: 'utf8', timeout: 30_000 });
     if (ping.status !== 0) {
       const why = (ping.error?.message ?? `${ping.stdout}${ping.stderr}`).trim().split('\n').slice(-1)[0];
       console.log(`\n  SKIPPED: the npm registry is unreachable (npm ping: ${why || `exit ${ping.status}`}): the mocha, node:test, Jest and Vitest projects did not run\n`);

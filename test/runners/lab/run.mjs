@@ -12,7 +12,7 @@
 //   node test/runners/lab/run.mjs --work DIR [--tgz FILE] [--jobs N] [--runners mocha,jest-cjs,...]
 //
 // One npm install in DIR serves every project (each links DIR/node_modules) and, kept between
-// runs (.ci/run keeps it for its three Node versions), every Node version: the runners are
+// runs (LAB_DIR), every Node version: the runners are
 // plain JavaScript, and their native parts (rolldown's) are per platform, not per Node ABI.
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
