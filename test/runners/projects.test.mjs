@@ -185,7 +185,8 @@ describe('a small simTest project per test runner, installed from the npm regist
   before(async function () {
     const ping = spawnSync('npm', ['ping', '--loglevel=error', '--fetch-retries=0', '--fetch-timeout=15000'], { encoding: 'utf8', timeout: 30_000 });
     if (ping.status !== 0) {
-      const why = (ping.error?.message ?? `${ping.stdout}${ping.stderr}`).trim().split('\n').slice(-1)[0];
+      const lines = (ping.error?.message ?? `${ping.stdout}${ping.stderr}`).split('\n').map((line) => line.replace(/^npm error /, '').trim());
+      const why = lines.find((line) => line.startsWith('FetchError')) ?? lines.find(Boolean);
       console.log(`\n  SKIPPED: the npm registry is unreachable (npm ping: ${why || `exit ${ping.status}`}): the mocha, node:test, Jest and Vitest projects did not run\n`);
       this.skip();
     }
