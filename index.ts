@@ -5,7 +5,7 @@
 import './shims/install.js';
 
 export { Sim, type SimResult, type HostOptions } from './runtime/sim.js';
-export { type DiskMode, type SimOptions, DEFAULTS, machineSettings } from './runtime/options.js';
+export { type DiskMode, type SimOptions, type RunOptions, DEFAULTS, machineSettings } from './runtime/options.js';
 export type { CrashPolicy } from './runtime/hosts/lifecycle.js';
 export type { ModuleHostSpec } from './runtime/interposer.js';
 export type { NetworkOptions, FaultOptions } from './runtime/network/network.js';
@@ -50,3 +50,12 @@ export {
   type ForEachSeedOptions,
   type DefineTest,
 } from './runtime/testing/seeds.js';
+export {
+  defineSimTest,
+  type SimTest,
+  type SimTestArgs,
+  type SimTestBody,
+  type SimTestOptions,
+  type SimTestRunner,
+  type SimTestRunnerTest,
+} from './runtime/testing/sim-test.js';

@@ -33,10 +33,22 @@ function sourcemapPathTransform(relativeSourcePath, sourcemapPath) {
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
+/**
+ * The test-runner integrations (dst-runtime/vitest, ...): each is one small file that imports its
+ * runner's test functions and the package's main entry as externals, never the runtime's code
+ * itself, so under Jest (which evaluates node_modules in each test file's vm context) it is
+ * evaluated there, gets Jest's own `test`, and reaches the one runtime through dist/index.cjs.
+ * Vitest cannot be required: its integration is an ES module only.
+ */
+const INTEGRATIONS = { vitest: ['es'], jest: ['cjs'], 'node-test': ['cjs'], mocha: ['cjs'] };
+/** What the integrations import and must not bundle. */
+const RUNNER_PACKAGES = new Set(['dst-runtime', 'vitest', '@jest/globals', 'mocha']);
+
 /** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES. */
 const entries = Object.keys(pkg.exports)
   .filter((key) => key !== './package.json')
-  .map((key) => (key === '.' ? 'index' : key.slice(2)));
+  .map((key) => (key === '.' ? 'index' : key.slice(2)))
+  .filter((name) => !(name in INTEGRATIONS));
 
 /** Entries whose source lives with their implementation instead of at the top level. */
 const SOURCES = { check: 'runtime/check/index.ts' };
@@ -51,8 +63,8 @@ const ESM_WRAPPER_TARGET = { runtime: 'index' };
 const INTERNAL_ENTRIES = new Set(['realm']);
 const external = (id) => id.startsWith('node:') || Object.keys(pkg.dependencies ?? {}).some((d) => id === d || id.startsWith(`${d}/`));
 
-/** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports. */
-function esmWrappers() {
+/** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports (and, for the main build, dist/index.cjs). */
+function esmWrappers({ main = true } = {}) {
   return {
     name: 'esm-wrappers',
     generateBundle(_options, bundle) {
@@ -69,7 +81,7 @@ function esmWrappers() {
         ];
         this.emitFile({ type: 'asset', fileName: `${target}.mjs`, source: lines.join('\n') });
       }
-      this.emitFile({ type: 'asset', fileName: 'index.cjs', source: readFileSync(new URL('./entry.cjs', import.meta.url), 'utf8') });
+      if (main) this.emitFile({ type: 'asset', fileName: 'index.cjs', source: readFileSync(new URL('./entry.cjs', import.meta.url), 'utf8') });
     },
   };
 }
@@ -101,12 +113,42 @@ export default [
     output: { file: 'dist/loader-hooks.mjs', format: 'es', sourcemap: true, sourcemapPathTransform },
     plugins: [typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true })],
   },
+  // The test-runner integrations: dist/<name>.cjs with an ESM wrapper, or dist/<name>.mjs alone.
+  ...['cjs', 'es'].map((format) => {
+    const names = Object.keys(INTEGRATIONS).filter((name) => INTEGRATIONS[name].includes(format));
+    return {
+      input: Object.fromEntries(names.map((name) => [name, `integrations/${name}.ts`])),
+      external: (id) => external(id) || RUNNER_PACKAGES.has(id),
+      output: {
+        dir: 'dist',
+        format,
+        entryFileNames: format === 'cjs' ? '[name].cjs' : '[name].mjs',
+        // The main entry as the package ships it: dist/index.cjs finds the runtime's one instance.
+        paths: { 'dst-runtime': format === 'cjs' ? './index.cjs' : './index.mjs' },
+        sourcemap: true,
+        sourcemapPathTransform,
+        exports: 'named',
+        generatedCode: 'es2015',
+      },
+      plugins: [
+        typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true }),
+        ...(format === 'cjs' ? [esmWrappers({ main: false })] : []),
+      ],
+    };
+  }),
   // Declarations are bundled per entry, without shared chunks: each dist/<entry>.d.ts is whole,
   // so one entry's declarations (and docs/api.md, generated from dist/index.d.ts) do not move
   // into a chunk when another entry starts sharing a module such as runtime/errors.ts.
   ...entries.map((name) => ({
     input: { [name]: input[name] },
     external,
+    output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts' },
+    plugins: [dts({ tsconfig: './tsconfig.json', compilerOptions: { declaration: true } })],
+  })),
+  // An integration's declarations import dst-runtime's and its runner's from those packages.
+  ...Object.keys(INTEGRATIONS).map((name) => ({
+    input: { [name]: `integrations/${name}.ts` },
+    external: (id) => external(id) || RUNNER_PACKAGES.has(id),
     output: { dir: 'dist', format: 'es', entryFileNames: '[name].d.ts' },
     plugins: [dts({ tsconfig: './tsconfig.json', compilerOptions: { declaration: true } })],
   })),

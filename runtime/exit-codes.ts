@@ -29,6 +29,11 @@ export const ExitCode = {
    * exits with the program's own code instead (for programs meant to end that way).
    */
   idle: 75,
+  /**
+   * The run was stopped from outside before it ended: its AbortSignal, sim.abort(), or
+   * wallClockLimitMs (real time). Says nothing about the program: it did not get to finish.
+   */
+  aborted: 76,
 } as const;
 
 export type ExitCodeName = keyof typeof ExitCode;
@@ -49,6 +54,7 @@ export const FAILURE_EXIT_CODES: Readonly<Record<FailureKind, number>> = Object.
   idle: ExitCode.idle,
   crash: ExitCode.hostCrash,
   'unhandled-rejection': ExitCode.hostCrash,
+  aborted: ExitCode.aborted,
 });
 
 /**

@@ -1,6 +1,10 @@
 import { formatTimeNs } from './clock/units.js';
 
-export type FailureKind = 'crash' | 'unhandled-rejection' | 'limit' | 'idle' | 'safety' | 'liveness' | 'nondeterminism' | 'escape';
+/**
+ * How a run failed. 'aborted': stopped from outside before it ended (its AbortSignal,
+ * sim.abort(), wallClockLimitMs), so it says nothing about the system under test.
+ */
+export type FailureKind = 'crash' | 'unhandled-rejection' | 'limit' | 'idle' | 'safety' | 'liveness' | 'nondeterminism' | 'escape' | 'aborted';
 
 /** Everything needed to understand and replay a failed run. */
 export interface FailureReport {
@@ -46,13 +50,18 @@ export function formatFailure(report: FailureReport, options: { withError?: bool
   return lines.join('\n');
 }
 
-/** Thrown by Sim.run() when the simulated system failed. Carries the full report. */
+/**
+ * Thrown by Sim.run() when the simulated system failed. Carries the full report. A run stopped
+ * from outside (report.kind 'aborted') is named 'AbortError', as code that tells a cancelled
+ * operation from a failed one checks `error.name === 'AbortError'`; its `cause` is the abort
+ * reason.
+ */
 export class SimulationError extends Error {
   readonly code = 'DST_SIMULATION_FAILED';
   readonly report: FailureReport;
   constructor(report: FailureReport) {
     super(formatFailure(report));
-    this.name = 'SimulationError';
+    this.name = report.kind === 'aborted' ? 'AbortError' : 'SimulationError';
     this.report = report;
     if (report.error !== undefined) (this as { cause?: unknown }).cause = report.error;
   }

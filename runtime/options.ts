@@ -43,6 +43,27 @@ export interface SimOptions {
    * grouped by where they were created (SimResult.pending). Default: DST_PENDING=1.
    */
   pending?: boolean;
+  /**
+   * Stops the run when this signal aborts: run() rejects with a SimulationError named
+   * 'AbortError' (report.kind 'aborted') and every global is put back. A test runner's signal
+   * (node:test's `t.signal`, Vitest's `context.signal`) ends the simulation of a test that timed
+   * out. The run's own `run({ signal })` may add another.
+   */
+  signal?: AbortSignal;
+  /**
+   * Stops the run after this many milliseconds of REAL time, as `signal` would: a guard for a
+   * simulation that never ends (a test runner's timeout leaves it running). Measured with the
+   * real clock; it does not change the run in any way before it trips.
+   */
+  wallClockLimitMs?: number;
+}
+
+/** What `sim.run(options)` accepts: ways to stop this run from outside (see SimOptions). */
+export interface RunOptions {
+  /** Stops the run when it aborts (in addition to SimOptions.signal). */
+  signal?: AbortSignal;
+  /** Stops the run after this many ms of real time (overrides SimOptions.wallClockLimitMs). */
+  wallClockLimitMs?: number;
 }
 
 /** How hosts' file system calls are served: see SimOptions.disk. */
@@ -54,7 +75,8 @@ export function isDiskMode(value: unknown): value is DiskMode {
   return (DISK_MODES as readonly unknown[]).includes(value);
 }
 
-const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict', 'disk', 'pending'];
+const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict', 'disk', 'pending', 'signal', 'wallClockLimitMs'];
+const RUN_KNOWN = ['signal', 'wallClockLimitMs'];
 
 export interface ResolvedOptions {
   seed: bigint;
@@ -68,6 +90,39 @@ export interface ResolvedOptions {
   strict: boolean;
   disk: DiskMode;
   pending: boolean;
+  signal: AbortSignal | undefined;
+  wallClockLimitMs: number | undefined;
+}
+
+/**
+ * Whether `value` is an AbortSignal. Duck-typed: a test runner's signal may come from another
+ * realm (Jest's vm context) or from a polyfill, and only these members are used.
+ */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  const v = value as AbortSignal | null;
+  return v !== null && typeof v === 'object' && typeof v.aborted === 'boolean' && typeof v.addEventListener === 'function' && typeof v.removeEventListener === 'function';
+}
+
+/** Validates the ways to stop a run from outside, shared by `new Sim(options)` and `run(options)`. */
+function stopOptions(options: { signal?: unknown; wallClockLimitMs?: unknown }, where: string): { signal: AbortSignal | undefined; wallClockLimitMs: number | undefined } {
+  const { signal, wallClockLimitMs } = options;
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    throw new UsageError(`${where}: signal must be an AbortSignal (e.g. AbortSignal.timeout(ms), node:test's t.signal), got ${String(signal)}`);
+  }
+  if (wallClockLimitMs !== undefined && !(typeof wallClockLimitMs === 'number' && Number.isFinite(wallClockLimitMs) && wallClockLimitMs > 0 && wallClockLimitMs <= 2 ** 31 - 1)) {
+    throw new UsageError(`${where}: wallClockLimitMs must be a positive number of milliseconds of real time (at most 2^31-1), got ${String(wallClockLimitMs)}`);
+  }
+  return { signal, wallClockLimitMs };
+}
+
+/** Validates the options of `sim.run(options)`. */
+export function resolveRunOptions(options: RunOptions): { signal: AbortSignal | undefined; wallClockLimitMs: number | undefined } {
+  const where = 'Failed to run simulation';
+  if (options === null || typeof options !== 'object') throw new UsageError(`${where}: options must be an object { signal?, wallClockLimitMs? }, got ${String(options)}`);
+  for (const key of Object.keys(options)) {
+    if (!RUN_KNOWN.includes(key)) throw new UsageError(`${where}: unknown option "${key}" (known: ${RUN_KNOWN.join(', ')}; the others go to new Sim(options))`);
+  }
+  return stopOptions(options, where);
 }
 
 function positiveInteger(value: unknown, name: string): number {
@@ -163,7 +218,8 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
     throw new UsageError(`Failed to configure simulation: pending must be true or false, got ${String(options.pending)}`);
   }
   const pending = options.pending ?? envPending(env);
-  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk, pending };
+  const { signal, wallClockLimitMs } = stopOptions(options, 'Failed to configure simulation');
+  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk, pending, signal, wallClockLimitMs };
 }
 
 /** DST_PENDING: '1' reports the promises host code left pending (SimOptions.pending); '0' or unset does not. */

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { NS_PER_MS } from './clock/units.js';
 import { UsageError } from './errors.js';
-import { SimulationError } from './failure.js';
+import { runtimeError, SimulationError } from './failure.js';
 import { getHostProcessHooks } from './hosts/process-hooks.js';
 import { getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
-import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
+import { replayEnvironment, resolveOptions, resolveRunOptions, shellQuote, type ResolvedOptions, type RunOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
 import { rerunCommand, withoutRerunCommand } from './testing/rerun.js';
+import { runnerTestSignal } from './testing/runner-test.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig, Rule } from './network/rules.js';
 import { ipv4Of, ipv6Of } from './network/addresses.js';
@@ -79,6 +80,50 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   const assignments = [...machine, `DST_SEED=${seedText}`, ...settings];
   return rerunCommand(assignments) ?? withoutRerunCommand(assignments, `or pin the seed: new Sim({ seed: ${seedText} })`);
+}
+
+/**
+ * Replay commands set by the runtime's test-runner helpers (simTest, forEachSeed): the command
+ * that reruns the test for this seed, instead of "new Sim({ seed }) (the seed is pinned)".
+ */
+const replays = new WeakMap<Sim, string>();
+
+/** Makes `replay` the replay command `sim`'s failures print; internal (runtime/testing). */
+export function setReplay(sim: Sim, replay: string): void {
+  replays.set(sim, replay);
+}
+
+/** Whether `sim` has hosts and has not run: simTest runs it once the test's body has set it up (internal). */
+export function readyToRun(sim: Sim): boolean {
+  return sim['state'] === 'new' && sim['pending'].length > 0;
+}
+
+/** The simulation running in this process, if any (one at a time: the shims are process-wide). */
+let runningSim: Sim | undefined;
+
+/** Why a run is being stopped from outside: what its report says. */
+interface AbortCause {
+  /** The abort reason, as the report's error and the SimulationError's cause. */
+  error: unknown;
+  /** One line for the report's summary. */
+  summary: string;
+}
+
+/** A reason given to abort() or by a signal, as one line. */
+function reasonText(reason: unknown): string {
+  if (reason === undefined) return 'no reason given';
+  if (reason !== null && typeof reason === 'object' && typeof (reason as Error).message === 'string') {
+    const { name, message } = reason as Error;
+    return `${typeof name === 'string' && name !== '' ? `${name}: ` : ''}${message.split('\n')[0]}`;
+  }
+  return String(reason);
+}
+
+/** What aborting with `reason` reports (`how`: 'by its signal', ...): the reason itself when it is an error, else an error saying it. */
+function abortCause(how: string, reason: unknown): AbortCause {
+  const summary = `run aborted ${how}: ${reasonText(reason)}`;
+  const isError = reason !== null && typeof reason === 'object' && typeof (reason as Error).message === 'string';
+  return { error: isError ? reason : runtimeError(summary), summary };
 }
 
 /** Values the runtime's own layers attach to a Sim before it runs (the scenario's context): World.attachments. */
@@ -180,6 +225,18 @@ export class Sim {
   private readonly pending: PendingHost[] = [];
   private state: 'new' | 'running' | 'done' = 'new';
   private world: World | undefined;
+  /** An abort() that came before run(): run() rejects with it at once. */
+  private abortBeforeRun: AbortCause | undefined;
+  /** Undoes what run() set up (shims, process listeners, abort listeners, the guard): see teardown(). */
+  private cleanup: (() => void) | undefined;
+
+  /**
+   * The simulation running in this process, if any: for a test runner's teardown hook to stop
+   * one its test left running (`afterEach(() => Sim.running()?.abort('the test ended'))`).
+   */
+  static running(): Sim | undefined {
+    return runningSim;
+  }
 
   constructor(options: SimOptions = {}) {
     this.resolved = resolveOptions(options, process.env, drawSeed);
@@ -483,9 +540,48 @@ export class Sim {
     return { state: host.state, incarnation: host.incarnation, paused: host.paused, exitCode: getHostProcessHooks()?.exitCode(host) };
   }
 
-  /** Runs the simulation to its end. Rejects with a SimulationError carrying seed and replay. */
-  async run(): Promise<SimResult> {
+  /**
+   * Stops the run from outside, now: run() rejects with a SimulationError named 'AbortError'
+   * (report.kind 'aborted', with seed, virtual time, event number and replay; `cause` is
+   * `reason`). Called outside host code (a test, a runner's hook, a signal's listener) it puts
+   * every global back and releases every native handle before it returns; called from host code,
+   * as soon as that code returns. Before run(): run() rejects at once. After the run: nothing.
+   */
+  abort(reason?: unknown): void {
+    this.abortWith(abortCause('by sim.abort()', reason));
+  }
+
+  private abortWith(cause: AbortCause): void {
+    if (this.state === 'new') {
+      this.abortBeforeRun ??= cause;
+      return;
+    }
+    const world = this.world;
+    if (this.state !== 'running' || world === undefined || world.result !== undefined) return;
+    world.aborted(cause.error, cause.summary);
+    // The run's continuation (run()'s finally) comes a microtask later; outside host code nothing
+    // of the simulation is on the stack, so restore now: the caller (a runner's afterEach, the
+    // runner's timeout through a signal) then goes on with the real globals. From host code the
+    // host's own synchronous code must finish first, as after any failure.
+    if (world.als.getStore()?.world !== world) this.cleanup?.();
+  }
+
+  /**
+   * Runs the simulation to its end. Rejects with a SimulationError carrying seed and replay.
+   * `options.signal` and `options.wallClockLimitMs` stop it from outside (see SimOptions).
+   */
+  async run(options: RunOptions = {}): Promise<SimResult> {
     if (this.state !== 'new') throw new UsageError(`Failed to run simulation (seed ${this.seed}): a Sim runs once; create a new one`);
+    const stop = resolveRunOptions(options);
+    const signals: Array<{ signal: AbortSignal; how: string }> = [];
+    for (const signal of [this.resolved.signal, stop.signal]) {
+      if (signal !== undefined && !signals.some((s) => s.signal === signal)) signals.push({ signal, how: 'by its signal' });
+    }
+    // Inside a Vitest or Jest test: the test's end (its timeout) stops the run too, also when the
+    // test passed no signal, so the next test does not find this one's simulation still installed.
+    const runner = runnerTestSignal();
+    if (runner !== undefined && !signals.some((s) => s.signal === runner.signal)) signals.push({ signal: runner.signal, how: `as ${runner.runner} ended the test` });
+    const wallClockLimitMs = stop.wallClockLimitMs ?? this.resolved.wallClockLimitMs;
     this.state = 'running';
     const world = (this.world = new World({
       seed: this.resolved.seed,
@@ -496,15 +592,58 @@ export class Sim {
       durationNs: this.resolved.durationNs,
       traceFile: this.resolved.traceFile,
       network: this.resolved.network,
-      replay: replayCommand(this.resolved, this.seed),
+      replay: replays.get(this) ?? replayCommand(this.resolved, this.seed),
       strict: this.resolved.strict,
       disk: this.resolved.disk,
       pending: this.resolved.pending,
     }));
+    const abortedSignal = signals.find((s) => s.signal.aborted);
+    const early = this.abortBeforeRun ?? (abortedSignal === undefined ? undefined : abortCause(`${abortedSignal.how} before it started`, abortedSignal.signal.reason));
+    if (early !== undefined) {
+      // Nothing installed yet: report at virtual time 0, event 0.
+      world.dispose();
+      this.state = 'done';
+      throw new SimulationError(world.report('aborted', undefined, early.error, early.summary));
+    }
     for (const [key, value] of attachments.get(this) ?? []) world.attachments.set(key, value);
     const interposer = getInterposer();
     interposer.install(world);
     const processErrors = takeOverProcessErrors(world);
+    runningSim = this;
+    const listeners = signals.map(({ signal, how }) => {
+      const onAbort = (): void => this.abortWith(abortCause(how, signal.reason));
+      signal.addEventListener('abort', onAbort);
+      return () => signal.removeEventListener('abort', onAbort);
+    });
+    // The guard is a real timer (the one captured before any shim): it fires between two of the
+    // driver's batches (each batch is one turn of Node's loop, whose timers phase comes next)
+    // however busy the hosts keep the simulation, and also while the run waits for real work,
+    // when no batch runs. Unref'd: it never keeps the process alive by itself.
+    const guard =
+      wallClockLimitMs === undefined
+        ? undefined
+        : originals.setTimeout(() => {
+            const limit = `${wallClockLimitMs.toLocaleString('en-US')} ms`;
+            this.abortWith({
+              summary: `run aborted: still running after ${limit} of real time (wallClockLimitMs)`,
+              error: runtimeError(
+                `run aborted: still running after ${limit} of real time (wallClockLimitMs). A host may keep it busy for ever ` +
+                  `(an interval nobody clears, a retry loop), or it needs more time: give it a virtual-time budget ` +
+                  `(durationMs), or raise wallClockLimitMs`,
+              ),
+            });
+          }, wallClockLimitMs);
+    guard?.unref();
+    this.cleanup = () => {
+      this.cleanup = undefined;
+      if (guard !== undefined) originals.clearTimeout(guard);
+      for (const remove of listeners) remove();
+      interposer.uninstall(world);
+      processErrors.restore();
+      world.dispose();
+      if (runningSim === this) runningSim = undefined;
+      this.state = 'done';
+    };
     try {
       for (const p of this.pending) {
         const host = world.hosts.add(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
@@ -522,10 +661,7 @@ export class Sim {
         ...(world.pendingPromises === undefined ? {} : { pending: world.pendingPromises() }),
       };
     } finally {
-      interposer.uninstall(world);
-      processErrors.restore();
-      world.dispose();
-      this.state = 'done';
+      this.cleanup?.();
     }
   }
 }

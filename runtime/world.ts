@@ -664,6 +664,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   /** Begins driving events. Resolves when the run ends (library mode). */
   start(): Promise<WorldOutcome> {
+    // Stopped before it started (aborted while the hosts were added): nothing to drive.
+    if (this.outcome !== undefined) return Promise.resolve(this.outcome);
     const done = new Promise<WorldOutcome>((resolve) => this.doneWaiters.push(resolve));
     this.driver.kick();
     return done;
@@ -956,6 +958,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** Strict mode: real asynchronous work made by host code escaped the simulation; the run fails. */
   escaped(host: Host | undefined, error: unknown, summary: string): void {
     this.fail('escape', host, error, summary);
+  }
+
+  /**
+   * The run is stopped from outside (library mode: Sim.abort). No host is named: whatever ran
+   * last did not fail, the run was cut short.
+   */
+  aborted(error: unknown, summary: string): void {
+    this.fail('aborted', undefined, error, summary);
   }
 
   /** The run fails with this report (the first failure wins). */

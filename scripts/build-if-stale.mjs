@@ -15,21 +15,26 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 /**
- * What rollup.config.mjs reads: runtime/ and shims/, the entries at the top level (every .ts and
- * .cjs file there: index.ts, register.ts, realm.ts, entry.cjs), and the build's settings.
+ * What rollup.config.mjs reads: runtime/, shims/ and integrations/ (the test runners' entries),
+ * the entries at the top level (every .ts and .cjs file there: index.ts, register.ts, realm.ts,
+ * entry.cjs), and the build's settings.
  */
 function inputs(root) {
   const entries = readdirSync(root).filter((file) => /\.(ts|cjs)$/.test(file));
-  return ['runtime', 'shims', ...entries, 'rollup.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
+  return ['runtime', 'shims', 'integrations', ...entries, 'rollup.config.mjs', 'tsconfig.json', 'package.json', 'package-lock.json'];
 }
 
-/** What the build must have written: per entry of package.json "exports", its .cjs, .mjs and .d.ts; the loader hooks. */
+/**
+ * What the build must have written: every file package.json "exports" names (an entry's .cjs,
+ * .mjs and .d.ts; dst-runtime/vitest has no .cjs), and the loader hooks.
+ */
 function outputs(root) {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-  const entries = Object.keys(pkg.exports)
-    .filter((key) => key !== './package.json')
-    .map((key) => (key === '.' ? 'index' : key.slice(2)));
-  return [...entries.flatMap((name) => [`${name}.cjs`, `${name}.mjs`, `${name}.d.ts`]), 'loader-hooks.mjs'].map((file) => path.join(root, 'dist', file));
+  const files = Object.entries(pkg.exports)
+    .filter(([key]) => key !== './package.json')
+    .flatMap(([, conditions]) => Object.values(conditions))
+    .filter((file) => typeof file === 'string' && file.startsWith('./dist/'));
+  return [...new Set([...files.map((file) => file.slice('./dist/'.length)), 'loader-hooks.mjs'])].map((file) => path.join(root, 'dist', file));
 }
 
 /** The newest modification time among `file` and, for a directory, everything under it. */

@@ -4,7 +4,7 @@ import { DEFAULT_LATENCY, type NetworkOptions, validateNetworkOptions } from '..
 import { type DiskMode, isDiskMode } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { RandomStream } from '../random/stream.js';
-import { attachToRun, Sim } from '../sim.js';
+import { attachToRun, setReplay, Sim } from '../sim.js';
 import { activeWorld, type World } from '../world.js';
 import { always, coverageOf, type CoverageEntry } from './assertions.js';
 
@@ -162,6 +162,14 @@ export interface RunScenarioOptions {
   swarm?: boolean;
   /** Write every event of the run as a JSON line to this file (as DST_TRACE does). */
   trace?: string;
+  /**
+   * Stops the run when it aborts (a test runner's signal): runScenario then rejects with the
+   * run's SimulationError named 'AbortError' instead of returning a result, since an unfinished
+   * run says nothing about the seed. See SimOptions.signal.
+   */
+  signal?: AbortSignal;
+  /** Stops the run after this many ms of real time, as `signal` would (SimOptions.wallClockLimitMs). */
+  wallClockLimitMs?: number;
 }
 
 /**
@@ -445,7 +453,10 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
     ...(options.trace === undefined ? {} : { trace: options.trace }),
     ...(scenario.disk === undefined ? {} : { disk: scenario.disk }),
     ...(scenario.network === undefined ? {} : { network: scenario.network }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.wallClockLimitMs === undefined ? {} : { wallClockLimitMs: options.wallClockLimitMs }),
   });
+  if (options.replay !== undefined) setReplay(sim, options.replay);
   const ctx: ScenarioContext = { sim, state: {}, phase: 'faults', targets: [], clients: [] };
   attachToRun(sim, kScenarioContext, ctx);
   const names: string[] = [];
@@ -472,7 +483,7 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
     const pending = result.pending === undefined ? {} : { pending: result.pending };
     return { seed: seedText, fingerprint: result.fingerprint, ok: true, elapsedNs: result.elapsedNs, events: result.events, coverage: coverageOf(world), ...extra, ...pending };
   } catch (error) {
-    if (!(error instanceof SimulationError)) throw error;
+    if (!(error instanceof SimulationError) || error.report.kind === 'aborted') throw error;
     const report = error.report;
     const kind = report.kind === 'safety' || report.kind === 'liveness' || report.kind === 'limit' ? report.kind : 'crash';
     const cause = report.error instanceof Error ? `${report.error.name}: ${report.error.message}` : report.summary;

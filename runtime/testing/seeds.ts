@@ -12,6 +12,7 @@ import { replayEnvironment, shellQuote } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { testRealmGlobal } from '../realms.js';
 import { rerunCommand, withoutRerunCommand } from './rerun.js';
+import { runnerTestOfCall, TestStop } from './runner-test.js';
 import { formatFaultMix, runScenario, type Scenario, type ScenarioResult } from '../scenario/scenario.js';
 
 export interface SeedListOptions {
@@ -30,6 +31,14 @@ export interface ForEachSeedOptions extends SeedListOptions {
   swarm?: boolean;
   /** Builds the replay command of a seed; overrides `file`. */
   replay?: (seed: string) => string;
+  /**
+   * Stops the running seed's simulation when it aborts (node:test: `t.signal`), and the seeds
+   * after it: the call rejects with the run's SimulationError named 'AbortError'. Inside a Vitest
+   * or Jest test the test's own end stops it without this (see SimOptions.signal).
+   */
+  signal?: AbortSignal;
+  /** Stops each seed's run after this many ms of real time, as `signal` would (SimOptions.wallClockLimitMs). */
+  wallClockLimitMs?: number;
 }
 
 /** A scenario failed on one or more seeds: the message names the first one, its failure and replay. */
@@ -93,7 +102,7 @@ export function seedList(options: SeedListOptions = {}): string[] {
  * The command that reruns one seed: `dst run <file> --seed S`, else this test's command with
  * DST_SEEDS=S (rerun.ts: Jest's and Vitest's too), else what to pass to get one.
  */
-function replayOf(seed: string, options: ForEachSeedOptions): string {
+export function replayOf(seed: string, options: Pick<ForEachSeedOptions, 'file' | 'swarm' | 'replay'>): string {
   if (options.replay !== undefined) return options.replay(seed);
   const settings = Object.keys(process.env)
     .filter((k) => k.startsWith('DST_') && !['DST_SEED', 'DST_SEEDS', 'DST_SWEEP', 'DST_TRACE'].includes(k) && process.env[k] !== '')
@@ -114,7 +123,8 @@ export async function forEachSeed(scenario: Scenario, options: ForEachSeedOption
   const seeds = seedList(options);
   const results: ScenarioResult[] = [];
   for (const seed of seeds) {
-    results.push(await runScenario(scenario, seed, { replay: replayOf(seed, options), swarm: options.swarm === true }));
+    // An aborted seed rejects (runScenario rethrows it): the seeds after it do not start.
+    results.push(await runScenario(scenario, seed, { replay: replayOf(seed, options), swarm: options.swarm === true, ...stopOptionsOf(options) }));
   }
   const failing = results.filter((r) => !r.ok);
   if (failing.length > 0) throw new ScenarioSeedFailure(scenario.name, failing, results.length, replayOf(failing[0]!.seed, options));
@@ -137,10 +147,27 @@ export function scenarioSeeds(scenario: Scenario, options: ForEachSeedOptions & 
   }
   const seeds = seedList(options);
   for (const seed of seeds) {
-    define(`${scenario.name} seed ${seed}`, async () => {
-      const result = await runScenario(scenario, seed, { replay: replayOf(seed, options), swarm: options.swarm === true });
-      if (!result.ok) throw new ScenarioSeedFailure(scenario.name, [result], 1, replayOf(seed, options));
+    // A function (not an arrow) of no declared parameters: mocha calls it on its Context (this.timeout()),
+    // node:test and Vitest pass their test context, and mocha and Jest would take a declared
+    // parameter for a done callback.
+    define(`${scenario.name} seed ${seed}`, async function (this: unknown, ...args: unknown[]) {
+      // The runner's signal and timeout stop the seed's simulation when the test ends first.
+      const stop = new TestStop(runnerTestOfCall(this, args), [options.signal]);
+      try {
+        const replay = replayOf(seed, options);
+        const result = await runScenario(scenario, seed, { replay, swarm: options.swarm === true, ...stopOptionsOf(options), signal: stop.signal });
+        if (!result.ok) throw new ScenarioSeedFailure(scenario.name, [result], 1, replay);
+      } finally {
+        stop.dispose();
+      }
     });
   }
   return seeds;
+}
+
+function stopOptionsOf(options: ForEachSeedOptions): { signal?: AbortSignal; wallClockLimitMs?: number } {
+  return {
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.wallClockLimitMs === undefined ? {} : { wallClockLimitMs: options.wallClockLimitMs }),
+  };
 }

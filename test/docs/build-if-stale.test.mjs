@@ -6,7 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { staleness } from '../../scripts/build-if-stale.mjs';
 
-const OUTPUTS = ['index.cjs', 'index.mjs', 'index.d.ts', 'register.cjs', 'register.mjs', 'register.d.ts', 'loader-hooks.mjs'];
+const OUTPUTS = ['index.cjs', 'index.mjs', 'index.d.ts', 'register.cjs', 'register.mjs', 'register.d.ts', 'vitest.mjs', 'vitest.d.ts', 'loader-hooks.mjs'];
+const entry = (name) => ({ types: `./dist/${name}.d.ts`, import: `./dist/${name}.mjs`, require: `./dist/${name}.cjs` });
+const EXPORTS = {
+  '.': { ...entry('index') },
+  './register': entry('register'),
+  './vitest': { types: './dist/vitest.d.ts', import: './dist/vitest.mjs' }, // an ES module only
+  './package.json': './package.json',
+};
 
 describe('scripts/build-if-stale.mjs (what npm run demo builds)', () => {
   let root;
@@ -20,18 +27,21 @@ describe('scripts/build-if-stale.mjs (what npm run demo builds)', () => {
   beforeEach(() => {
     root = mkdtempSync(path.join(os.tmpdir(), 'dst-build-if-stale-'));
     write('package.json', 1000);
-    writeFileSync(path.join(root, 'package.json'), JSON.stringify({ exports: { '.': {}, './register': {}, './package.json': './package.json' } }));
+    writeFileSync(path.join(root, 'package.json'), JSON.stringify({ exports: EXPORTS }));
     at('package.json', 1000);
-    for (const file of ['index.ts', 'register.ts', 'rollup.config.mjs', 'tsconfig.json', 'runtime/world.ts', 'shims/install.ts']) write(file, 1000);
+    for (const file of ['index.ts', 'register.ts', 'rollup.config.mjs', 'tsconfig.json', 'runtime/world.ts', 'shims/install.ts', 'integrations/vitest.ts']) write(file, 1000);
     at('runtime', 1000);
     at('shims', 1000);
+    at('integrations', 1000);
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('builds a fresh clone (no dist/), and a dist/ missing one of its files', () => {
-    assert.match(staleness(root), /dist\/index\.cjs is missing/);
+    assert.match(staleness(root), /dist\/index\.d\.ts is missing/);
     for (const file of OUTPUTS.slice(1)) write(`dist/${file}`, 2000);
     assert.match(staleness(root), /dist\/index\.cjs is missing/);
+    write('dist/index.cjs', 2000);
+    assert.equal(staleness(root), undefined, 'no dist/vitest.cjs is needed: its export has no require');
   });
 
   it('skips the build when every output is newer than every input', () => {
@@ -53,6 +63,9 @@ describe('scripts/build-if-stale.mjs (what npm run demo builds)', () => {
     at('tsconfig.json', 1000);
     write('entry.cjs', 1700);
     assert.match(staleness(root), /entry\.cjs changed/);
+    at('entry.cjs', 1000);
+    at('integrations/vitest.ts', 1900);
+    assert.match(staleness(root), /integrations changed/);
   });
 
   it('counts every file of dist/, chunks included, as what the build wrote', () => {

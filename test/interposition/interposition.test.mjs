@@ -418,18 +418,34 @@ describe('uninstall restores globals and builtins exactly', function () {
       (sim) => sim.host('h', () => { const tick = () => setImmediate(tick); tick(); }),
       'limit',
     ],
+    [
+      'a run aborted by its signal while a host keeps it busy and holds sockets (a test runner\'s timeout)',
+      (sim) => {
+        sim.host('srv', () => require('net').createServer(() => {}).listen(80));
+        sim.host('h', () => { require('net').connect(80, 'srv'); exerciseEverything(); const tick = () => setImmediate(tick); tick(); });
+      },
+      'aborted',
+      { eventsMax: 1e9 },
+      () => ({ signal: AbortSignal.timeout(100) }),
+    ],
+    [
+      'a run stopped by its wall-clock guard',
+      (sim) => sim.host('h', () => { setInterval(() => {}, 1); const tick = () => setImmediate(tick); tick(); }),
+      'aborted',
+      { eventsMax: 1e9, wallClockLimitMs: 100 },
+    ],
   ];
 
-  for (const [title, build, failureKind] of RUNS) {
+  for (const [title, build, failureKind, options = {}, runOptions = () => ({})] of RUNS) {
     it(`after ${title}`, async function () {
       // Arrange
       const before = snapshot();
-      const sim = new Sim({ seed: '0x2', eventsMax: 10_000 });
+      const sim = new Sim({ seed: '0x2', eventsMax: 10_000, ...options });
       build(sim);
       // Act
       let error;
       try {
-        await sim.run();
+        await sim.run(runOptions());
       } catch (e) {
         error = e;
       }
@@ -439,7 +455,7 @@ describe('uninstall restores globals and builtins exactly', function () {
         assert.equal(error, undefined, `the run failed: ${error?.message}`);
       } else {
         assert.ok(error, 'the run did not fail');
-        assert.equal(error.name, 'SimulationError', error.stack);
+        assert.equal(error.name, failureKind === 'aborted' ? 'AbortError' : 'SimulationError', error.stack);
         assert.equal(error.report.kind, failureKind);
       }
       assert.deepStrictEqual(after, before);

@@ -141,7 +141,11 @@ function makeScenario(dst, { bug = false } = {}) {
 
 const SEEDS = [1, 2, 3, 4, 5];
 
-module.exports = function lab(dst, { dir }) {
+module.exports = lab;
+// For sim-test-lab.cjs: the same scenario and helpers.
+Object.assign(lab, { record, ask, makeScenario });
+
+function lab(dst, { dir }) {
   return {
     subsystems: require('./subsystems.cjs')(dst, record),
     async probe(seed = 7) {
@@ -194,4 +198,4 @@ module.exports = function lab(dst, { dir }) {
       }
     },
   };
-};
+}

@@ -16,6 +16,7 @@ const EXPECTED = {
   nondeterminism: ExitCode.nondeterminism,
   escape: ExitCode.escape,
   idle: ExitCode.idle,
+  aborted: ExitCode.aborted,
 };
 
 describe('exit codes of failure kinds (shared by register mode and the dst CLI)', () => {
@@ -44,7 +45,7 @@ describe('exit codes of failure kinds (shared by register mode and the dst CLI)'
     const usage = spawnSync(process.execPath, [`${ROOT}cli/dst.mjs`], { encoding: 'utf8' });
     assert.equal(usage.status, ExitCode.usage);
     const listed = /exit codes: (.*)/.exec(usage.stderr)?.[1];
-    assert.equal(listed, 'ok 0, host crash 1, usage 64, limit 70, safety 71, liveness 72, nondeterminism 73, escape 74, idle 75');
+    assert.equal(listed, 'ok 0, host crash 1, usage 64, limit 70, safety 71, liveness 72, nondeterminism 73, escape 74, idle 75, aborted 76');
     const readme = /Exit codes: ([^#]*?)\n\n/.exec(readFileSync(`${ROOT}README.md`, 'utf8'))?.[1] ?? '';
     const guide = /Exit codes \(all commands\): ([^#]*?)\n\n/.exec(readFileSync(`${ROOT}docs/guide.md`, 'utf8'))?.[1] ?? '';
     for (const code of Object.values(ExitCode)) {

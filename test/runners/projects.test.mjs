@@ -1,0 +1,224 @@
+// A small project per test runner (issue 21): mocha, node:test, Jest and Vitest installed from
+// the npm registry next to dst-runtime as packed, each running the same simTest file
+// (fixtures/projects/body.cjs) through its integration (dst-runtime/mocha, /node-test, /jest,
+// /vitest). Every runner must give the same fingerprints, report the failing seed with a replay
+// line that reruns that seed alone, stop a never-idle seed before its timeout and leave the next
+// test a clean process. The install is kept in the system's temp directory (one per set of
+// runner versions) for the next run, the next Node version's included. Without the registry
+// that part is skipped with a message saying so, and mocha and node:test run the project from
+// this repository instead. test/runners/lab.sh checks much more (Jest ESM, every Vitest pool),
+// by hand.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('./fixtures/projects/', import.meta.url));
+const RUNNERS = ['mocha@11.8.0', 'jest@30.5.2', 'vite@8.3.8', 'vitest@4.1.12'];
+const WORK = path.join(os.tmpdir(), `dst-runtime-runner-projects-${createHash('sha256').update(RUNNERS.join(' ')).digest('hex').slice(0, 12)}`);
+const [major, minor] = process.versions.node.split('.').map(Number);
+// Vitest 4 (and vite 8) need Node 20.19 or later.
+const VITEST_RUNS = major > 20 || (major === 20 && minor >= 19);
+
+const PROJECTS = {
+  mocha: { file: 'sim.test.cjs', fixture: 'mocha.cjs', cmd: ['npx', 'mocha'], failed: /(\d+) failing/ },
+  'node-test': {
+    file: 'sim.test.mjs',
+    fixture: 'node-test.mjs',
+    cmd: ['node', '--test', '--test-reporter=spec'],
+    // A test that timed out counts as cancelled, not failed.
+    failed: (text) => Number(/ℹ fail (\d+)/.exec(text)?.[1] ?? 0) + Number(/ℹ cancelled (\d+)/.exec(text)?.[1] ?? 0),
+  },
+  jest: {
+    file: 'sim.test.js',
+    fixture: 'jest.js',
+    cmd: ['npx', 'jest', '--ci'],
+    failed: /Tests:\s+(\d+) failed/,
+    files: { 'jest.config.cjs': "module.exports = { testMatch: ['**/sim.test.js'] };\n" },
+  },
+  vitest: {
+    file: 'sim.test.mjs',
+    fixture: 'vitest.mjs',
+    cmd: ['npx', 'vitest', 'run'],
+    failed: /Tests\s+(\d+) failed/,
+    files: { 'vitest.config.mjs': "export default { test: { include: ['sim.test.mjs'] } };\n" },
+  },
+};
+
+/** Runs `command` (argv, or a shell line) in `cwd`; resolves with its exit code and output. */
+function run(cwd, command, env = {}, timeoutMs = 60_000) {
+  return new Promise((resolve) => {
+    const [file, ...args] = typeof command === 'string' ? ['sh', '-c', command] : command;
+    const child = spawn(file, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.stderr.on('data', (d) => (text += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, text });
+    });
+  });
+}
+
+function records(file, test) {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((r) => r.test === test)
+    .map((r) => r.value);
+}
+
+/** Packs this repository (built by npm test's pretest) and installs it and the runners in WORK, once per tarball. */
+async function install() {
+  fs.mkdirSync(WORK, { recursive: true });
+  const packed = await run(REPO, ['npm', 'pack', '--pack-destination', WORK, '--loglevel=error']);
+  assert.equal(packed.code, 0, `npm pack failed:\n${packed.text}`);
+  const tgz = path.join(WORK, packed.text.trim().split('\n').pop());
+  const local = path.join(WORK, 'dst-runtime.tgz');
+  fs.renameSync(tgz, local);
+  const want = { runners: RUNNERS, tgz: createHash('sha256').update(fs.readFileSync(local)).digest('hex') };
+  const stamp = path.join(WORK, 'installed.json');
+  const have = fs.existsSync(stamp) ? JSON.parse(fs.readFileSync(stamp, 'utf8')) : {};
+  if (have.tgz === want.tgz && JSON.stringify(have.runners) === JSON.stringify(want.runners)) return;
+  if (!fs.existsSync(path.join(WORK, 'package.json'))) fs.writeFileSync(path.join(WORK, 'package.json'), '{"name":"dst-runner-projects","private":true}\n');
+  const sameRunners = JSON.stringify(have.runners) === JSON.stringify(want.runners);
+  const packages = sameRunners ? ['./dst-runtime.tgz'] : ['./dst-runtime.tgz', ...RUNNERS];
+  const installed = await run(WORK, ['npm', 'i', '--no-audit', '--no-fund', '--loglevel=error', '-E', ...packages], {}, 300_000);
+  assert.equal(installed.code, 0, `npm install in ${WORK} failed:\n${installed.text}`);
+  fs.writeFileSync(stamp, JSON.stringify(want));
+}
+
+/** The project of one runner in a fresh directory of this run; node_modules is WORK's. */
+function project(runDir, name) {
+  const config = PROJECTS[name];
+  const dir = path.join(runDir, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.symlinkSync(path.join(WORK, 'node_modules'), path.join(dir, 'node_modules'));
+  fs.writeFileSync(path.join(dir, 'package.json'), `{"name":"project-${name}","private":true}\n`);
+  for (const file of ['body.cjs', 'server.mjs']) fs.copyFileSync(path.join(FIXTURES, file), path.join(dir, file));
+  fs.copyFileSync(path.join(FIXTURES, config.fixture), path.join(dir, config.file));
+  for (const [file, text] of Object.entries(config.files ?? {})) fs.writeFileSync(path.join(dir, file), text);
+  return dir;
+}
+
+/** Runs the project's `file` in `dir` with `cmd`, then the failing seed's replay line; the outputs and records. */
+async function exercise(name, dir, cmd, file, out) {
+  const config = PROJECTS[name];
+  const main = await run(dir, [...cmd, file], { PROJECT_OUT: path.join(out, `${name}.jsonl`) });
+  // The replay line of the failing seed, pasted into a shell in the project.
+  const line = /replay: (DST_SEEDS=0x2 [^\n]*)/.exec(main.text)?.[1];
+  const replayOut = path.join(out, `${name}.replay.jsonl`);
+  const replay = line === undefined ? undefined : await run(dir, line, { PROJECT_OUT: replayOut, PROJECT_KIND: 'replay' });
+  const log = path.join(out, `${name}.log`);
+  fs.writeFileSync(log, `${main.text}\n---- replay: ${line}\n${replay?.text ?? ''}`);
+  const failed = typeof config.failed === 'function' ? config.failed(main.text) : Number(config.failed.exec(main.text)?.[1] ?? 0);
+  return { main, out: path.join(out, `${name}.jsonl`), line, replay, replayOut, failed, log };
+}
+
+/** The checks of each runner's run, and across runners; `results` is filled by a before hook. */
+function checks(names, results) {
+  for (const name of names) {
+    it(`${name}: four tests fail (the planted bug, a never-idle seed of simTest and of scenarioSeeds, a plain Sim the runner timed out), seeds named; the rest pass`, function () {
+      if (!results.has(name)) this.skip();
+      const { main, out, failed, log } = results.get(name);
+      assert.notEqual(main.code, 0, `the run passed: ${log}`);
+      assert.equal(failed, 4, `${failed} tests failed, expected 4 (${log}):\n${main.text.slice(-3000)}`);
+      assert.match(main.text, /simTest "planted bug" failed on seed 0x2: Error: planted bug: the run took \d+ ns/);
+      assert.match(main.text, /TimeoutError: [^\n]*'s timeout of 1,000 ms for this test is 100 ms away: dst-runtime stopped the simulation first/);
+      assert.match(main.text, /seed {5}0x4\n[^\n]*\n\s*replay {3}DST_SEEDS=0x4 /);
+      assert.deepEqual(records(out, 'planted'), ['0x1', '0x2']);
+      assert.deepEqual(records(out, 'skipped ran'), []);
+      assert.equal(records(out, 'counter').length, 3);
+    });
+
+    it(`${name}: after each timed-out test the globals are Node's, no simulation runs, and a new one runs`, function () {
+      if (!results.has(name)) this.skip();
+      const clean = { realDate: true, running: false, next: 1e9 };
+      const labels = ['simTest', 'plain', 'scenarioSeeds'];
+      assert.deepEqual(records(results.get(name).out, 'clean'), labels.map((label) => ({ label, ...clean })));
+      // node:test does not tell a test its timeout, only aborts t.signal at it: its own message reports it.
+      if (name !== 'node-test') assert.match(results.get(name).main.text, /seed {5}0x7\n[^\n]*\n\s*replay {3}DST_SEEDS=0x7 /);
+    });
+
+    it(`${name}: the failing seed's replay line reruns that seed alone, failing the same way`, function () {
+      if (!results.has(name)) this.skip();
+      const { main, line, replay, replayOut } = results.get(name);
+      assert.ok(line !== undefined, `no replay line for seed 0x2:\n${main.text.slice(-3000)}`);
+      assert.notEqual(replay.code, 0, `the replay passed: ${line}`);
+      assert.deepEqual(records(replayOut, 'planted'), ['0x2'], `"${line}" ran other seeds`);
+      const message = (text) => /planted bug: the run took \d+ ns/.exec(text)?.[0];
+      assert.equal(message(replay.text), message(main.text));
+    });
+  }
+
+  it('every runner gives the same fingerprints, answers and failures as mocha', function () {
+    if (!results.has('mocha')) this.skip();
+    const counter = (name) => records(results.get(name).out, 'counter').sort((a, b) => a.seed.localeCompare(b.seed));
+    const failure = (name) => /planted bug: the run took \d+ ns/.exec(results.get(name).main.text)?.[0];
+    const base = counter('mocha');
+    assert.deepEqual(base.map((r) => r.seed), ['0x1', '0x2', '0x3']);
+    assert.equal(new Set(base.map((r) => r.fingerprint)).size, 3, 'three seeds, three executions');
+    assert.ok(failure('mocha') !== undefined);
+    for (const name of results.keys()) {
+      assert.deepEqual(counter(name), base, `${name}'s runs differ from mocha's`);
+      assert.equal(failure(name), failure('mocha'), `${name}'s planted bug failed differently`);
+    }
+  });
+}
+
+let registryRan = false;
+
+describe('a small simTest project per test runner, installed from the npm registry', function () {
+  this.timeout(360_000);
+  const names = Object.keys(PROJECTS).filter((name) => name !== 'vitest' || VITEST_RUNS);
+  const results = new Map();
+  let runDir;
+
+  before(async function () {
+    const ping = spawnSync('npm', ['ping', '--loglevel=error', '--fetch-retries=0', '--fetch-timeout=15000'], { encoding: 'utf8', timeout: 30_000 });
+    if (ping.status !== 0) {
+      const lines = (ping.error?.message ?? `${ping.stdout}${ping.stderr}`).split('\n').map((line) => line.replace(/^npm error /, '').trim());
+      const why = lines.find((line) => line.startsWith('FetchError')) ?? lines.find(Boolean);
+      console.log(`\n  SKIPPED: the npm registry is unreachable (npm ping: ${why || `exit ${ping.status}`}): the mocha, node:test, Jest and Vitest projects did not run\n`);
+      this.skip();
+    }
+    if (!VITEST_RUNS) console.log(`\n  Vitest 4 needs Node 20.19 or later: its project does not run on ${process.version}\n`);
+    await install();
+    runDir = fs.mkdtempSync(path.join(WORK, 'run-'));
+    registryRan = true;
+    for (const name of names) results.set(name, await exercise(name, project(runDir, name), PROJECTS[name].cmd, PROJECTS[name].file, runDir));
+  });
+
+  after(() => {
+    if (runDir !== undefined) fs.rmSync(runDir, { recursive: true, force: true });
+  });
+
+  checks(Object.keys(PROJECTS), results);
+});
+
+// Without the registry: mocha and node:test (which need no install) still run the project, from
+// this repository (the fixtures import dst-runtime by its own name: this package, as built).
+describe('the simTest project under mocha and node:test from this repository, when the registry is unreachable', function () {
+  this.timeout(120_000);
+  const results = new Map();
+  let out;
+  before(async function () {
+    if (registryRan) this.skip();
+    out = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-runtime-local-project-'));
+    results.set('mocha', await exercise('mocha', FIXTURES, ['node', path.join(REPO, 'node_modules/.bin/mocha'), '--no-config'], 'mocha.cjs', out));
+    results.set('node-test', await exercise('node-test', FIXTURES, PROJECTS['node-test'].cmd, 'node-test.mjs', out));
+  });
+  after(() => {
+    if (out !== undefined) fs.rmSync(out, { recursive: true, force: true });
+  });
+  checks(['mocha', 'node-test'], results);
+});
+
