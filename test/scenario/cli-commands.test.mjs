@@ -212,7 +212,10 @@ describe('dst --swarm and progress', () => {
     assert.ok(mix, a.stdout);
     assert.equal(/swarm\s+(.*)/.exec(b.stdout)[1], mix);
     assert.equal(fingerprintOf(a.stdout), fingerprintOf(b.stdout));
-    assert.equal((await dst(['run', APP, '--swarm'])).code, ExitCode.usage);
+    // A plain program takes --swarm too (issue 16): its faults come from DST_FAULTS, not a profile.
+    const app = await dst(['run', APP, '--swarm']);
+    assert.notEqual(app.code, ExitCode.usage, app.stderr);
+    assert.match(app.stderr, /^dst: faults latencyTailMs=/m);
   });
 
   it('explore --swarm prints the mix of failing seeds and puts it in the report; progress lines when not a TTY', async () => {
