@@ -1,6 +1,7 @@
 import { type AsyncLocalStorage, AsyncResource, executionAsyncId, executionAsyncResource } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
 import type { Disk } from './disk/disk.js';
+import { HostDiskFaults, type ResolvedRule, rulesForHost } from './disk/faults.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
@@ -55,6 +56,8 @@ export interface WorldOptions {
   strict?: boolean;
   /** 'simulated': every host has a disk of its own over the real files (runtime/disk). Default 'real'. */
   disk?: DiskMode;
+  /** Disk faults (validated): which hosts' disks fail, tear, fill up or lag, and on which paths. */
+  diskFaults?: ResolvedRule[];
   /** Track the promises host code creates, to report those never settled (SimOptions.pending). */
   pending?: boolean;
 }
@@ -290,9 +293,38 @@ export class World {
    */
   readonly disks = new Map<string, Disk>();
 
-  /** The machine `name` lost power: its disk keeps only what was synced. */
+  /** The machine `name` lost power: its disk keeps only what was synced (torn writes aside: see Disk.powerLoss). */
   powerLoss(name: string): void {
-    this.disks.get(name)?.powerLoss();
+    const disk = this.disks.get(name);
+    if (disk === undefined) return;
+    const faults = disk.faults;
+    const sectorBytes = faults?.tornSectorBytes ?? 0;
+    disk.powerLoss(sectorBytes > 0 ? { draw: (n) => faults!.random.int(0, n), sectorBytes } : undefined);
+  }
+
+  /** Each host's disk faults (by lower-case name), made when its disk is or when they are set. */
+  private readonly diskFaultStates = new Map<string, HostDiskFaults>();
+
+  /**
+   * The disk faults of host `name`: the run's rules for it (the diskFaults option), with the layer
+   * sim.setDiskFaults put on top. Undefined while it has none, unless `create` (to set a layer).
+   */
+  diskFaults(name: string, create = false): HostDiskFaults | undefined {
+    const key = name.toLowerCase();
+    let faults = this.diskFaultStates.get(key);
+    if (faults !== undefined) return faults;
+    const rules = rulesForHost(this.options.diskFaults ?? [], name);
+    if (rules.length === 0 && !create) return undefined;
+    faults = new HostDiskFaults(rules, this.stream(`disk:${key}:faults`));
+    this.diskFaultStates.set(key, faults);
+    const disk = this.disks.get(name);
+    if (disk !== undefined) disk.faults = faults;
+    return faults;
+  }
+
+  /** Replaces the runtime layer of host `name`'s disk faults (undefined: none). */
+  setDiskFaults(name: string, layer: ResolvedRule[] | undefined): void {
+    this.diskFaults(name, true)!.setLayer(layer);
   }
 
   /** The simulated network, created on first use. */
@@ -357,6 +389,16 @@ export class World {
       this.spinHost = host;
     }
     return this.nowNs + this.spinNs;
+  }
+
+  /**
+   * `host`'s code spends `ns` of virtual time in a call that blocks its process (a synchronous read
+   * of a slow disk): counted as a spin, so its clock reads after the call see the time gone, and
+   * its other events run late, as after a busy loop.
+   */
+  busy(host: Host, ns: number): void {
+    this.spinNs += ns;
+    this.spinHost = host;
   }
 
   /** The CPU time `host`'s code has spent spinning on the clock in the current event (see clockNowNs). */
