@@ -393,8 +393,21 @@ function dropUnsynced(disk: Disk, node: FileNode): void {
   if (node.size !== before) disk.noteGrowth(before, node.size);
 }
 
-/** fsync/fdatasync of `fd`: with disk faults, it may fail with EIO and lose the file's unsynced data. */
-function syncFile(host: Host, disk: Disk, fd: number, syscall: 'fsync' | 'fdatasync'): undefined {
+/**
+ * An fsync that takes time: its data is durable when it returns, not when it was called, so a
+ * machine crash while it is in flight loses (or tears) what it was flushing. Delivered with the
+ * completion, which a crash drops.
+ */
+class DeferredSync {
+  constructor(readonly node: FileNode) {}
+}
+
+/**
+ * fsync/fdatasync of `fd`: with disk faults, it may fail with EIO and lose the file's unsynced
+ * data. With `defer` (an asynchronous call that takes time) the flush itself happens when it
+ * completes (DeferredSync).
+ */
+function syncFile(host: Host, disk: Disk, fd: number, syscall: 'fsync' | 'fdatasync', defer = false): DeferredSync | undefined {
   const file = fileOf(host, fd, syscall);
   if (file.node.kind !== 'file') return undefined;
   const node = file.node;
@@ -402,6 +415,7 @@ function syncFile(host: Host, disk: Disk, fd: number, syscall: 'fsync' | 'fdatas
     dropUnsynced(disk, node);
     fail('EIO', syscall);
   }
+  if (defer) return new DeferredSync(node);
   node.sync();
   return undefined;
 }
@@ -585,8 +599,8 @@ const OPERATIONS: Record<string, Operation> = {
     return writeFrom(host, fd as number, bytes, position, disk);
   },
   writeString: (host, disk, [fd, text, position, encoding]) => writeFrom(host, fd as number, Buffer.from(String(text), (encoding as BufferEncoding) ?? 'utf8'), position, disk),
-  fsync: (host, disk, [fd]) => syncFile(host, disk, fd as number, 'fsync'),
-  fdatasync: (host, disk, [fd]) => syncFile(host, disk, fd as number, 'fdatasync'),
+  fsync: (host, disk, [fd]) => void syncFile(host, disk, fd as number, 'fsync'),
+  fdatasync: (host, disk, [fd]) => void syncFile(host, disk, fd as number, 'fdatasync'),
   // fstat(fd, bigint, undefined, true): a sync call that answers undefined instead of throwing
   // (readFileSync's, for its own descriptors).
   fstat: (host, disk, [fd, bigint, , shouldNotThrow]) => {
@@ -945,6 +959,14 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
   return true;
 }
 
+/** Runs a completion after the flush its fsync did (a crash before it drops both). */
+function deliverWithSync(node: FileNode): (then: () => void) => void {
+  return (then) => {
+    node.sync();
+    then();
+  };
+}
+
 /**
  * Delivers an operation's completion to `host`: at this instant, in call order with its other
  * real work (real-work.ts), or, when the disk takes `latencyNs`, in an 'io' event that much later.
@@ -985,10 +1007,14 @@ function isCtx(value: unknown): value is Record<string, unknown> {
 export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], marker: unknown, callee: (...args: any[]) => unknown): unknown {
   const unsupported = UNSUPPORTED[name];
   if (unsupported !== undefined) throw unsupportedOnDisk(unsupported, host);
-  const served = OPERATIONS[name]!;
+  const latencyNs = disk.faults?.hasLatency === true ? latencyOf(name, host, disk, args) : 0;
+  // An asynchronous fsync that takes time flushes when it completes (see DeferredSync).
+  const served =
+    latencyNs > 0 && marker !== undefined && (name === 'fsync' || name === 'fdatasync')
+      ? (h: Host, d: Disk, a: unknown[]) => syncFile(h, d, a[0] as number, name, true)
+      : OPERATIONS[name]!;
   // A DiskError that no step turned into the program's error (a file grown past the limit).
   const operation = (): unknown => onDisk(() => served(host, disk, args));
-  const latencyNs = disk.faults?.hasLatency === true ? latencyOf(name, host, disk, args) : 0;
   if (marker === undefined) {
     // A synchronous call blocks its process for as long as the disk takes.
     if (latencyNs > 0) host.world.busy(host, latencyNs);
@@ -1013,6 +1039,16 @@ export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], 
   } catch (error) {
     if (!(error instanceof Failure)) throw error;
     outcome = { ok: false, error: error.toError(undefined) };
+  }
+  if (outcome.ok && outcome.value instanceof DeferredSync) {
+    const { node } = outcome.value;
+    outcome.value = undefined;
+    const completion = deliverWithSync(node);
+    if (marker === kUsePromises) return new Promise((resolve) => deliver(host, latencyNs, undefined, () => completion(() => resolve(undefined))));
+    const req = marker as InstanceType<typeof FSReqCallback>;
+    const oncomplete = req.oncomplete;
+    if (typeof oncomplete === 'function') deliver(host, latencyNs, captureContext('FSREQCALLBACK'), () => completion(() => Reflect.apply(oncomplete, req, [null])));
+    return undefined;
   }
   if (marker === kUsePromises) {
     return new Promise((resolve, reject) => {

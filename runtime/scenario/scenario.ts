@@ -84,6 +84,8 @@ export interface FaultProfile {
   diskPaths?: string[];
   /** [min, max] latency of every disk operation, in ms (uniform): the disk's own speed, kept in the heal phase. */
   diskLatencyMs?: [number, number];
+  /** [min, max] latency of fsync/fdatasync, in ms (uniform; default diskLatencyMs): flushing takes longer than writing to the page cache. */
+  diskFsyncLatencyMs?: [number, number];
   /** The targets' disks hold at most this many bytes (ENOSPC past it). */
   diskQuotaBytes?: number;
   /** A machine crash leaves the unsynced writes torn: whole, lost or cut at a sector, in any order. */
@@ -273,7 +275,7 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
 }
 
 const DISK_RATES = ['diskReadErrorRate', 'diskWriteErrorRate', 'diskFsyncErrorRate', 'diskCorruptReadRate'] as const;
-const DISK_KEYS = [...DISK_RATES, 'diskPaths', 'diskLatencyMs', 'diskQuotaBytes', 'diskTornWrites', 'diskSectorBytes', 'diskSlowPerSecond', 'diskSlowMs', 'diskFullPerSecond'];
+const DISK_KEYS = [...DISK_RATES, 'diskPaths', 'diskLatencyMs', 'diskFsyncLatencyMs', 'diskQuotaBytes', 'diskTornWrites', 'diskSectorBytes', 'diskSlowPerSecond', 'diskSlowMs', 'diskFullPerSecond'];
 
 /** Whether a profile asks for disk faults (so the scenario needs simulated disks). */
 function usesDisk(faults: FaultProfile): boolean {
@@ -289,7 +291,7 @@ function validateDiskProfile(faults: FaultProfile, where: string, disk: DiskMode
     const v = f[key];
     if (v !== undefined && !(typeof v === 'number' && v >= 0 && v <= 1)) throw new UsageError(`${where}: faults.${key} must be a probability in [0, 1], got ${JSON.stringify(v)}`);
   }
-  for (const key of ['diskLatencyMs', 'diskSlowMs']) {
+  for (const key of ['diskLatencyMs', 'diskFsyncLatencyMs', 'diskSlowMs']) {
     const v = f[key];
     if (v !== undefined && !(Array.isArray(v) && v.length === 2 && v.every((x) => Number.isFinite(x) && x >= 0) && v[0] <= v[1])) {
       throw new UsageError(`${where}: faults.${key} must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(v)}`);
@@ -323,6 +325,7 @@ function diskBase(faults: FaultProfile, healing: boolean): Array<Omit<DiskFaultR
   if (Object.keys(rates).length > 0) rules.push(faults.diskPaths === undefined ? rates : { ...rates, paths: faults.diskPaths });
   const disk: DiskFaults = {};
   if (faults.diskLatencyMs !== undefined) disk.latency = { minMs: faults.diskLatencyMs[0], maxMs: faults.diskLatencyMs[1] };
+  if (faults.diskFsyncLatencyMs !== undefined) disk.fsyncLatency = { minMs: faults.diskFsyncLatencyMs[0], maxMs: faults.diskFsyncLatencyMs[1] };
   if (faults.diskQuotaBytes !== undefined) disk.quotaBytes = faults.diskQuotaBytes;
   if (faults.diskTornWrites) disk.tornWrites = true;
   if (faults.diskSectorBytes !== undefined) disk.sectorBytes = faults.diskSectorBytes;
