@@ -33,9 +33,13 @@ function sourcemapPathTransform(relativeSourcePath, sourcemapPath) {
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 
-/** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES. */
+/**
+ * "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES.
+ * Exports served from outside dist/ (services/postgres.mjs, shipped as written) are not built.
+ */
+const builtHere = (target) => typeof target === 'object' && Object.values(target).some((file) => typeof file === 'string' && file.startsWith('./dist/'));
 const entries = Object.keys(pkg.exports)
-  .filter((key) => key !== './package.json')
+  .filter((key) => key !== './package.json' && builtHere(pkg.exports[key]))
   .map((key) => (key === '.' ? 'index' : key.slice(2)));
 
 /** Entries whose source lives with their implementation instead of at the top level. */
