@@ -6,16 +6,14 @@
 // CLI decides without executing the file in its own process: a probe child imports it under
 // register mode (see cli/probe.mjs).
 //
-// Exit codes (ExitCode in runtime/exit-codes.ts):
-//   0 ok · 1 a host crashed · 64 usage error · 70 a run limit tripped · 71 safety violation
-//   72 liveness failure · 73 nondeterminism · 74 strict mode: real async work escaped
-//   75 a plain program went idle for ever (ref'd handles, nothing scheduled)
+// Exit codes: ExitCode, and FAILURE_EXIT_CODES for each failure kind, in runtime/exit-codes.ts:
+// the table register mode exits by too. The usage text lists them from there.
 import { fork, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ExitCode, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, machineSettings, runScenario } from 'dst-runtime';
+import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, machineSettings, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
 import { describeRecord, firstDivergence } from './trace-diff.mjs';
 
@@ -34,7 +32,9 @@ const USAGE = `usage:
 every command but merge-reports also takes --trace <file.jsonl> and --time-limit <duration>.
 <file> is a scenario (default export = defineScenario(...)) or a plain program (run as
 node --import dst-runtime/register <file>).
-exit codes: ok 0, host crash 1, usage 64, limit 70, safety 71, liveness 72, nondeterminism 73, escape 74`;
+exit codes: ${Object.entries(ExitCode)
+  .map(([name, code]) => `${name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)} ${code}`)
+  .join(', ')}`;
 
 class Usage extends Error {}
 
@@ -366,12 +366,15 @@ function printFailureTable(rows, total) {
   }
 }
 
-/** The exit code of a set of failing rows: nondeterminism first, then the gravest kind. */
+/**
+ * The exit code of a set of failing rows: nondeterminism (a seed that did not replay) first,
+ * then the gravest kind (FAILURE_EXIT_CODES lists them gravest first).
+ */
 function exitCodeOfRows(rows) {
   if (rows.some((r) => !r.replays)) return ExitCode.nondeterminism;
-  for (const kind of ['safety', 'liveness', 'limit', 'escape', 'idle', 'crash']) {
+  for (const [kind, code] of Object.entries(FAILURE_EXIT_CODES)) {
     const row = rows.find((r) => r.kind === kind);
-    if (row !== undefined) return row.exitCode ?? exitCodeOfFailure(kind);
+    if (row !== undefined) return row.exitCode ?? code;
   }
   return rows.length > 0 ? (rows[0].exitCode ?? ExitCode.hostCrash) : ExitCode.ok;
 }

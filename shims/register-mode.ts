@@ -20,14 +20,14 @@ import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
 import { DEFAULTS, type DiskMode, envDiskFaults, envDiskMode, envDurationNs, envPending, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
 import type { ResolvedRule } from '../runtime/disk/faults.js';
-import { formatPendingPromises } from './pending-promises.js';
+import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
-import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net-binding.js';
-import { installTripwire } from './tripwire.js';
+import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
+import { installTripwire } from './strict/tripwire.js';
 import { originals } from '../runtime/originals.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
@@ -154,7 +154,7 @@ export function startRegisterMode(): World {
   } catch (error) {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));
   }
-  const main = world.addHost('main', 'host');
+  const main = world.hosts.add('main', 'host');
   world.fallbackHost = main;
   g[VERSION_STATE] = world;
 

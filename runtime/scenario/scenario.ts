@@ -517,7 +517,7 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     if (failed !== undefined) {
       const error = new Error(`liveness check failed after ${scenario.healMs} ms of healing: ${failed}`);
       error.name = 'LivenessFailure';
-      world?.hostFailed(world.currentHost(), error, 'liveness');
+      world?.hosts.failed(world.currentHost(), error, 'liveness');
       throw error;
     }
   };

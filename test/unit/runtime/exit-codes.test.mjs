@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { ExitCode, exitCodeOfFailure, failureKindOfExitCode } from 'dst-runtime';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode } from 'dst-runtime';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Every FailureKind (runtime/failure.ts) with the code register mode and the CLI both exit with. */
 const EXPECTED = {
@@ -29,5 +34,22 @@ describe('exit codes of failure kinds (shared by register mode and the dst CLI)'
     assert.equal(failureKindOfExitCode(0), undefined);
     assert.equal(failureKindOfExitCode(3), undefined);
     assert.equal(failureKindOfExitCode(ExitCode.usage), undefined);
+  });
+
+  it('is one exported table, gravest kind first, that the dst CLI and the docs follow', () => {
+    assert.deepEqual(Object.keys(FAILURE_EXIT_CODES).sort(), Object.keys(EXPECTED).sort());
+    for (const [kind, code] of Object.entries(FAILURE_EXIT_CODES)) assert.equal(code, EXPECTED[kind], kind);
+    assert.ok(Object.isFrozen(FAILURE_EXIT_CODES));
+    assert.deepEqual(Object.keys(FAILURE_EXIT_CODES).slice(0, 3), ['nondeterminism', 'safety', 'liveness']);
+    const usage = spawnSync(process.execPath, [`${ROOT}cli/dst.mjs`], { encoding: 'utf8' });
+    assert.equal(usage.status, ExitCode.usage);
+    const listed = /exit codes: (.*)/.exec(usage.stderr)?.[1];
+    assert.equal(listed, 'ok 0, host crash 1, usage 64, limit 70, safety 71, liveness 72, nondeterminism 73, escape 74, idle 75');
+    const readme = /Exit codes: ([^#]*?)\n\n/.exec(readFileSync(`${ROOT}README.md`, 'utf8'))?.[1] ?? '';
+    const guide = /Exit codes \(all commands\): ([^#]*?)\n\n/.exec(readFileSync(`${ROOT}docs/guide.md`, 'utf8'))?.[1] ?? '';
+    for (const code of Object.values(ExitCode)) {
+      assert.match(readme, new RegExp(`\\b${code}\\b`), `README.md's exit codes name ${code}`);
+      assert.match(guide, new RegExp(`\\b${code}\\b`), `docs/guide.md's exit codes name ${code}`);
+    }
   });
 });
