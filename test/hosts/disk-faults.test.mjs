@@ -67,6 +67,46 @@ describe('disk faults', function () {
     });
   });
 
+  it('path patterns: * within a component, ** across them, ? one character, relative ones from the working directory, **/ anywhere', async () => {
+    const failed = {};
+    const sim = new Sim({ seed: 1, disk: 'simulated', diskFaults: { paths: ['dst-pattern-test/*.log', `${dir}/x?.bin`, '**/deep/**/*.wal'], writeErrorRate: 1 } });
+    sim.client('app', () => {
+      // The simulated disk: nothing here reaches the real working directory.
+      fs.mkdirSync('dst-pattern-test/sub', { recursive: true });
+      fs.mkdirSync(path.join(dir, 'deep', 'er', 'still'), { recursive: true });
+      const files = {
+        'relative *.log': 'dst-pattern-test/a.log',
+        'relative, another component': 'dst-pattern-test/sub/a.log',
+        'relative, another extension': 'dst-pattern-test/a.txt',
+        'x?.bin, one character': path.join(dir, 'x1.bin'),
+        'x?.bin, two characters': path.join(dir, 'x12.bin'),
+        '**/deep/**/*.wal, deeper': path.join(dir, 'deep', 'er', 'still', 'w.wal'),
+        '**/deep/**/*.wal, right under deep': path.join(dir, 'deep', 'w.wal'),
+        '**/deep/**/*.wal, not a wal': path.join(dir, 'deep', 'w.log'),
+      };
+      for (const [label, file] of Object.entries(files)) {
+        try {
+          fs.writeFileSync(file, 'x');
+          failed[label] = false;
+        } catch (error) {
+          failed[label] = error.code;
+        }
+      }
+    });
+    await sim.run();
+    assert.deepEqual(failed, {
+      'relative *.log': 'EIO',
+      'relative, another component': false,
+      'relative, another extension': false,
+      'x?.bin, one character': 'EIO',
+      'x?.bin, two characters': false,
+      '**/deep/**/*.wal, deeper': 'EIO',
+      '**/deep/**/*.wal, right under deep': 'EIO',
+      '**/deep/**/*.wal, not a wal': false,
+    });
+    assert.equal(fs.existsSync('dst-pattern-test'), false, 'the real working directory is untouched');
+  });
+
   it('a failed fsync drops the unsynced data (Linux marks the dirty pages clean): the next fsync succeeds and saves nothing', async () => {
     const seen = {};
     let boots = 0;
