@@ -272,7 +272,7 @@ export class Sim {
     // it boots again nothing answers at its addresses (peers learn of it from their timeouts).
     host.poweredOff = true;
     world.hosts.takeDown(host, 'crashed');
-    world.powerLoss(host.name);
+    world.disks.powerLoss(host.name);
   }
 
   /**
@@ -455,11 +455,11 @@ export class Sim {
         const known = this.pending.map((p) => p.name).join(', ') || 'none';
         throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known}; add hosts before setting their disk faults)`);
       }
-      this.setup.push((world) => world.setDiskFaults(world.hosts.require(name, verb).name, layer));
+      this.setup.push((world) => world.disks.setFaults(world.hosts.require(name, verb).name, layer));
       return;
     }
     const world = this.running(verb, name);
-    world.setDiskFaults(world.hosts.require(name, verb).name, layer);
+    world.disks.setFaults(world.hosts.require(name, verb).name, layer);
   }
 
   /** The addresses of a host on the simulated network. */

@@ -1,7 +1,7 @@
 import { type AsyncLocalStorage, AsyncResource, executionAsyncId, executionAsyncResource } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
-import type { Disk } from './disk/disk.js';
-import { HostDiskFaults, type ResolvedRule, rulesForHost } from './disk/faults.js';
+import { HostDisks } from './disk/disks.js';
+import type { ResolvedRule } from './disk/faults.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
@@ -191,6 +191,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // Its stores are hosts, each of the world that set it: currentHost() checks which.
     this.als = processAls as AsyncLocalStorage<WorldHost>;
     this.hosts = new HostLifecycle<World>(this, this.natives);
+    this.disks = new HostDisks(options.diskFaults ?? [], (name) => this.stream(name));
     this.idleWaiters = this.hosts.idleWaiters;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
@@ -219,44 +220,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private networkInstance: Network | undefined;
 
   /**
-   * The hosts' simulated disks by host name (a disk outlives the incarnations of its host),
-   * made by the fs shim on first use when options.disk is 'simulated'.
+   * The hosts' simulated disks and their faults (runtime/disk/disks.ts), made by the fs shim on
+   * first use when options.disk is 'simulated'.
    */
-  readonly disks = new Map<string, Disk>();
-
-  /** The machine `name` lost power: its disk keeps only what was synced (torn writes aside: see Disk.powerLoss). */
-  powerLoss(name: string): void {
-    const disk = this.disks.get(name);
-    if (disk === undefined) return;
-    const faults = disk.faults;
-    const sectorBytes = faults?.tornSectorBytes ?? 0;
-    disk.powerLoss(sectorBytes > 0 ? { draw: (n) => faults!.random.int(0, n), sectorBytes } : undefined);
-  }
-
-  /** Each host's disk faults (by lower-case name), made when its disk is or when they are set. */
-  private readonly diskFaultStates = new Map<string, HostDiskFaults>();
-
-  /**
-   * The disk faults of host `name`: the run's rules for it (the diskFaults option), with the layer
-   * sim.setDiskFaults put on top. Undefined while it has none, unless `create` (to set a layer).
-   */
-  diskFaults(name: string, create = false): HostDiskFaults | undefined {
-    const key = name.toLowerCase();
-    let faults = this.diskFaultStates.get(key);
-    if (faults !== undefined) return faults;
-    const rules = rulesForHost(this.options.diskFaults ?? [], name);
-    if (rules.length === 0 && !create) return undefined;
-    faults = new HostDiskFaults(rules, this.stream(`disk:${key}:faults`));
-    this.diskFaultStates.set(key, faults);
-    const disk = this.disks.get(name);
-    if (disk !== undefined) disk.faults = faults;
-    return faults;
-  }
-
-  /** Replaces the runtime layer of host `name`'s disk faults (undefined: none). */
-  setDiskFaults(name: string, layer: ResolvedRule[] | undefined): void {
-    this.diskFaults(name, true)!.setLayer(layer);
-  }
+  readonly disks: HostDisks;
 
   /** The simulated network, created on first use. */
   get network(): Network {

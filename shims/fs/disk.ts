@@ -104,12 +104,10 @@ const lastUser = new WeakMap<Disk, Host>();
 export function diskOf(host: Host): Disk | undefined {
   const world = host.world;
   if (world.options.disk !== 'simulated') return undefined;
-  let disk = world.disks.get(host.name);
-  if (disk === undefined) {
+  const disk = world.disks.of(host.name, () => {
     const made: Disk = new Disk(lower, () => BigInt(lastUser.get(made)!.dateNowMs()) * 1_000_000n);
-    made.faults = world.diskFaults(host.name);
-    world.disks.set(host.name, (disk = made));
-  }
+    return made;
+  });
   lastUser.set(disk, host);
   return disk;
 }

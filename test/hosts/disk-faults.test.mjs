@@ -1,5 +1,5 @@
 /**
- * Disk faults on simulated disks (runtime/disk/faults.ts, shims/fs-disk.ts): EIO on read, write
+ * Disk faults on simulated disks (runtime/disk/faults.ts, shims/fs/disk.ts): EIO on read, write
  * and fsync (with Linux's dropped pages), ENOSPC past a quota, torn writes at a crash, latency
  * and slow disks, corrupted reads; per host and path pattern; from the Sim option, from
  * sim.setDiskFaults, from DST_DISK_FAULTS and from a scenario's profile.
