@@ -115,7 +115,6 @@ function testProcessEnv(): NodeJS.ProcessEnv {
   return own !== undefined && typeof own === 'object' && own.env !== undefined ? own.env : process.env;
 }
 
-/** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
 /**
  * The file a module host's `main` names: a path (relative to the working directory), a file:
  * URL, or a package specifier resolved from the working directory as the project would import
@@ -132,6 +131,7 @@ function resolveMain(main: string): string {
   }
 }
 
+/** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
 export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
   const filename = resolveMain(spec.main);
   return () => {
