@@ -8,6 +8,7 @@ export { Sim, type SimResult, type HostOptions } from './runtime/sim.js';
 export { type DiskMode, type SimOptions, type RunOptions, DEFAULTS, machineSettings } from './runtime/options.js';
 export type { CrashPolicy } from './runtime/hosts/lifecycle.js';
 export type { ModuleHostSpec } from './runtime/interposer.js';
+export type { DiskFaultRule, DiskFaults, DiskLatency } from './runtime/disk/faults.js';
 export type { NetworkOptions, FaultOptions } from './runtime/network/network.js';
 export type { LinkConfig, LatencyConfig, Rule, PacketInfo, Verdict } from './runtime/network/rules.js';
 export { SimulationError, formatFailure, type FailureReport, type FailureKind } from './runtime/failure.js';

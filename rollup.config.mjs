@@ -44,9 +44,13 @@ const INTEGRATIONS = { vitest: ['es'], jest: ['cjs'], 'node-test': ['cjs'], moch
 /** What the integrations import and must not bundle. */
 const RUNNER_PACKAGES = new Set(['dst-runtime', 'vitest', '@jest/globals', 'mocha']);
 
-/** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES. */
+/**
+ * "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES.
+ * Exports served from outside dist/ (services/postgres.mjs, shipped as written) are not built.
+ */
+const builtHere = (target) => typeof target === 'object' && Object.values(target).some((file) => typeof file === 'string' && file.startsWith('./dist/'));
 const entries = Object.keys(pkg.exports)
-  .filter((key) => key !== './package.json')
+  .filter((key) => key !== './package.json' && builtHere(pkg.exports[key]))
   .map((key) => (key === '.' ? 'index' : key.slice(2)))
   .filter((name) => !(name in INTEGRATIONS));
 

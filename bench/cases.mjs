@@ -339,7 +339,20 @@ function exploreSeeds(params, jobs) {
   }
 }
 
+/**
+ * Figure 6's baseline: the database work of `runs` seeds of the Postgres bank demo in plain Node
+ * (bench/postgres.mjs), counted as seeds. Loaded only when the figure runs (it needs PGlite).
+ */
+async function plainPostgres(params) {
+  const { plainBankRun } = await import('./postgres.mjs');
+  const time = stopwatch();
+  for (let i = 0; i < params.seeds; i++) await plainBankRun();
+  return { events: params.seeds, seeds: params.seeds, ...time.stop() };
+}
+
 export const CASES = {
+  'explore-postgres': (sizes) => exploreSeeds(sizes.postgres, 1),
+  'plain-postgres': (sizes) => plainPostgres(sizes.postgres),
   'explore-jobs-1': (sizes) => exploreSeeds(sizes.explore, 1),
   'explore-jobs-2': (sizes) => exploreSeeds(sizes.explore, 2),
   'baseline-immediate-als': immediateAlsBaseline,

@@ -7,6 +7,7 @@
  * `metric` (default: the figure's) is the figure shown for it in the table. The subjects' `case`
  * names are the functions in cases.mjs.
  */
+import { postgresMissing } from './postgres.mjs';
 import { BENCH_SEED, SIZES, timerCallbacksTotal } from './workloads.mjs';
 
 export const BENCH_SEED_TEXT = `0x${BENCH_SEED.toString(16)}`;
@@ -260,6 +261,39 @@ export const FIGURES = {
         description: 'seeds/s with 2 workers / with 1 (at most ~2 on 2 free cores)',
         format: times,
         ratio: (sim, base, clock) => (clock === 'cpu' ? sim.seedsPerCpuSecond / base.oneJob.seedsPerCpuSecond : sim.seedsPerSecond / base.oneJob.seedsPerSecond),
+      },
+    ],
+  },
+  postgresSeeds: {
+    title: '6. Postgres bank demo, seeds/s',
+    metric: 'seedsPerSecond',
+    unit: 'seeds per wall-clock second',
+    plan(size) {
+      // PGlite is an optional peer dependency: without it the figure is skipped, saying why.
+      const missing = postgresMissing();
+      if (missing !== undefined) return { skip: missing };
+      const p = SIZES[size].postgres;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...p,
+          description:
+            `dst explore ${p.scenario} --seeds ${p.seeds} --jobs 1 (the fixed API: every seed passes; each seed boots Postgres from its template), ` +
+            `against the same database work per seed in plain Node (bench/postgres.mjs: PGlite from the same template, pglite-socket, node:http, pg.Pool)`,
+        },
+        subjects: {
+          simulator: { label: 'dst explore --jobs 1, bank demo', case: 'explore-postgres', warmups: r.warmups, reps: r.slow },
+          plainNode: { label: 'plain Node: the same work per seed', case: 'plain-postgres', metric: 'seedsPerSecond', warmups: r.warmups, reps: r.slow },
+        },
+      };
+    },
+    goals: [],
+    comparisons: [
+      {
+        id: 'postgres-explore-vs-plain-node',
+        description: 'bank demo seeds/s under dst explore / the same work in plain Node',
+        format: percent,
+        ratio: (sim, base, clock) => (clock === 'cpu' ? sim.seedsPerCpuSecond / base.plainNode.seedsPerCpuSecond : sim.seedsPerSecond / base.plainNode.seedsPerSecond),
       },
     ],
   },

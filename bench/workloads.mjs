@@ -18,6 +18,7 @@ export const SIZES = {
     rpcConcurrent: { port: 7000, roundTrips: 100_000, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 3_600_000, port: 9000 },
     explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 200 },
+    postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 10 },
   },
   quick: {
     timers: { hostsCount: 2, chainsPerHost: 20, stepsPerChain: 50, delayMsMax: 10 },
@@ -27,6 +28,7 @@ export const SIZES = {
     rpcConcurrent: { port: 7000, roundTrips: 200, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 30_000, port: 9000 },
     explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 6 },
+    postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 1 },
   },
 };
 

@@ -4,6 +4,7 @@ import { runtimeError, SimulationError } from './failure.js';
 import { getHostProcessHooks } from './hosts/process-hooks.js';
 import { getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
 import { replayEnvironment, resolveOptions, resolveRunOptions, shellQuote, type ResolvedOptions, type RunOptions, type SimOptions } from './options.js';
+import { type DiskFaultRule, type ResolvedRule, resolveDiskFaultRules } from './disk/faults.js';
 import { formatSeed } from './random/seed.js';
 import { rerunCommand, withoutRerunCommand } from './testing/rerun.js';
 import { runnerTestSignal } from './testing/runner-test.js';
@@ -74,7 +75,7 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     const withMachine = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
     return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${withMachine})`;
   }
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_PENDING']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_PENDING']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   const assignments = [...machine, `DST_SEED=${seedText}`, ...settings];
@@ -328,7 +329,7 @@ export class Sim {
     // it boots again nothing answers at its addresses (peers learn of it from their timeouts).
     host.poweredOff = true;
     world.hosts.takeDown(host, 'crashed');
-    world.powerLoss(host.name);
+    world.disks.powerLoss(host.name);
   }
 
   /**
@@ -486,6 +487,38 @@ export class Sim {
     if (skewMs !== undefined) host.clock.skewMs = skewMs;
   }
 
+  /**
+   * Sets the disk faults of a host's simulated disk from now on (before run(): from the start),
+   * on top of the run's `diskFaults` rules; `null` removes them. The faults are those of the
+   * diskFaults option, with `paths` for the per-operation ones: e.g. a slow disk,
+   * `sim.setDiskFaults('db', { latency: { minMs: 50, maxMs: 500 } })`, a full one,
+   * `{ full: true }`, or a failing one, `{ fsyncErrorRate: 1, paths: 'data/**' }`; a list of
+   * such rules applies in order. Replaces what the last call set.
+   */
+  setDiskFaults(name: string, faults: Omit<DiskFaultRule, 'hosts'> | Array<Omit<DiskFaultRule, 'hosts'>> | null): void {
+    const verb = 'set the disk faults of';
+    if (this.resolved.disk !== 'simulated') {
+      throw new UsageError(`Failed to ${verb} host "${name}": disk faults need simulated disks: add disk: 'simulated' to the Sim's options (or DST_DISK=simulated)`);
+    }
+    let layer: ResolvedRule[] | undefined;
+    if (faults !== null) {
+      if ((Array.isArray(faults) ? faults : [faults]).some((f) => f !== null && typeof f === 'object' && 'hosts' in f)) {
+        throw new UsageError(`Failed to ${verb} host "${name}": the faults apply to the host named; remove "hosts"`);
+      }
+      layer = resolveDiskFaultRules(faults, `Failed to ${verb} host "${name}": faults`, process.cwd());
+    }
+    if (this.state === 'new') {
+      if (!this.pending.some((p) => p.name.toLowerCase() === String(name).toLowerCase())) {
+        const known = this.pending.map((p) => p.name).join(', ') || 'none';
+        throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known}; add hosts before setting their disk faults)`);
+      }
+      this.setup.push((world) => world.disks.setFaults(world.hosts.require(name, verb).name, layer));
+      return;
+    }
+    const world = this.running(verb, name);
+    world.disks.setFaults(world.hosts.require(name, verb).name, layer);
+  }
+
   /** The addresses of a host on the simulated network. */
   addressOf(name: string): { ipv4: string; ipv6: string } {
     if (this.state === 'new') {
@@ -559,6 +592,7 @@ export class Sim {
       replay: replays.get(this) ?? replayCommand(this.resolved, this.seed),
       strict: this.resolved.strict,
       disk: this.resolved.disk,
+      ...(this.resolved.diskFaults === undefined ? {} : { diskFaults: this.resolved.diskFaults }),
       pending: this.resolved.pending,
     }));
     const abortedSignal = signals.find((s) => s.signal.aborted);
@@ -609,6 +643,12 @@ export class Sim {
       this.state = 'done';
     };
     try {
+      for (const rule of this.resolved.diskFaults ?? []) {
+        const unknown = (rule.hosts ?? []).filter((h) => !this.pending.some((p) => p.name.toLowerCase() === h));
+        if (unknown.length > 0) {
+          throw new UsageError(`Failed to configure simulation: diskFaults name host "${unknown[0]}", which the simulation does not have (hosts: ${this.pending.map((p) => p.name).join(', ') || 'none'})`);
+        }
+      }
       for (const p of this.pending) {
         const host = world.hosts.add(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
         world.hosts.boot(host, p.main);

@@ -1,6 +1,7 @@
 import { type AsyncLocalStorage, AsyncResource, executionAsyncId, executionAsyncResource } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
-import type { Disk } from './disk/disk.js';
+import { HostDisks } from './disk/disks.js';
+import type { ResolvedRule } from './disk/faults.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
@@ -63,6 +64,8 @@ export interface WorldOptions {
   strict?: boolean;
   /** 'simulated': every host has a disk of its own over the real files (runtime/disk). Default 'real'. */
   disk?: DiskMode;
+  /** Disk faults (validated): which hosts' disks fail, tear, fill up or lag, and on which paths. */
+  diskFaults?: ResolvedRule[];
   /** Track the promises host code creates, to report those never settled (SimOptions.pending). */
   pending?: boolean;
 }
@@ -188,6 +191,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // Its stores are hosts, each of the world that set it: currentHost() checks which.
     this.als = processAls as AsyncLocalStorage<WorldHost>;
     this.hosts = new HostLifecycle<World>(this, this.natives);
+    this.disks = new HostDisks(options.diskFaults ?? [], (name) => this.stream(name));
     this.idleWaiters = this.hosts.idleWaiters;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
@@ -216,15 +220,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private networkInstance: Network | undefined;
 
   /**
-   * The hosts' simulated disks by host name (a disk outlives the incarnations of its host),
-   * made by the fs shim on first use when options.disk is 'simulated'.
+   * The hosts' simulated disks and their faults (runtime/disk/disks.ts), made by the fs shim on
+   * first use when options.disk is 'simulated'.
    */
-  readonly disks = new Map<string, Disk>();
-
-  /** The machine `name` lost power: its disk keeps only what was synced. */
-  powerLoss(name: string): void {
-    this.disks.get(name)?.powerLoss();
-  }
+  readonly disks: HostDisks;
 
   /** The simulated network, created on first use. */
   get network(): Network {
@@ -259,6 +258,16 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       this.spinHost = host;
     }
     return this.nowNs + this.spinNs;
+  }
+
+  /**
+   * `host`'s code spends `ns` of virtual time in a call that blocks its process (a synchronous read
+   * of a slow disk): counted as a spin, so its clock reads after the call see the time gone, and
+   * its other events run late, as after a busy loop.
+   */
+  busy(host: Host, ns: number): void {
+    this.spinNs += ns;
+    this.spinHost = host;
   }
 
   /** The CPU time `host`'s code has spent spinning on the clock in the current event (see clockNowNs). */

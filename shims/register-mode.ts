@@ -18,7 +18,8 @@ import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
-import { DEFAULTS, type DiskMode, envDiskMode, envDurationNs, envPending, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
+import { DEFAULTS, type DiskMode, envDiskFaults, envDiskMode, envDurationNs, envPending, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
+import type { ResolvedRule } from '../runtime/disk/faults.js';
 import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite } from '../runtime/trace/site.js';
@@ -37,7 +38,7 @@ const VERSION_STATE = Symbol.for('dst-runtime.register');
 function replayCommand(seedText: string): string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
   // Settings that change the run travel with the seed, so the replay is exact.
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE', 'DST_PENDING']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_IDLE', 'DST_PENDING']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   return [...replayEnvironment(), `DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
@@ -114,6 +115,7 @@ export function startRegisterMode(): World {
   let timeLimitNs: number;
   let idleMode: IdleMode;
   let disk: DiskMode;
+  let diskFaults: ResolvedRule[] | undefined;
   let pending: boolean;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
@@ -123,6 +125,10 @@ export function startRegisterMode(): World {
     timeLimitNs = envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs;
     idleMode = parseIdleMode(env);
     disk = envDiskMode(env);
+    diskFaults = envDiskFaults(env);
+    if (diskFaults !== undefined && disk !== 'simulated') {
+      throw new UsageError('Failed to parse DST_DISK_FAULTS: disk faults need simulated disks: set DST_DISK=simulated too');
+    }
     pending = envPending(env);
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
@@ -142,6 +148,7 @@ export function startRegisterMode(): World {
       traceFile,
       replay: replayCommand(seedText),
       disk,
+      ...(diskFaults === undefined ? {} : { diskFaults }),
       pending,
     });
   } catch (error) {

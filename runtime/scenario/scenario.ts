@@ -1,7 +1,8 @@
 import { SimulationError } from '../failure.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_LATENCY, type NetworkOptions, validateNetworkOptions } from '../network/network.js';
-import { type DiskMode, isDiskMode } from '../options.js';
+import { type DiskMode, envDiskMode, isDiskMode } from '../options.js';
+import { type DiskFaultRule, type DiskFaults, validateDiskFaults } from '../disk/faults.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { RandomStream } from '../random/stream.js';
 import { attachToRun, setReplay, Sim } from '../sim.js';
@@ -70,6 +71,33 @@ export interface FaultProfile {
    * main runs again). With client crashes the run lasts its whole budget.
    */
   clientCrashPerSecond?: number;
+  /**
+   * Disk faults of the targets' simulated disks (the scenario needs `disk: 'simulated'`),
+   * probabilities per operation: EIO on read, on write, on fsync/fdatasync (which drops the
+   * file's unsynced data), and a read returning one flipped bit. They stop in the heal phase.
+   */
+  diskReadErrorRate?: number;
+  diskWriteErrorRate?: number;
+  diskFsyncErrorRate?: number;
+  diskCorruptReadRate?: number;
+  /** Path patterns the disk error rates apply to (default every file; see DiskFaultRule.paths). */
+  diskPaths?: string[];
+  /** [min, max] latency of every disk operation, in ms (uniform): the disk's own speed, kept in the heal phase. */
+  diskLatencyMs?: [number, number];
+  /** [min, max] latency of fsync/fdatasync, in ms (uniform; default diskLatencyMs): flushing takes longer than writing to the page cache. */
+  diskFsyncLatencyMs?: [number, number];
+  /** The targets' disks hold at most this many bytes (ENOSPC past it). */
+  diskQuotaBytes?: number;
+  /** A machine crash leaves the unsynced writes torn: whole, lost or cut at a sector, in any order. */
+  diskTornWrites?: boolean;
+  /** The sector torn writes tear at: 512 (default) or 4096. */
+  diskSectorBytes?: 512 | 4096;
+  /** Slow disks: a target's disk takes `diskSlowMs` per operation for a downtime. */
+  diskSlowPerSecond?: number;
+  /** [min, max] latency of a slow disk's operations, in ms (uniform). Default [50, 500]. */
+  diskSlowMs?: [number, number];
+  /** Full disks: a target's disk has no room left for a downtime (another process filled it): writes that need a block get ENOSPC. */
+  diskFullPerSecond?: number;
   /** How long a crashed/stopped host stays down, a paused one frozen, a partition or hold lasts. */
   downMsMin?: number;
   downMsMax?: number;
@@ -158,17 +186,20 @@ export interface RunScenarioOptions {
   wallClockLimitMs?: number;
 }
 
+/** Whether a profile key is a rate swarm mode mixes: `*PerSecond`, and the disk's per-operation `disk*Rate`. */
+const mixed = (key: string): boolean => key.endsWith('PerSecond') || (key.startsWith('disk') && key.endsWith('Rate'));
+
 /**
  * Swarm testing: a seed's own fault mix, a pure function of (profile, seed). Each `*PerSecond`
- * rate r > 0 of the profile is, independently, off (0) with probability 1/2, else uniform in
- * (0, 2r]; each rate draws from its own stream derived from the seed and the rate's name, so
- * adding a rate to the profile does not change the draws of the others. Rates are rounded to
- * 1e-6 per second so the mix prints exactly.
+ * rate (and each per-operation `disk*Rate`) r > 0 of the profile is, independently, off (0) with
+ * probability 1/2, else uniform in (0, 2r] (a disk rate at most 1); each rate draws from its own
+ * stream derived from the seed and the rate's name, so adding a rate to the profile does not
+ * change the draws of the others. Rates are rounded to 1e-6 so the mix prints exactly.
  */
 export function swarmFaults(faults: FaultProfile, seed: SeedInput): Record<string, number> {
   const root = parseSeed(seed, 'seed');
   const mix: Record<string, number> = {};
-  for (const key of Object.keys(faults).filter((k) => k.endsWith('PerSecond')).sort()) {
+  for (const key of Object.keys(faults).filter(mixed).sort()) {
     const rate = (faults as Record<string, number>)[key]!;
     if (!(rate > 0)) {
       mix[key] = 0;
@@ -177,7 +208,7 @@ export function swarmFaults(faults: FaultProfile, seed: SeedInput): Record<strin
     const stream = new RandomStream(root, `swarm/${key}`);
     const on = stream.double() >= 0.5;
     const scaled = on ? Math.max(1e-6, Math.round((1 - stream.double()) * 2 * rate * 1e6) / 1e6) : 0;
-    mix[key] = scaled;
+    mix[key] = key.endsWith('PerSecond') ? scaled : Math.min(1, scaled);
   }
   return mix;
 }
@@ -219,6 +250,7 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   for (const [key, value] of Object.entries(faults)) {
     if (key.endsWith('PerSecond') && !(typeof value === 'number' && value >= 0)) throw new UsageError(`${where}: faults.${key} must be a number >= 0`);
   }
+  validateDiskProfile(faults, where, definition.disk);
   const spike = faults.latencySpikeMs;
   if (spike !== undefined && !(Array.isArray(spike) && spike.length === 2 && spike.every((v) => Number.isFinite(v) && v >= 0) && spike[0] <= spike[1])) {
     throw new UsageError(`${where}: faults.latencySpikeMs must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(spike)}`);
@@ -248,6 +280,65 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   const g = globalThis as unknown as Record<symbol, number>;
   g[counter] = (g[counter] ?? 0) + 1;
   return { ...definition, healMs, kind: 'dst-scenario' };
+}
+
+const DISK_RATES = ['diskReadErrorRate', 'diskWriteErrorRate', 'diskFsyncErrorRate', 'diskCorruptReadRate'] as const;
+const DISK_KEYS = [...DISK_RATES, 'diskPaths', 'diskLatencyMs', 'diskFsyncLatencyMs', 'diskQuotaBytes', 'diskTornWrites', 'diskSectorBytes', 'diskSlowPerSecond', 'diskSlowMs', 'diskFullPerSecond'];
+
+/** Whether a profile asks for disk faults (so the scenario needs simulated disks). */
+function usesDisk(faults: FaultProfile): boolean {
+  return DISK_KEYS.some((k) => {
+    const v = (faults as Record<string, unknown>)[k];
+    return v !== undefined && v !== 0 && v !== false;
+  });
+}
+
+function validateDiskProfile(faults: FaultProfile, where: string, disk: DiskMode | undefined): void {
+  const f = faults as Record<string, unknown>;
+  for (const key of DISK_RATES) {
+    const v = f[key];
+    if (v !== undefined && !(typeof v === 'number' && v >= 0 && v <= 1)) throw new UsageError(`${where}: faults.${key} must be a probability in [0, 1], got ${JSON.stringify(v)}`);
+  }
+  for (const key of ['diskLatencyMs', 'diskFsyncLatencyMs', 'diskSlowMs']) {
+    const v = f[key];
+    if (v !== undefined && !(Array.isArray(v) && v.length === 2 && v.every((x) => Number.isFinite(x) && x >= 0) && v[0] <= v[1])) {
+      throw new UsageError(`${where}: faults.${key} must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(v)}`);
+    }
+  }
+  if (f.diskPaths !== undefined && !(Array.isArray(f.diskPaths) && f.diskPaths.every((p) => typeof p === 'string' && p !== ''))) {
+    throw new UsageError(`${where}: faults.diskPaths must be a list of path patterns, got ${JSON.stringify(f.diskPaths)}`);
+  }
+  // The rest is checked as the disk faults it becomes.
+  const whole = diskBase(faults, false).filter((r) => r.paths === undefined);
+  for (const rule of whole) validateDiskFaults(rule, `${where}: faults`);
+  if (usesDisk(faults) && (disk ?? envDiskMode(process.env)) !== 'simulated') {
+    throw new UsageError(`${where}: disk faults (${DISK_KEYS.filter((k) => f[k] !== undefined).join(', ')}) need simulated disks: add disk: 'simulated' to the scenario`);
+  }
+}
+
+/**
+ * The disk faults a profile gives every target, as sim.setDiskFaults rules: the error rates on
+ * `diskPaths`, then the disk's own properties (latency, quota, torn writes). In the heal phase
+ * (`healing`) only the properties stay.
+ */
+function diskBase(faults: FaultProfile, healing: boolean): Array<Omit<DiskFaultRule, 'hosts'>> {
+  const rules: Array<Omit<DiskFaultRule, 'hosts'>> = [];
+  const rates: DiskFaults = {};
+  if (!healing) {
+    if (faults.diskReadErrorRate) rates.readErrorRate = faults.diskReadErrorRate;
+    if (faults.diskWriteErrorRate) rates.writeErrorRate = faults.diskWriteErrorRate;
+    if (faults.diskFsyncErrorRate) rates.fsyncErrorRate = faults.diskFsyncErrorRate;
+    if (faults.diskCorruptReadRate) rates.corruptReadRate = faults.diskCorruptReadRate;
+  }
+  if (Object.keys(rates).length > 0) rules.push(faults.diskPaths === undefined ? rates : { ...rates, paths: faults.diskPaths });
+  const disk: DiskFaults = {};
+  if (faults.diskLatencyMs !== undefined) disk.latency = { minMs: faults.diskLatencyMs[0], maxMs: faults.diskLatencyMs[1] };
+  if (faults.diskFsyncLatencyMs !== undefined) disk.fsyncLatency = { minMs: faults.diskFsyncLatencyMs[0], maxMs: faults.diskFsyncLatencyMs[1] };
+  if (faults.diskQuotaBytes !== undefined) disk.quotaBytes = faults.diskQuotaBytes;
+  if (faults.diskTornWrites) disk.tornWrites = true;
+  if (faults.diskSectorBytes !== undefined) disk.sectorBytes = faults.diskSectorBytes;
+  if (Object.keys(disk).length > 0) rules.push(disk);
+  return rules;
 }
 
 function check(invariants: Invariant[], ctx: ScenarioContext): string | undefined {
@@ -336,6 +427,32 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
       const skewMs = Math.floor(Math.random() * (2 * skewJumpMsMax + 1)) - skewJumpMsMax;
       (sim as unknown as { setClock: (name: string, clock: { skewMs: number }) => void }).setClock(target, { skewMs });
     };
+    // Disk faults: every target's base (rates, latency, quota, torn writes), plus a slow or full
+    // disk for a downtime each; the layer sim.setDiskFaults holds is rebuilt from these.
+    const diskState = new Map<string, { slow?: { minMs: number; maxMs: number }; full?: boolean }>();
+    let healing = false;
+    const applyDisk = (target: string) => {
+      const state = diskState.get(target) ?? {};
+      const rules = diskBase(faults, healing);
+      if (state.slow !== undefined) rules.push({ latency: state.slow, fsyncLatency: state.slow });
+      if (state.full === true) rules.push({ full: true });
+      sim.setDiskFaults(target, rules.length === 0 ? null : rules);
+    };
+    const [slowMin, slowMax] = faults.diskSlowMs ?? [50, 500];
+    const diskFault = (kind: 'slow' | 'full') => {
+      const target = pick(ctx.targets);
+      const state = diskState.get(target) ?? {};
+      if (kind === 'slow' ? state.slow !== undefined : state.full === true) return;
+      if (kind === 'slow') state.slow = { minMs: slowMin, maxMs: slowMax };
+      else state.full = true;
+      diskState.set(target, state);
+      applyDisk(target);
+      later(downMs(), () => {
+        if (kind === 'slow') delete state.slow;
+        else delete state.full;
+        applyDisk(target);
+      });
+    };
     const clientCrash = () => {
       const up = ctx.clients.filter((c) => sim.status(c).state === 'running');
       if (up.length === 0) return;
@@ -373,6 +490,8 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
       if (chance(faults.latencySpikePerSecond)) spike();
       if (chance(faults.skewJumpPerSecond) && ctx.targets.length > 0) skewJump();
       if (chance(faults.clientCrashPerSecond)) clientCrash();
+      if (chance(faults.diskSlowPerSecond) && ctx.targets.length > 0) diskFault('slow');
+      if (chance(faults.diskFullPerSecond) && ctx.targets.length > 0) diskFault('full');
     }), tickMs);
     const safetyTimer = safety.length > 0 ? setInterval(checkSafety, safetyEveryMs) : undefined;
 
@@ -393,6 +512,11 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     for (const key of [...spiked]) attempt(() => unspike(...(key.split('|') as [string, string])));
     for (const c of ctx.clients) if (sim.status(c).state === 'crashed') attempt(() => sim.restart(c));
     down.clear();
+    if (usesDisk(faults)) {
+      healing = true;
+      diskState.clear();
+      for (const target of ctx.targets) applyDisk(target);
+    }
     // Liveness is judged 1 ms before the budget ends, so the check still runs inside the simulation.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, scenario.durationMs - healAtMs - 1)));
     if (safetyTimer !== undefined) clearInterval(safetyTimer);
@@ -436,6 +560,9 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   scenario.hosts(recording, ctx);
   ctx.targets = scenario.targets ?? names;
   ctx.clients = scenario.clients ?? clientNames;
+  // The targets' disks have the profile's faults from the start (the driver changes them later).
+  const diskRules = diskBase(faults, false);
+  if (diskRules.length > 0) for (const target of ctx.targets) sim.setDiskFaults(target, diskRules);
   let world: World | undefined;
   // A crashed client counts as settled, and the run ends once every client has: with client
   // crashes the fault driver is a client itself, so the run lasts its whole budget.

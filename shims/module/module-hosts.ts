@@ -14,9 +14,10 @@
  *   it (World.waitForRealWork) until the host's module graph starts to evaluate.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import Module, { register } from 'node:module';
+import fs from 'node:fs';
+import Module, { createRequire, register } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseCjs } from 'cjs-module-lexer';
 import { UsageError } from '../../runtime/errors.js';
 import { testRealmGlobal } from '../../runtime/realms.js';
@@ -114,9 +115,25 @@ function testProcessEnv(): NodeJS.ProcessEnv {
   return own !== undefined && typeof own === 'object' && own.env !== undefined ? own.env : process.env;
 }
 
+/**
+ * The file a module host's `main` names: a path (relative to the working directory), a file:
+ * URL, or a package specifier resolved from the working directory as the project would import
+ * it (`dst-runtime/services/postgres`).
+ */
+function resolveMain(main: string): string {
+  if (main.startsWith('file:')) return fileURLToPath(main);
+  const asPath = path.resolve(main);
+  if (path.isAbsolute(main) || main.startsWith('.') || fs.existsSync(asPath)) return asPath;
+  try {
+    return createRequire(path.join(process.cwd(), 'noop.js')).resolve(main);
+  } catch {
+    return asPath; // not a package either: the import reports the missing file
+  }
+}
+
 /** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
 export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
-  const filename = path.resolve(spec.main);
+  const filename = resolveMain(spec.main);
   return () => {
     const host = currentHost();
     if (host === undefined) throw new Error('dst-runtime: a module host started outside its host context');
