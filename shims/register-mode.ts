@@ -49,7 +49,7 @@ function usageExit(error: unknown): never {
   nodeProcess.exit(ExitCode.usage);
 }
 
-type IdleMode = 'fail' | 'exit';
+export type IdleMode = 'fail' | 'exit';
 
 function parseIdleMode(env: NodeJS.ProcessEnv): IdleMode {
   const text = env.DST_IDLE;
@@ -66,7 +66,10 @@ function parseIdleMode(env: NodeJS.ProcessEnv): IdleMode {
  * (explicit or implicit, from send/connect), for the idle report: by the time the handle is
  * made, Node has often moved on to a nextTick or a lookup callback with no user frame left.
  */
-function recordCreationSites(): void {
+let creationSitesRecorded = false;
+export function recordCreationSites(): void {
+  if (creationSitesRecorded) return;
+  creationSitesRecorded = true;
   const wrap = (proto: Record<string, unknown>, name: string) => {
     const original = proto[name] as (...args: unknown[]) => unknown;
     const wrapped = {
@@ -85,7 +88,7 @@ function recordCreationSites(): void {
 }
 
 /** Every ref'd simulated handle of `world`, described; refs the runtime cannot name are counted. */
-function keepAliveReport(world: World): string[] {
+export function keepAliveReport(world: World): string[] {
   const keepers: KeepAlive[] = [...tcpKeepAlive(world)];
   for (const socket of world.network.udp.boundSockets()) {
     const owner = socket.owner as { holdsRef?: boolean; handle?: Record<PropertyKey, unknown> } | undefined;
@@ -102,6 +105,26 @@ function keepAliveReport(world: World): string[] {
   return lines;
 }
 
+/** The settings of a register-mode run that come from the environment (DST_*), validated. */
+export interface RegisterSettings {
+  eventsMax: number;
+  timeLimitNs: number;
+  idleMode: IdleMode;
+  disk: DiskMode;
+  pending: boolean;
+}
+
+/** Reads RegisterSettings from `env`; throws a UsageError naming a bad value. */
+export function registerSettings(env: NodeJS.ProcessEnv): RegisterSettings {
+  return {
+    eventsMax: envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax,
+    timeLimitNs: envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs,
+    idleMode: parseIdleMode(env),
+    disk: envDiskMode(env),
+    pending: envPending(env),
+  };
+}
+
 /** Starts register mode once per process (the ESM and CJS entries may both be loaded). */
 export function startRegisterMode(): World {
   const g = globalThis as Record<symbol, World | undefined>;
@@ -110,24 +133,17 @@ export function startRegisterMode(): World {
 
   const env = process.env;
   let seed: bigint;
-  let eventsMax: number;
-  let timeLimitNs: number;
-  let idleMode: IdleMode;
-  let disk: DiskMode;
-  let pending: boolean;
+  let settings: RegisterSettings;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
       ? parseSeed(env.DST_SEED, 'DST_SEED')
       : BigInt(Math.floor(Math.random() * 2 ** 32)); // outside the simulation: a fresh seed
-    eventsMax = envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax;
-    timeLimitNs = envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs;
-    idleMode = parseIdleMode(env);
-    disk = envDiskMode(env);
-    pending = envPending(env);
+    settings = registerSettings(env);
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
   }
+  const { eventsMax, timeLimitNs, idleMode, disk, pending } = settings;
   const seedText = formatSeed(seed);
   const traceFile = env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined;
   let world: World;
