@@ -63,6 +63,14 @@ const STRICT_CHECK_MS = 5;
 /** Node's exit code when the entry module's top-level await never settles. */
 const UNSETTLED_TOP_LEVEL_AWAIT = 13;
 
+/**
+ * Node 20 runs the entry module with an 'exit' listener of its own (handleProcessExit, which sets
+ * exit code 13 for a top-level await that never settled) until the module's evaluation settles,
+ * also a CommonJS entry run under --import; 22 and 24 do not. A program counting its 'exit'
+ * listeners sees it: so does a seed in a worker (pinned by test/determinism/program-seeds.test.mjs).
+ */
+const ENTRY_EXIT_LISTENER = Number(process.versions.node.split('.')[0]) < 22;
+
 /** One seed of a program, as register mode would have ended it. */
 export interface ProgramSeedResult {
   seed: string;
@@ -175,6 +183,7 @@ interface Snapshot {
   globals: Map<PropertyKey, PropertyDescriptor>;
   listeners: Map<string | symbol, Function[]>;
   exit: NodeJS.Process['exit'];
+  mainModule: unknown;
 }
 
 function snapshot(): Snapshot {
@@ -182,7 +191,7 @@ function snapshot(): Snapshot {
   for (const key of Reflect.ownKeys(globalThis)) globals.set(key, Object.getOwnPropertyDescriptor(globalThis, key)!);
   const listeners = new Map<string | symbol, Function[]>();
   for (const name of nodeProcess.eventNames()) listeners.set(name, nodeProcess.rawListeners(name).slice());
-  return { globals, listeners, exit: nodeProcess.exit };
+  return { globals, listeners, exit: nodeProcess.exit, mainModule: (nodeProcess as unknown as { mainModule: unknown }).mainModule };
 }
 
 function sameDescriptor(a: PropertyDescriptor, b: PropertyDescriptor): boolean {
@@ -210,6 +219,7 @@ function restore(before: Snapshot): void {
   }
   nodeProcess.exit = before.exit;
   nodeProcess.exitCode = undefined;
+  (nodeProcess as unknown as { mainModule: unknown }).mainModule = before.mainModule;
   // Sockets a keep-alive agent pooled belong to machines of the last seed's world.
   http.globalAgent.destroy();
   https.globalAgent.destroy();
@@ -314,17 +324,23 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
       strictTimer = originals.setInterval(check, STRICT_CHECK_MS);
       strictTimer.unref();
     }
+    const handleProcessExit = (): void => {
+      nodeProcess.exitCode ??= UNSETTLED_TOP_LEVEL_AWAIT;
+    };
+    if (ENTRY_EXIT_LISTENER) nodeProcess.on('exit', handleProcessExit);
     const loading = moduleHostMain({
       main: path.resolve(file),
       argv: options.argv ?? [],
       env: { ...(options.env ?? {}), DST_SEED: seedText },
-    })();
+    }, { entry: true })();
     loading.then(
       () => {
         run.topLevelSettled = true;
+        nodeProcess.removeListener('exit', handleProcessExit);
       },
       (error: unknown) => {
         run.topLevelSettled = true;
+        nodeProcess.removeListener('exit', handleProcessExit);
         if (running !== run) return;
         const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
         run.end(ExitCode.hostCrash, true, world.report('crash', main, error, `host "main" crashed with an uncaught exception: ${head} (Node's report follows)`));
