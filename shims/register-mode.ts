@@ -34,13 +34,26 @@ const nodeProcess: NodeJS.Process = originals.process;
 
 const VERSION_STATE = Symbol.for('dst-runtime.register');
 
-function replayCommand(seedText: string): string {
+/**
+ * The command that replays this run, made when first asked for (a failure report, DST_REPORT):
+ * resolving the machine's time zone for it (machineSettings) loads ICU's zone data, a quarter of
+ * register mode's start-up CPU time on Node 20 when made eagerly. What it reads of the process
+ * (argv, cwd, the environment) is copied at start, before the program can change it.
+ */
+function lazyReplayCommand(seedText: string): () => string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  // Settings that change the run travel with the seed, so the replay is exact.
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE', 'DST_PENDING']
-    .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
-    .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
-  return [...replayEnvironment(), `DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+  const execArgv = process.execArgv.slice();
+  const env = { ...process.env };
+  let command: string | undefined;
+  return () => {
+    if (command !== undefined) return command;
+    // Settings that change the run travel with the seed, so the replay is exact.
+    const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE', 'DST_PENDING']
+      .filter((name) => env[name] !== undefined && env[name] !== '')
+      .map((name) => `${name}=${shellQuote(env[name]!)}`);
+    command = [...replayEnvironment(env), `DST_SEED=${seedText}`, ...settings, ...['node', ...execArgv, ...argv].map(shellQuote)].join(' ');
+    return command;
+  };
 }
 
 function usageExit(error: unknown): never {
@@ -148,6 +161,7 @@ export function startRegisterMode(): World {
   const traceFile = env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined;
   let world: World;
   try {
+    const replay = lazyReplayCommand(seedText);
     world = new World({
       seed,
       mode: 'register',
@@ -156,7 +170,9 @@ export function startRegisterMode(): World {
       timeLimitNs,
       durationNs: undefined,
       traceFile,
-      replay: replayCommand(seedText),
+      get replay() {
+        return replay();
+      },
       disk,
       pending,
     });
