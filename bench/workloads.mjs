@@ -30,7 +30,7 @@ export const SIZES = {
     rpcConcurrent: { port: 7000, roundTrips: 200, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 30_000, port: 9000 },
     explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 6 },
-    program: { file: 'bench/programs/small-program.mjs', seeds: 4, seedsPerSeedProcess: 2 },
+    program: { file: 'bench/programs/small-program.mjs', seeds: 2, seedsPerSeedProcess: 1 },
   },
 };
 
