@@ -315,13 +315,13 @@ function childrenCpuNs() {
  * child (as a user would); CPU time is the children's. The fingerprint digests which seeds ran
  * and which failed, so a repetition that explores differently is caught like any other.
  */
-function exploreSeeds(params, jobs) {
+function exploreSeeds(params, jobs, { file = params.scenario, seeds = params.seeds, flags = [] } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dst-bench-explore-'));
   const report = path.join(dir, 'report.json');
   try {
     const cpuBefore = childrenCpuNs();
     const time = stopwatch();
-    const run = spawnSync(process.execPath, [CLI, 'explore', params.scenario, '--seeds', String(params.seeds), '--jobs', String(jobs), '--report', report], {
+    const run = spawnSync(process.execPath, [CLI, 'explore', file, '--seeds', String(seeds), '--jobs', String(jobs), '--report', report, ...flags], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, DST_SEED: '' },
@@ -330,10 +330,10 @@ function exploreSeeds(params, jobs) {
     const cpuAfter = childrenCpuNs();
     check(run.status === 0, `dst explore exited with ${run.status}: ${run.stderr}`);
     const json = JSON.parse(readFileSync(report, 'utf8'));
-    check(json.ran.length === params.seeds && json.passed === params.seeds, `expected ${params.seeds} passing seeds, got ${json.passed}/${json.ran.length}`);
+    check(json.ran.length === seeds && json.passed === seeds, `expected ${seeds} passing seeds, got ${json.passed}/${json.ran.length}`);
     const digest = createHash('sha256').update(JSON.stringify([json.ran, json.passed, json.failing.map((f) => f.seed)])).digest('hex').slice(0, 16);
     const cpuNs = cpuBefore === undefined || cpuAfter === undefined ? wallNs : cpuAfter - cpuBefore;
-    return { events: params.seeds, seeds: params.seeds, wallNs, cpuNs, fingerprint: digest };
+    return { events: seeds, seeds, wallNs, cpuNs, fingerprint: digest };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -355,6 +355,10 @@ export const CASES = {
   'plain-postgres': (sizes) => plainPostgres(sizes.postgres),
   'explore-jobs-1': (sizes) => exploreSeeds(sizes.explore, 1),
   'explore-jobs-2': (sizes) => exploreSeeds(sizes.explore, 2),
+  // Figure 6: a plain program, one job, seeds in a worker process against a process per seed.
+  'explore-program-workers': (sizes) => exploreSeeds(sizes.program, 1, { file: sizes.program.file }),
+  'explore-program-process-per-seed': (sizes) =>
+    exploreSeeds(sizes.program, 1, { file: sizes.program.file, seeds: sizes.program.seedsPerSeedProcess, flags: ['--process-per-seed'] }),
   'baseline-immediate-als': immediateAlsBaseline,
   'floor-timers': floorTimers,
   'sim-timers': simTimers,

@@ -69,14 +69,13 @@ export const FIGURES = {
     },
     goals: [
       {
-        id: 'simulator-vs-driver-ceiling',
-        description: 'simulator / driver ceiling',
-        target: 0.5,
+        // Issue 16: the floor, not the driver ceiling, is what a simulator of this design can
+        // reach (docs/benchmarks.md, figure 1). The ceiling stays, as a comparison.
+        id: 'simulator-vs-workload-floor',
+        description: 'simulator / workload floor',
+        target: 0.75,
         format: percent,
-        ratio: (sim, base, clock) =>
-          clock === 'cpu'
-            ? sim.eventsPerCpuSecond / base.driverCeiling.eventsPerCpuSecond
-            : sim.eventsPerSecond / base.driverCeiling.eventsPerSecond,
+        ratio: (sim, base, clock) => eventsRate(sim, clock) / eventsRate(base.workloadFloor, clock),
       },
       {
         id: 'simulator-vs-fake-timers',
@@ -89,18 +88,18 @@ export const FIGURES = {
     ],
     comparisons: [
       {
-        // The most any simulator of this design could score on the first goal with this workload.
+        // The most any simulator of this design could score against the ceiling with this workload.
         id: 'workload-floor-vs-driver-ceiling',
         description: 'workload floor / driver ceiling (a zero-cost simulator)',
         format: percent,
         ratio: (_sim, base, clock) => eventsRate(base.workloadFloor, clock) / eventsRate(base.driverCeiling, clock),
       },
       {
-        // What the simulator's own machinery costs: 100% would be a zero-cost simulator.
-        id: 'simulator-vs-workload-floor',
-        description: 'simulator / workload floor',
+        // The goal of issue 2, kept for comparison with earlier results.
+        id: 'simulator-vs-driver-ceiling',
+        description: 'simulator / driver ceiling',
         format: percent,
-        ratio: (sim, base, clock) => eventsRate(sim, clock) / eventsRate(base.workloadFloor, clock),
+        ratio: (sim, base, clock) => eventsRate(sim, clock) / eventsRate(base.driverCeiling, clock),
       },
     ],
   },
@@ -128,7 +127,7 @@ export const FIGURES = {
       {
         id: 'simulator-virtual-speed',
         description: 'simulator virtual speed',
-        target: 10_000,
+        target: 50_000,
         format: (ratio) => `${Math.round(ratio).toLocaleString('en-US')}×`,
         ratio: (sim, _base, clock) => (clock === 'cpu' ? sim.virtualSecondsPerCpuSecond : sim.virtualSecondsPerWallSecond),
       },
@@ -264,8 +263,40 @@ export const FIGURES = {
       },
     ],
   },
+  programSeeds: {
+    title: '6. dst explore of a plain program: seeds/s, worker vs a process per seed',
+    metric: 'seedsPerSecond',
+    unit: 'seeds per wall-clock second',
+    plan(size) {
+      const p = SIZES[size].program;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...p,
+          description:
+            `dst explore ${p.file} --jobs 1: ${p.seeds} seeds in worker processes (many seeds each), ` +
+            `${p.seedsPerSeedProcess} with --process-per-seed; every seed passes; CPU is the children's`,
+        },
+        subjects: {
+          simulator: { label: 'dst explore (seeds in a worker)', case: 'explore-program-workers', warmups: r.warmups, reps: r.slow },
+          processPerSeed: { label: 'dst explore --process-per-seed', case: 'explore-program-process-per-seed', metric: 'seedsPerSecond', warmups: r.warmups, reps: r.slow },
+        },
+      };
+    },
+    goals: [
+      {
+        id: 'program-worker-vs-process-per-seed',
+        description: 'seeds/s in a worker / with a process per seed',
+        target: 10,
+        format: times,
+        ratio: (sim, base, clock) =>
+          clock === 'cpu' ? sim.seedsPerCpuSecond / base.processPerSeed.seedsPerCpuSecond : sim.seedsPerSecond / base.processPerSeed.seedsPerSecond,
+      },
+    ],
+    comparisons: [],
+  },
   postgresSeeds: {
-    title: '6. Postgres bank demo, seeds/s',
+    title: '7. Postgres bank demo, seeds/s',
     metric: 'seedsPerSecond',
     unit: 'seeds per wall-clock second',
     plan(size) {

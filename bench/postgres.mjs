@@ -14,7 +14,7 @@ import { preparePostgres } from 'dst-runtime/services/postgres';
 
 const EXAMPLE = fileURLToPath(new URL('../examples/postgres/', import.meta.url));
 
-/** Why figure 6 cannot run here, or undefined when it can. */
+/** Why figure 7 cannot run here, or undefined when it can. */
 export function postgresMissing() {
   return fs.existsSync(path.join(EXAMPLE, 'node_modules', '@electric-sql', 'pglite-socket'))
     ? undefined

@@ -4,8 +4,8 @@
  *   --quick        tiny workloads, for the smoke test (figures are meaningless, shapes are not)
  *   --out <file>   where to write the JSON (default bench/results/latest.json)
  *   --only <id>    measure one figure only (timerThroughput, virtualSpeed, tcpRoundTrips,
- *                  udpGossip, exploreSeeds or postgresSeeds); repeatable. postgresSeeds needs
- *                  PGlite in examples/postgres, and is skipped with the reason without it.
+ *                  udpGossip, exploreSeeds, programSeeds or postgresSeeds); repeatable. postgresSeeds
+ *                  needs PGlite in examples/postgres, and is skipped with the reason without it.
  *
  * Every case runs in its own child process (same node binary as this one, so running this file
  * with another node measures that version): warm-ups first, then a few repetitions taken in
@@ -303,7 +303,7 @@ const result = {
   seed: BENCH_SEED_TEXT,
   environment: environment(),
   figures: {},
-  /** Figures that could not run here (figure 6 without PGlite), with the reason. */
+  /** Figures that could not run here (figure 7 without PGlite), with the reason. */
   skipped: {},
   fingerprintsConsistent: true,
   allGoalsMet: true,

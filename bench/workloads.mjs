@@ -18,6 +18,9 @@ export const SIZES = {
     rpcConcurrent: { port: 7000, roundTrips: 100_000, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 3_600_000, port: 9000 },
     explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 200 },
+    // Process-per-seed runs fewer seeds: at about a second per seed on a loaded machine, as many
+    // as the workers run would take minutes. Seeds per second are compared, not totals.
+    program: { file: 'bench/programs/small-program.mjs', seeds: 200, seedsPerSeedProcess: 20 },
     postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 10 },
   },
   quick: {
@@ -28,6 +31,7 @@ export const SIZES = {
     rpcConcurrent: { port: 7000, roundTrips: 200, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 30_000, port: 9000 },
     explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 6 },
+    program: { file: 'bench/programs/small-program.mjs', seeds: 2, seedsPerSeedProcess: 1 },
     postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 1 },
   },
 };

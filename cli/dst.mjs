@@ -9,6 +9,7 @@
 // Exit codes: ExitCode, and FAILURE_EXIT_CODES for each failure kind, in runtime/exit-codes.ts:
 // the table register mode exits by too. The usage text lists them from there.
 import { fork, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +26,7 @@ const REPORT_FORMAT = 'dst-explore-report/1';
 const USAGE = `usage:
   dst run <file> [--seed S] [--swarm]                    one seed (default: DST_SEED, else 1)
   dst explore <file> --seeds N [--first S] [--jobs J] [--shard k/n] [--report file.json]
-              [--swarm] [--keep-going|--stop-on-failure]
+              [--swarm] [--keep-going|--stop-on-failure] [--process-per-seed]
   dst check <file> [--seed S] [--swarm]                  run the seed twice, compare the traces
   dst replay <report.json> [--index i]                   rerun a failing seed of an explore report
   dst merge-reports <a.json> <b.json> ... [--out merged.json]
@@ -38,7 +39,7 @@ exit codes: ${Object.entries(ExitCode)
 
 class Usage extends Error {}
 
-const BOOLEAN_FLAGS = new Set(['keep-going', 'stop-on-failure', 'swarm']);
+const BOOLEAN_FLAGS = new Set(['keep-going', 'stop-on-failure', 'swarm', 'process-per-seed']);
 const VALUE_FLAGS = new Set(['seed', 'seeds', 'first', 'jobs', 'shard', 'report', 'trace', 'time-limit', 'index', 'out', 'result']);
 
 function parseArgs(argv) {
@@ -194,22 +195,70 @@ function runApp(file, seed, { trace, inherit = false } = {}) {
         data = JSON.parse(readFileSync(report, 'utf8'));
       } catch {}
       rmSync(dir, { recursive: true, force: true });
-      const exitCode = code ?? 128;
-      const elapsedNs = data.elapsedNs ?? 0;
-      const events = data.events ?? 0;
-      const base = { seed, elapsedNs, events, coverage: [] };
-      if (exitCode === 0) return resolve({ ...base, ok: true, fingerprint: data.fingerprint ?? 'unknown' });
-      const kind = failureKindOfExitCode(exitCode) ?? 'exit';
       const dstLine = stderr.split('\n').find((l) => l.startsWith('dst: ') && !l.startsWith('dst: seed '));
-      const message = dstLine?.slice(5).replace(/ \(Node's report follows\)$/, '') ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
-      resolve({
-        ...base,
-        ok: false,
-        fingerprint: `fail:${kind}:${elapsedNs}:${events}:${data.fingerprint ?? 'unknown'}`,
-        failure: { kind, message, host: undefined, timeNs: elapsedNs, event: events, replay: replayCommand(file, seed), exitCode },
-      });
+      const exitCode = code ?? 128;
+      const message = dstLine?.slice(5) ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
+      resolve(appResult(file, seed, { exitCode, elapsedNs: data.elapsedNs ?? 0, events: data.events ?? 0, fingerprint: data.fingerprint ?? 'unknown', message }));
     });
   });
+}
+
+/**
+ * The result of one seed of a plain program, from its exit code and register mode's report: the
+ * same whether the seed ran in a process of its own (runApp) or in a worker (AppWorker). A
+ * failing seed's fingerprint carries how it failed, so a replay must fail the same way.
+ */
+function appResult(file, seed, { exitCode, elapsedNs, events, fingerprint, message }) {
+  const base = { seed, elapsedNs, events, coverage: [] };
+  if (exitCode === 0) return { ...base, ok: true, fingerprint };
+  const kind = failureKindOfExitCode(exitCode) ?? 'exit';
+  return {
+    ...base,
+    ok: false,
+    fingerprint: `fail:${kind}:${elapsedNs}:${events}:${fingerprint}`,
+    failure: { kind, message: message.replace(/ \(Node's report follows\)$/, ''), host: undefined, timeNs: elapsedNs, event: events, replay: replayCommand(file, seed), exitCode },
+  };
+}
+
+/**
+ * A worker process that runs seeds of a plain program one after the other (`__app-worker`,
+ * shims/program-seeds.ts): each seed as `DST_SEED=S node --import dst-runtime/register app` runs
+ * it, without a process start per seed. run(seed) resolves with the seed's result and whether
+ * the worker can take another, or with { died } when the worker ended before answering.
+ */
+class AppWorker {
+  constructor(file) {
+    this.child = fork(CLI, ['__app-worker', file], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    this.stderr = '';
+    this.pending = undefined;
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+    this.child.stderr.on('data', (chunk) => {
+      this.stderr = (this.stderr + chunk).slice(-16384);
+    });
+    this.child.on('message', (message) => {
+      if (message.type !== 'result' || this.pending === undefined) return;
+      const resolve = this.pending;
+      this.pending = undefined;
+      resolve({ result: message.result, reusable: message.reusable });
+    });
+    this.exited.then(({ code, signal }) => {
+      const resolve = this.pending;
+      this.pending = undefined;
+      resolve?.({ died: signal ? `killed by ${signal}` : `exited with code ${code}` });
+    });
+  }
+
+  run(seed, trace) {
+    return new Promise((resolve) => {
+      this.pending = resolve;
+      this.child.send({ type: 'seed', seed, trace });
+    });
+  }
+
+  stop() {
+    if (this.child.connected) this.child.send({ type: 'stop' });
+    return this.exited;
+  }
 }
 
 /**
@@ -300,11 +349,36 @@ async function worker(file, flags) {
 }
 
 /**
- * Runs seeds over `jobs` slots; onResult sees each result as it arrives. A scenario slot is a
- * worker process running many seeds; an app slot starts one process per seed.
+ * A worker for the seeds of a plain program: runs each seed the parent sends in this process
+ * (shims/program-seeds.ts) and answers its result. It exits after a seed that left something of
+ * the program running (process.exit(), a crash, a failure): the parent starts a fresh one.
+ */
+async function appWorker(file) {
+  const { runProgramSeed } = createRequire(import.meta.url)('../dist/program-seeds.cjs');
+  process.on('message', async (message) => {
+    if (message.type === 'stop') return process.disconnect();
+    // The channel must not keep the loop alive: a seed ends when Node's loop has nothing left.
+    process.channel.unref();
+    const seed = await runProgramSeed(path.resolve(file), message.seed, {
+      replay: replayCommand(file, message.seed),
+      ...(message.trace === undefined ? {} : { trace: message.trace }),
+      env: { DST_QUIET: '1' },
+    });
+    process.channel.ref();
+    const result = appResult(file, message.seed, { ...seed, message: seed.failure?.summary ?? `exited with code ${seed.exitCode}` });
+    process.send({ type: 'result', result, reusable: seed.reusable }, () => {
+      if (!seed.reusable) process.reallyExit(0);
+    });
+  });
+}
+
+/**
+ * Runs seeds over `jobs` slots; onResult sees each result as it arrives. A slot is a worker
+ * process running many seeds (a scenario's, or a plain program's: AppWorker); with
+ * `processPerSeed` an app slot starts one process per seed instead.
  * `traceOf(seed)` names a trace file for a seed, or undefined.
  */
-function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined } = {}, onResult = () => {}, shouldStop = () => false) {
+function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined, processPerSeed = false } = {}, onResult = () => {}, shouldStop = () => false) {
   return new Promise((resolve, reject) => {
     const queue = [...seeds];
     const results = [];
@@ -316,7 +390,7 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
     };
     const take = () => (shouldStop() ? undefined : queue.shift());
     for (let j = 0; j < slots; j++) {
-      if (target.kind === 'app') {
+      if (target.kind === 'app' && processPerSeed) {
         const loop = async () => {
           for (let seed = take(); seed !== undefined; seed = take()) {
             const s = formatSeed(seed);
@@ -324,6 +398,31 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
             results.push(result);
             onResult(result);
           }
+        };
+        loop().then(finished, reject);
+        continue;
+      }
+      if (target.kind === 'app') {
+        const loop = async () => {
+          let worker;
+          for (let seed = take(); seed !== undefined; seed = take()) {
+            const s = formatSeed(seed);
+            worker ??= new AppWorker(target.file);
+            const answer = await worker.run(s, traceOf(s));
+            let result = answer.result;
+            if (answer.died !== undefined) {
+              // The seed ended the worker itself (a signal, a crash of the worker): it runs
+              // again in a process of its own, exactly as its replay command runs it.
+              worker = undefined;
+              result = await runApp(target.file, s, { trace: traceOf(s) });
+            } else if (!answer.reusable) {
+              await worker.exited;
+              worker = undefined;
+            }
+            results.push(result);
+            onResult(result);
+          }
+          await worker?.stop();
         };
         loop().then(finished, reject);
         continue;
@@ -415,7 +514,7 @@ async function explore(file, flags) {
     target,
     seeds,
     jobs,
-    { swarm },
+    { swarm, processPerSeed: flags['process-per-seed'] === true },
     (result) => {
       done++;
       if (!result.ok) failures++;
@@ -427,9 +526,11 @@ async function explore(file, flags) {
   const elapsedMs = Date.now() - started;
   const failing = results.filter((r) => !r.ok).sort((a, b) => (BigInt(a.seed) < BigInt(b.seed) ? -1 : 1));
 
-  // Confirm each failure replays: the same seed in a fresh process must fail identically.
+  // Confirm each failure replays: the same seed in a fresh process must fail identically (for a
+  // plain program: run by its replay command, so a seed that failed in a worker is also checked
+  // against a process of its own).
   const traceOf = flags.trace === undefined ? () => undefined : (seed) => `${flags.trace}.${seed}.jsonl`;
-  const confirmations = failing.length === 0 ? [] : await runPool(target, failing.map((r) => BigInt(r.seed)), jobs, { swarm, traceOf });
+  const confirmations = failing.length === 0 ? [] : await runPool(target, failing.map((r) => BigInt(r.seed)), jobs, { swarm, traceOf, processPerSeed: true });
   const bySeed = new Map(confirmations.map((r) => [r.seed, r]));
   const rows = failing.map((r) => ({
     seed: r.seed,
@@ -593,6 +694,7 @@ async function main(argv) {
     const { command, file, positional, flags } = parseArgs(argv);
     applyTimeLimit(flags);
     if (command === '__worker') return await worker(file, flags);
+    if (command === '__app-worker') return await appWorker(file);
     if (command === '__seed') return await seedCommand(file, flags);
     if (command === 'run') return await run(file, flags);
     if (command === 'explore') return await explore(file, flags);

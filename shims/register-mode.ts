@@ -35,13 +35,26 @@ const nodeProcess: NodeJS.Process = originals.process;
 
 const VERSION_STATE = Symbol.for('dst-runtime.register');
 
-function replayCommand(seedText: string): string {
+/**
+ * The command that replays this run, made when first asked for (a failure report, DST_REPORT):
+ * resolving the machine's time zone for it (machineSettings) loads ICU's zone data, a quarter of
+ * register mode's start-up CPU time on Node 20 when made eagerly. What it reads of the process
+ * (argv, cwd, the environment) is copied at start, before the program can change it.
+ */
+function lazyReplayCommand(seedText: string): () => string {
   const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  // Settings that change the run travel with the seed, so the replay is exact.
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_IDLE', 'DST_PENDING']
-    .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
-    .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
-  return [...replayEnvironment(), `DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+  const execArgv = process.execArgv.slice();
+  const env = { ...process.env };
+  let command: string | undefined;
+  return () => {
+    if (command !== undefined) return command;
+    // Settings that change the run travel with the seed, so the replay is exact.
+    const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_IDLE', 'DST_PENDING']
+      .filter((name) => env[name] !== undefined && env[name] !== '')
+      .map((name) => `${name}=${shellQuote(env[name]!)}`);
+    command = [...replayEnvironment(env), `DST_SEED=${seedText}`, ...settings, ...['node', ...execArgv, ...argv].map(shellQuote)].join(' ');
+    return command;
+  };
 }
 
 function usageExit(error: unknown): never {
@@ -50,7 +63,7 @@ function usageExit(error: unknown): never {
   nodeProcess.exit(ExitCode.usage);
 }
 
-type IdleMode = 'fail' | 'exit';
+export type IdleMode = 'fail' | 'exit';
 
 function parseIdleMode(env: NodeJS.ProcessEnv): IdleMode {
   const text = env.DST_IDLE;
@@ -67,7 +80,10 @@ function parseIdleMode(env: NodeJS.ProcessEnv): IdleMode {
  * (explicit or implicit, from send/connect), for the idle report: by the time the handle is
  * made, Node has often moved on to a nextTick or a lookup callback with no user frame left.
  */
-function recordCreationSites(): void {
+let creationSitesRecorded = false;
+export function recordCreationSites(): void {
+  if (creationSitesRecorded) return;
+  creationSitesRecorded = true;
   const wrap = (proto: Record<string, unknown>, name: string) => {
     const original = proto[name] as (...args: unknown[]) => unknown;
     const wrapped = {
@@ -86,7 +102,7 @@ function recordCreationSites(): void {
 }
 
 /** Every ref'd simulated handle of `world`, described; refs the runtime cannot name are counted. */
-function keepAliveReport(world: World): string[] {
+export function keepAliveReport(world: World): string[] {
   const keepers: KeepAlive[] = [...tcpKeepAlive(world)];
   for (const socket of world.network.udp.boundSockets()) {
     const owner = socket.owner as { holdsRef?: boolean; handle?: Record<PropertyKey, unknown> } | undefined;
@@ -103,6 +119,33 @@ function keepAliveReport(world: World): string[] {
   return lines;
 }
 
+/** The settings of a register-mode run that come from the environment (DST_*), validated. */
+export interface RegisterSettings {
+  eventsMax: number;
+  timeLimitNs: number;
+  idleMode: IdleMode;
+  disk: DiskMode;
+  diskFaults: ResolvedRule[] | undefined;
+  pending: boolean;
+}
+
+/** Reads RegisterSettings from `env`; throws a UsageError naming a bad value. */
+export function registerSettings(env: NodeJS.ProcessEnv): RegisterSettings {
+  const disk = envDiskMode(env);
+  const diskFaults = envDiskFaults(env);
+  if (diskFaults !== undefined && disk !== 'simulated') {
+    throw new UsageError('Failed to parse DST_DISK_FAULTS: disk faults need simulated disks: set DST_DISK=simulated too');
+  }
+  return {
+    eventsMax: envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax,
+    timeLimitNs: envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs,
+    idleMode: parseIdleMode(env),
+    disk,
+    diskFaults,
+    pending: envPending(env),
+  };
+}
+
 /** Starts register mode once per process (the ESM and CJS entries may both be loaded). */
 export function startRegisterMode(): World {
   const g = globalThis as Record<symbol, World | undefined>;
@@ -111,33 +154,22 @@ export function startRegisterMode(): World {
 
   const env = process.env;
   let seed: bigint;
-  let eventsMax: number;
-  let timeLimitNs: number;
-  let idleMode: IdleMode;
-  let disk: DiskMode;
-  let diskFaults: ResolvedRule[] | undefined;
-  let pending: boolean;
+  let settings: RegisterSettings;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
       ? parseSeed(env.DST_SEED, 'DST_SEED')
       : BigInt(Math.floor(Math.random() * 2 ** 32)); // outside the simulation: a fresh seed
-    eventsMax = envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax;
-    timeLimitNs = envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs;
-    idleMode = parseIdleMode(env);
-    disk = envDiskMode(env);
-    diskFaults = envDiskFaults(env);
-    if (diskFaults !== undefined && disk !== 'simulated') {
-      throw new UsageError('Failed to parse DST_DISK_FAULTS: disk faults need simulated disks: set DST_DISK=simulated too');
-    }
-    pending = envPending(env);
+    settings = registerSettings(env);
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
   }
+  const { eventsMax, timeLimitNs, idleMode, disk, diskFaults, pending } = settings;
   const seedText = formatSeed(seed);
   const traceFile = env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined;
   let world: World;
   try {
+    const replay = lazyReplayCommand(seedText);
     world = new World({
       seed,
       mode: 'register',
@@ -146,7 +178,9 @@ export function startRegisterMode(): World {
       timeLimitNs,
       durationNs: undefined,
       traceFile,
-      replay: replayCommand(seedText),
+      get replay() {
+        return replay();
+      },
       disk,
       ...(diskFaults === undefined ? {} : { diskFaults }),
       pending,

@@ -26,7 +26,7 @@ import { captureContext } from '../async-hooks/async-context.js';
 import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
-import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
+import { ENTRY_MARK, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
@@ -132,7 +132,7 @@ function resolveMain(main: string): string {
 }
 
 /** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
-export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
+export function moduleHostMain(spec: ModuleHostSpec, options: { entry?: boolean } = {}): () => Promise<unknown> {
   const filename = resolveMain(spec.main);
   return () => {
     const host = currentHost();
@@ -148,7 +148,7 @@ export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
     hostModules.set(host, modules);
     // The run number keeps two runs in one process (same host names, same boots) from sharing
     // the ESM loader's cache, which is keyed by URL and never emptied.
-    const url = `${pathToFileURL(filename).href}?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}`;
+    const url = `${pathToFileURL(filename).href}?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}${options.entry === true ? ENTRY_MARK : ''}`;
     const loading = import(url);
     const release = host.world.waitForRealWork(loading);
     modules.release = release;
@@ -174,8 +174,11 @@ export function loadingModuleGraph(host: Host): boolean {
   return hostModules.get(host)?.release !== undefined;
 }
 
-/** require(filename) through the current host incarnation's own CommonJS cache. */
-function requireForHost(filename: string, parent?: CjsModule): unknown {
+/**
+ * require(filename) through the current host incarnation's own CommonJS cache. `entry`: the file
+ * is a program's entry module (program-seeds.ts), which becomes require.main as under `node app.cjs`.
+ */
+function requireForHost(filename: string, parent?: CjsModule, entry = false): unknown {
   const modules = modulesOf(currentHost());
   if (modules === undefined) return ModuleClass._load(filename, parent, false);
   const cached = modules.cjs.get(filename);
@@ -184,6 +187,10 @@ function requireForHost(filename: string, parent?: CjsModule): unknown {
   module.filename = filename;
   module.paths = ModuleClass._nodeModulePaths(path.dirname(filename));
   modules.cjs.set(filename, module);
+  if (entry) {
+    module.id = '.';
+    (process as unknown as { mainModule: unknown }).mainModule = module;
+  }
   let threw = true;
   try {
     module.load(filename);
@@ -290,7 +297,7 @@ export const moduleHostsShim: Shim = {
     patches.replace(ModuleClass, '_load', load);
     // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
     const g = globalThis as unknown as Record<symbol, unknown>;
-    patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string) => requireForHost(filename));
+    patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string, entry?: boolean) => requireForHost(filename, undefined, entry === true));
     patches.replace(g, Symbol.for('dst-runtime.evaluating'), evaluating);
     patches.replace(g, Symbol.for('dst-runtime.heldImport'), heldImport);
   },
