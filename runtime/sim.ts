@@ -1,3 +1,4 @@
+import { certificatesOf, type TlsCertificates } from './tls/certificates.js';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from './errors.js';
 import { SimulationError } from './failure.js';
@@ -427,6 +428,15 @@ export class Sim {
     }
     if (driftPpm !== undefined) world.setDrift(host, driftPpm);
     if (skewMs !== undefined) host.clock.skewMs = skewMs;
+  }
+
+  /**
+   * A certificate authority and per-host certificates made from this simulation's seed, for TLS
+   * between its hosts: `{ ca, caKey, cert(name), key(name) }` in PEM (see TlsCertificates).
+   * Host code gets the same set from `tlsCertificates()`.
+   */
+  tls(): TlsCertificates {
+    return certificatesOf(this.resolved.seed);
   }
 
   /** The addresses of a host on the simulated network. */
