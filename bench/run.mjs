@@ -3,8 +3,8 @@
  *
  *   --quick        tiny workloads, for the smoke test (figures are meaningless, shapes are not)
  *   --out <file>   where to write the JSON (default bench/results/latest.json)
- *   --only <id>    measure one figure only (timerThroughput, virtualSpeed, tcpRoundTrips or
- *                  udpGossip); repeatable
+ *   --only <id>    measure one figure only (timerThroughput, virtualSpeed, tcpRoundTrips,
+ *                  udpGossip, exploreSeeds or tlsRequests); repeatable
  *
  * Every case runs in its own child process (same node binary as this one, so running this file
  * with another node measures that version): warm-ups first, then a few repetitions taken in

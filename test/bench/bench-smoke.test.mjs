@@ -90,6 +90,7 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
       tcpRoundTrips: { metric: roundTrips, variants: { concurrent: roundTrips }, baselines: { driverCeiling: events }, goals: 0, comparisons: 2 },
       udpGossip: { metric: virtualSpeed, variants: {}, baselines: { driverCeiling: events, interval: virtualSpeed }, goals: 0, comparisons: 2 },
       exploreSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { oneJob: 'seedsPerSecond' }, goals: 0, comparisons: 1 },
+      tlsRequests: { metric: roundTrips, variants: { handshakes: roundTrips }, baselines: { tcpRequests: roundTrips, tcpConnects: roundTrips }, goals: 0, comparisons: 2 },
     };
     assert.deepEqual(Object.keys(json.figures).sort(), Object.keys(expected).sort());
     for (const [id, want] of Object.entries(expected)) {
