@@ -1,7 +1,8 @@
 // GOAWAY: the server sends one on an open session (with a code and opaque data) a while after
-// the first stream closed (sent at once, it may share a read with the stream's last DATA frame,
-// and then the stream errors before its 'end', plainly too); the client sees 'goaway' with the code and last stream id, and a new request on that
-// session fails with Node's code; server.close() lets open streams finish.
+// the first stream closed (sent at once, it can arrive in the same read as the stream's last
+// DATA frame, and then the stream errors before its 'end': docs/notes/node-facts.md); the client
+// sees 'goaway' with the code and last stream id, and a new request on that session fails with
+// Node's code.
 import http2 from 'node:http2';
 
 const PORT = 22631;
