@@ -71,39 +71,66 @@ function http2Prototypes(http2: typeof import('node:http2'), load: NodeJS.Requir
   return prototypes;
 }
 
+/** The PatchSet the prototypes were patched in (they are patched once per install, lazily). */
+let patchedIn: PatchSet | undefined;
+
+/**
+ * Patches the session and stream prototypes, finding them first. The probe that finds them makes
+ * a session (native immediates, and immediates of its own close, pending for two loop turns), so
+ * it runs only when the program first makes an HTTP/2 session or server, never at install: a
+ * program that does not use HTTP/2 sees nothing of it.
+ */
+function patchPrototypes(patches: PatchSet, http2: typeof import('node:http2'), load: NodeJS.Require): void {
+  if (patchedIn === patches) return;
+  patchedIn = patches;
+  const { native, session, stream } = http2Prototypes(http2, load);
+
+  const realConsume = native.consume!;
+  patches.replace(native, 'consume', function consume(this: unknown, handle: unknown) {
+    const host = currentHost();
+    if (host !== undefined) watchNativeImmediates(host.world);
+    if (!tcpOnSimulatedNetwork(handle)) return Reflect.apply(realConsume, this, [handle]);
+    return Reflect.apply(realConsume, this, [bridgeTcp(handle as NativeHandle, 'http2').js]);
+  });
+
+  // Node assigns its setStreamTimeout to both, as to net.Socket's.
+  patches.replace(session, 'setTimeout', setStreamTimeout);
+  patches.replace(stream, 'setTimeout', setStreamTimeout);
+
+  const realPing = session.ping!;
+  const ping = function ping(this: unknown, ...args: any[]) {
+    const host = currentHost();
+    const at = args.findIndex((a) => typeof a === 'function');
+    if (host === undefined || at === -1) return Reflect.apply(realPing, this, args);
+    const callback = args[at] as (...result: unknown[]) => unknown;
+    const startNs = host.world.nowNs;
+    // Node calls back with (err, duration, payload); the argument count is kept.
+    args[at] = function (this: unknown, ...result: unknown[]) {
+      if (result.length >= 2 && !result[0]) result[1] = (host.world.nowNs - startNs) / 1e6;
+      return Reflect.apply(callback, this, result);
+    };
+    return Reflect.apply(realPing, this, args);
+  };
+  patches.replace(session, 'ping', mirrorFunction(ping, realPing));
+}
+
+/** The functions of node:http2 that make sessions or servers: each patches the prototypes first. */
+const ENTRY_POINTS = ['connect', 'createServer', 'createSecureServer', 'performServerHandshake'] as const;
+
 export const http2Shim: Shim = {
   name: 'http2',
   install(patches: PatchSet) {
     const load = createRequire(__filename);
     const http2 = load('node:http2') as typeof import('node:http2');
-    const { native, session, stream } = http2Prototypes(http2, load);
-
-    const realConsume = native.consume!;
-    patches.replace(native, 'consume', function consume(this: unknown, handle: unknown) {
-      const host = currentHost();
-      if (host !== undefined) watchNativeImmediates(host.world);
-      if (!tcpOnSimulatedNetwork(handle)) return Reflect.apply(realConsume, this, [handle]);
-      return Reflect.apply(realConsume, this, [bridgeTcp(handle as NativeHandle, 'http2').js]);
-    });
-
-    // Node assigns its setStreamTimeout to both, as to net.Socket's.
-    patches.replace(session, 'setTimeout', setStreamTimeout);
-    patches.replace(stream, 'setTimeout', setStreamTimeout);
-
-    const realPing = session.ping!;
-    const ping = function ping(this: unknown, ...args: any[]) {
-      const host = currentHost();
-      const at = args.findIndex((a) => typeof a === 'function');
-      if (host === undefined || at === -1) return Reflect.apply(realPing, this, args);
-      const callback = args[at] as (...result: unknown[]) => unknown;
-      const startNs = host.world.nowNs;
-      // Node calls back with (err, duration, payload); the argument count is kept.
-      args[at] = function (this: unknown, ...result: unknown[]) {
-        if (result.length >= 2 && !result[0]) result[1] = (host.world.nowNs - startNs) / 1e6;
-        return Reflect.apply(callback, this, result);
+    const module = http2 as unknown as Methods;
+    for (const name of ENTRY_POINTS) {
+      const original = module[name];
+      if (typeof original !== 'function') continue; // performServerHandshake: Node 20.12 and later
+      const entry = function (this: unknown, ...args: unknown[]) {
+        patchPrototypes(patches, http2, load);
+        return Reflect.apply(original, this, args);
       };
-      return Reflect.apply(realPing, this, args);
-    };
-    patches.replace(session, 'ping', mirrorFunction(ping, realPing));
+      patches.replace(module, name, mirrorFunction(entry, original));
+    }
   },
 };
