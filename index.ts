@@ -15,6 +15,7 @@ export { SimulationError, formatFailure, type FailureReport, type FailureKind } 
 export { UsageError, UnsupportedError } from './runtime/errors.js';
 export { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode } from './runtime/exit-codes.js';
 export { parseSeed, formatSeed, type SeedInput } from './runtime/random/seed.js';
+export { tlsCertificates, type TlsCertificates } from './runtime/tls/certificates.js';
 export { formatTimeNs, NS_PER_MS, NS_PER_S } from './runtime/clock/units.js';
 export { always, sometimes, reachable, unreachable, coverage, SafetyViolation, type CoverageEntry } from './runtime/scenario/assertions.js';
 export {

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
+import tls from 'node:tls';
 import FakeTimers from '@sinonjs/fake-timers';
 import { Sim } from 'dst-runtime';
 import {
@@ -25,6 +26,8 @@ import {
   startTimerChains,
   timerCallbacksTotal,
   timerWorkloadSpanMs,
+  plainTransport,
+  tlsTransport,
 } from './workloads.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -253,14 +256,20 @@ export async function fakeTimersInterval(sizes) {
  * TCP request/response: a server host answering each request line, a client host running
  * `roundTrips` sequential round trips spread over `connections` concurrent connections.
  */
-async function simTcpRoundTrips(params) {
+async function simTcpRoundTrips(params, { secure = false, connectionPerRequest = false } = {}) {
   const sim = new Sim({ seed: BENCH_SEED });
-  sim.host('server', () => startRpcServer(net, params));
+  const transport = secure ? tlsTransport(tls, sim.tls(), 'server') : plainTransport;
+  sim.host('server', () => startRpcServer(net, params, transport));
   let answered = 0;
   sim.client('client', async () => {
+    if (connectionPerRequest) {
+      // A new connection (and, over TLS, a full handshake: no session is kept) per round trip.
+      for (let i = 0; i < params.roundTrips; i++) answered += await runRpcConnection(net, 'server', params, i, 1, transport);
+      return;
+    }
     const perConnection = Math.ceil(params.roundTrips / params.connections);
     const connections = [];
-    for (let c = 0; c < params.connections; c++) connections.push(runRpcConnection(net, 'server', params, c, perConnection));
+    for (let c = 0; c < params.connections; c++) connections.push(runRpcConnection(net, 'server', params, c, perConnection, transport));
     for (const count of await Promise.all(connections)) answered += count;
   });
   addNondeterminism(sim);
@@ -275,6 +284,12 @@ async function simTcpRoundTrips(params) {
 
 export const simTcpSequential = (sizes) => simTcpRoundTrips(sizes.rpc);
 export const simTcpConcurrent = (sizes) => simTcpRoundTrips(sizes.rpcConcurrent);
+/** Figure 6: the figure 3 workload over TLS, and its plain-TCP baseline of the same size. */
+export const simTlsRequests = (sizes) => simTcpRoundTrips(sizes.tlsRequests, { secure: true });
+export const simTcpRequestsTlsSize = (sizes) => simTcpRoundTrips(sizes.tlsRequests);
+/** Figure 6: one connection per round trip, with a TLS handshake each, and its plain-TCP baseline. */
+export const simTlsHandshakes = (sizes) => simTcpRoundTrips(sizes.tlsHandshakes, { secure: true, connectionPerRequest: true });
+export const simTcpConnects = (sizes) => simTcpRoundTrips(sizes.tlsHandshakes, { connectionPerRequest: true });
 
 /** Five hosts gossiping over UDP every 100 ms, for `durationMs` of virtual time. */
 export async function simGossip(sizes) {
@@ -368,4 +383,8 @@ export const CASES = {
   'sim-tcp-sequential': simTcpSequential,
   'sim-tcp-concurrent': simTcpConcurrent,
   'sim-gossip': simGossip,
+  'sim-tls-requests': simTlsRequests,
+  'sim-tcp-requests-tls-size': simTcpRequestsTlsSize,
+  'sim-tls-handshakes': simTlsHandshakes,
+  'sim-tcp-connects': simTcpConnects,
 };

@@ -328,4 +328,50 @@ export const FIGURES = {
       },
     ],
   },
+  tlsRequests: {
+    title: '8. TLS: requests/s and handshakes/s, next to plain TCP',
+    metric: 'roundTripsPerSecond',
+    unit: 'request/response round trips per wall-clock second',
+    plan(size) {
+      const req = SIZES[size].tlsRequests;
+      const hs = SIZES[size].tlsHandshakes;
+      const r = REPS[size];
+      return {
+        workload: {
+          requests: req,
+          handshakes: hs,
+          description:
+            `figure 3's workload over TLS (tls.createServer with a certificate from sim.tls(), tls.connect verifying it): ` +
+            `${req.roundTrips} sequential round trips over 1 connection; variant: ${hs.roundTrips} connections one after the other, ` +
+            'each a full TLS handshake (no session kept), one round trip and a close; baselines: both over plain TCP, same sizes; ' +
+            'default network (latency 1-5 ms uniform)',
+        },
+        subjects: {
+          simulator: { label: 'dst-runtime Sim, TLS, 1 connection', case: 'sim-tls-requests', warmups: r.networkWarmups, reps: r.fast },
+          handshakes: { label: 'dst-runtime Sim, TLS, a connection per request', case: 'sim-tls-handshakes', variant: true, warmups: r.networkWarmups, reps: r.fast },
+          tcpRequests: { label: 'plain TCP, 1 connection', case: 'sim-tcp-requests-tls-size', warmups: r.networkWarmups, reps: r.fast },
+          tcpConnects: { label: 'plain TCP, a connection per request', case: 'sim-tcp-connects', warmups: r.networkWarmups, reps: r.fast },
+        },
+      };
+    },
+    goals: [],
+    comparisons: [
+      {
+        id: 'tls-vs-tcp-requests',
+        description: 'requests/s over TLS / over plain TCP (1 connection)',
+        format: percent,
+        ratio: (sim, base, clock) =>
+          clock === 'cpu' ? sim.roundTripsPerCpuSecond / base.tcpRequests.roundTripsPerCpuSecond : sim.roundTripsPerSecond / base.tcpRequests.roundTripsPerSecond,
+      },
+      {
+        id: 'tls-handshakes-vs-tcp-connects',
+        description: 'TLS handshakes/s / plain TCP connects/s (a connection per request)',
+        format: percent,
+        ratio: (_sim, base, clock, variants) =>
+          clock === 'cpu'
+            ? variants.handshakes.roundTripsPerCpuSecond / base.tcpConnects.roundTripsPerCpuSecond
+            : variants.handshakes.roundTripsPerSecond / base.tcpConnects.roundTripsPerSecond,
+      },
+    ],
+  },
 };

@@ -4,7 +4,7 @@
  *   --quick        tiny workloads, for the smoke test (figures are meaningless, shapes are not)
  *   --out <file>   where to write the JSON (default bench/results/latest.json)
  *   --only <id>    measure one figure only (timerThroughput, virtualSpeed, tcpRoundTrips,
- *                  udpGossip, exploreSeeds, programSeeds or postgresSeeds); repeatable. postgresSeeds
+ *                  udpGossip, exploreSeeds, programSeeds, postgresSeeds or tlsRequests); repeatable. postgresSeeds
  *                  needs PGlite in examples/postgres, and is skipped with the reason without it.
  *
  * Every case runs in its own child process (same node binary as this one, so running this file

@@ -1,3 +1,4 @@
+import { certificatesOf, type TlsCertificates } from './tls/certificates.js';
 import { randomBytes } from 'node:crypto';
 import { UsageError } from './errors.js';
 import { runtimeError, SimulationError } from './failure.js';
@@ -517,6 +518,15 @@ export class Sim {
     }
     const world = this.running(verb, name);
     world.disks.setFaults(world.hosts.require(name, verb).name, layer);
+  }
+
+  /**
+   * A certificate authority and per-host certificates made from this simulation's seed, for TLS
+   * between its hosts: `{ ca, caKey, cert(name), key(name) }` in PEM (see TlsCertificates).
+   * Host code gets the same set from `tlsCertificates()`.
+   */
+  tls(): TlsCertificates {
+    return certificatesOf(this.resolved.seed);
   }
 
   /** The addresses of a host on the simulated network. */

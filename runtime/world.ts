@@ -588,8 +588,15 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     });
   }
 
+  /**
+   * Asked before each event while set: true after it took a hold for real work Node must run
+   * before the next event (immediates native code queued: TLS, HTTP/2; shims/timers/native-immediates.ts).
+   */
+  preStepHold: (() => boolean) | undefined;
+
   private next(): WorldEntry | undefined {
     if (this.clockReads !== 0) this.endSpin();
+    if (this.preStepHold !== undefined && !this.stopped && this.blockers === 0 && this.preStepHold()) return undefined;
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
       if (this.idleWaiters.size > 0) this.hosts.settleIdleClients();

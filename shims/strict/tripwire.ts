@@ -22,6 +22,7 @@ import { ExitCode } from '../../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../../runtime/failure.js';
 import { ownImmediates } from '../../runtime/driver/own-immediates.js';
 import { originals } from '../../runtime/originals.js';
+import { expectedNativeImmediates, nativeHoldActive } from '../timers/native-immediates.js';
 import { claimedStillCounted, isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
 import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import type { Host } from '../context.js';
@@ -34,6 +35,8 @@ const nodeProcess: NodeJS.Process = originals.process;
 const realActiveResourcesInfo = nodeProcess.getActiveResourcesInfo;
 
 export function escapedRealWork(world: World): string | undefined {
+  // Immediates native code queued (TLS, HTTP/2) are claimed, and waited for, first.
+  if (world.preStepHold !== undefined && world.realWorkHolds === 0) world.preStepHold();
   let timeouts = 0;
   let immediates = 0;
   for (const kind of realActiveResourcesInfo.call(nodeProcess)) {
@@ -43,6 +46,9 @@ export function escapedRealWork(world: World): string | undefined {
   // Real timers taken into the simulation, between their birth and their adoption (a nextTick).
   timeouts -= claimedStillCounted();
   let extraImmediates = immediates - world.driver.queuedImmediates;
+  if (extraImmediates > 0) extraImmediates -= expectedNativeImmediates();
+  // While native immediates are waited for, those they queue in turn are waited for next.
+  if (nativeHoldActive()) extraImmediates = 0;
   if (extraImmediates > 0) extraImmediates -= nodeInternalImmediates(world);
   const parts: string[] = [];
   if (timeouts > 0) parts.push(`${timeouts} real timer${timeouts === 1 ? '' : 's'} (Timeout)`);

@@ -93,6 +93,7 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
       udpGossip: { metric: virtualSpeed, variants: {}, baselines: { driverCeiling: events, interval: virtualSpeed }, goals: 0, comparisons: 2 },
       exploreSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { oneJob: 'seedsPerSecond' }, goals: 0, comparisons: 1 },
       programSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { processPerSeed: 'seedsPerSecond' }, goals: 1, comparisons: 0 },
+      tlsRequests: { metric: roundTrips, variants: { handshakes: roundTrips }, baselines: { tcpRequests: roundTrips, tcpConnects: roundTrips }, goals: 0, comparisons: 2 },
     };
     // Figure 6 needs PGlite (examples/postgres; CI installs it): without it, skipped with the reason.
     if (existsSync(path.join(ROOT_DIR, 'examples', 'postgres', 'node_modules', '@electric-sql', 'pglite-socket'))) {
