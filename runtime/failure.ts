@@ -15,6 +15,13 @@ export interface FailureReport {
   incarnation: number | undefined;
   /** The command that replays this run exactly. */
   replay: string;
+  /**
+   * The run's fingerprint up to the failure (a hash of every event run): two failing runs are
+   * the same run exactly when these are equal.
+   */
+  fingerprint?: string;
+  /** Where the failure was raised in the program (file:line:col), when known. */
+  site?: string;
 }
 
 /**

@@ -30,7 +30,7 @@ import {
 import { EventQueue } from './scheduler/queue.js';
 import { Network, type NetworkOptions } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
-import { captureSite } from './trace/site.js';
+import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
 
 export type WorldMode = 'library' | 'register';
@@ -200,6 +200,8 @@ export class World {
   private readonly queue = new EventQueue();
   readonly fingerprint = new Fingerprint();
   private readonly trace: TraceWriter | undefined;
+  /** Ids of traced messages and connections (counted only while tracing; never in the fingerprint). */
+  private readonly traceIds = { msg: 0, conn: 0 };
   readonly driver: Driver;
   /** The event being run, if any. */
   current: QueueEntry | undefined;
@@ -567,6 +569,7 @@ export class World {
   stall(host: Host, untilNs: number): void {
     if (!(untilNs > this.nowNs) || host.state !== 'running' || untilNs <= host.stalledUntilNs) return;
     host.stalledUntilNs = untilNs;
+    if (this.trace !== undefined) this.annotate(host, 'stall', { untilNs });
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
     if (!this.stopped) this.driver.kick();
   }
@@ -1077,6 +1080,8 @@ export class World {
       host: host?.name,
       incarnation: host?.incarnation,
       replay: this.options.replay,
+      fingerprint: this.fingerprint.toString(),
+      ...siteField(failureSite(error)),
     };
   }
 
@@ -1088,6 +1093,10 @@ export class World {
   private fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
     if (this.outcome !== undefined) return;
     const report = this.report(kind, host, error, summary);
+    if (this.trace !== undefined) {
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : summary;
+      this.annotate(host, 'failure', { failure: kind, message, ...(report.site === undefined ? {} : { site: report.site }) });
+    }
     this.finish('failure', report);
     this.onFailure?.(report);
   }
@@ -1130,6 +1139,27 @@ export class World {
     this.trace?.flush();
   }
 
+  /** True while a trace is written: annotations are built only then. */
+  get tracing(): boolean {
+    return this.trace !== undefined;
+  }
+
+  /**
+   * Writes an annotation to the trace: something that happened during event `n` (a message sent
+   * or delivered, a fault, the failure), not an event of its own. Annotations carry no `seq` and
+   * never reach the fingerprint, so a traced run is the same run as an untraced one.
+   */
+  annotate(host: Host | undefined, kind: string, fields: Record<string, unknown>): void {
+    if (this.trace === undefined) return;
+    const who = host === undefined || host.role === 'system' ? {} : { host: host.name, boot: host.incarnation };
+    this.trace.write({ n: this.eventsRun, tNs: this.nowNs, ...who, kind, ...fields });
+  }
+
+  /** A fresh id for a traced message or connection (each counted per run, from 1). */
+  nextTraceId(kind: 'msg' | 'conn' = 'msg'): number {
+    return ++this.traceIds[kind];
+  }
+
   get pendingEvents(): number {
     return this.queue.size;
   }
@@ -1138,6 +1168,10 @@ export class World {
   get nowMs(): number {
     return this.nowNs / NS_PER_MS;
   }
+}
+
+function siteField(site: string | undefined): { site?: string } {
+  return site === undefined ? {} : { site };
 }
 
 // ---- the active world ---------------------------------------------------------------------

@@ -94,3 +94,62 @@ export function captureSite(): string | undefined {
 export function captureSiteLater(): CapturedStack {
   return captureStack(captureSiteLater);
 }
+
+/**
+ * Where a failure was raised, for reports and the trace: the site the raiser attached (a
+ * scenario's invariant, which returned a verdict and is not on the stack), else the first frame
+ * of the error's stack that belongs to the program.
+ */
+export const kFailureSite = Symbol.for('dst-runtime.failureSite');
+export function failureSite(error: unknown): string | undefined {
+  if (error === null || (typeof error !== 'object' && typeof error !== 'function')) return undefined;
+  const attached = (error as Record<symbol, unknown>)[kFailureSite];
+  if (typeof attached === 'string') return attached;
+  let stack: unknown;
+  try {
+    stack = (error as { stack?: unknown }).stack;
+  } catch {
+    return undefined;
+  }
+  return typeof stack === 'string' ? programFrames(stack)[0] : undefined;
+}
+
+/** Where a function is defined (a program frame, file:line:col), from the inspector; undefined if unavailable. */
+export function functionLocation(fn: unknown): string | undefined {
+  const where = functionUrl(fn);
+  return where === undefined ? undefined : programFrames(`\n    at ${where}`)[0];
+}
+
+/** Where a function is defined, as url:line:col, from the inspector; undefined if unavailable. */
+export function functionUrl(fn: unknown): string | undefined {
+  if (typeof fn !== 'function' || !process.features.inspector) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const inspector = require('node:inspector') as typeof import('node:inspector');
+  const session = new inspector.Session();
+  const key = '__dstFunctionProbe';
+  let where: string | undefined;
+  try {
+    session.connect();
+    const scripts = new Map<string, string>();
+    session.on('Debugger.scriptParsed', (m) => scripts.set(m.params.scriptId, m.params.url));
+    // Same-thread sessions answer synchronously.
+    session.post('Debugger.enable', () => {});
+    (globalThis as Record<string, unknown>)[key] = fn;
+    session.post('Runtime.evaluate', { expression: `globalThis.${key}` }, (error, result) => {
+      if (error !== null || result.result.objectId === undefined) return;
+      session.post('Runtime.getProperties', { objectId: result.result.objectId, ownProperties: true }, (e, props) => {
+        const loc = e === null ? props.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value : undefined;
+        if (loc === undefined) return;
+        const url = scripts.get(loc.scriptId);
+        if (url === undefined || url === '') return;
+        where = `${url}:${loc.lineNumber + 1}:${loc.columnNumber + 1}`;
+      });
+    });
+  } catch {
+    where = undefined;
+  } finally {
+    delete (globalThis as Record<string, unknown>)[key];
+    session.disconnect();
+  }
+  return where;
+}
