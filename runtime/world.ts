@@ -28,12 +28,15 @@ import {
   SimEvent,
 } from './scheduler/event.js';
 import { EventQueue } from './scheduler/queue.js';
-import { Network, type NetworkOptions } from './network/network.js';
+import { DEFAULT_LATENCY, Network, type NetworkOptions } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
 import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
 
 export type WorldMode = 'library' | 'register';
+
+/** The trace's format, named by its first line: 2 added annotations (send, recv, conn, action, stall, failure). */
+export const TRACE_FORMAT = 'dst-trace/2';
 
 export interface WorldOptions {
   seed: bigint;
@@ -263,6 +266,17 @@ export class World {
     this.als = processAls;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
+    // The trace's first line says what the rest is: its format (annotations since 2), the seed,
+    // and the network's default latency (a setLink back to it ends a latency spike).
+    this.trace?.write({
+      n: 0,
+      tNs: 0,
+      kind: 'run',
+      format: TRACE_FORMAT,
+      seed: this.seedText,
+      mode: options.mode,
+      latency: options.network?.latency ?? DEFAULT_LATENCY,
+    });
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());

@@ -124,6 +124,8 @@ export interface ScenarioFailure {
   invariant?: string;
   /** Where the failure was raised: the failing invariant's definition, or the first program frame of the error. */
   site?: string;
+  /** A crash: the error's stack. */
+  stack?: string;
 }
 
 /** The faults the fault driver can inject (the `*PerSecond` rates without the suffix). */
@@ -636,6 +638,7 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
         replay,
         ...(typeof invariant === 'string' ? { invariant } : {}),
         ...(site === undefined ? {} : { site }),
+        ...(kind === 'crash' && report.error instanceof Error && typeof report.error.stack === 'string' ? { stack: report.error.stack } : {}),
       },
       coverage: coverageOf(world),
       ...extra,
