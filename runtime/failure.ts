@@ -1,4 +1,5 @@
 import { formatTimeNs } from './clock/units.js';
+import { userStack } from './trace/site.js';
 
 export type FailureKind = 'crash' | 'unhandled-rejection' | 'limit' | 'idle' | 'safety' | 'liveness' | 'nondeterminism' | 'escape';
 
@@ -38,7 +39,7 @@ export function runtimeError(message: string): Error {
 export function formatFailure(report: FailureReport, options: { withError?: boolean } = {}): string {
   const lines = [`dst: ${report.summary}`];
   if (options.withError !== false && report.error !== undefined) {
-    const text = report.error instanceof Error ? (report.error.stack ?? String(report.error)) : String(report.error);
+    const text = report.error instanceof Error ? userStack(report.error.stack ?? String(report.error)) : String(report.error);
     for (const line of text.split('\n')) lines.push(`    ${line}`);
   }
   const where =

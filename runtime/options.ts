@@ -154,7 +154,7 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
   if (options.strict !== undefined && typeof options.strict !== 'boolean') {
     throw new UsageError(`Failed to configure simulation: strict must be true or false, got ${String(options.strict)}`);
   }
-  const strict = options.strict ?? env.DST_STRICT !== '0';
+  const strict = options.strict ?? envStrict(env);
   if (options.disk !== undefined && !isDiskMode(options.disk)) {
     throw new UsageError(`Failed to configure simulation: disk must be ${DISK_MODES.map((m) => `'${m}'`).join(' or ')}, got ${JSON.stringify(options.disk)}`);
   }
@@ -164,6 +164,14 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
   }
   const pending = options.pending ?? envPending(env);
   return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk, pending };
+}
+
+/** DST_STRICT: '0' lets real timers escape the simulation; '1' or unset keeps strict mode. */
+export function envStrict(env: NodeJS.ProcessEnv): boolean {
+  const text = env.DST_STRICT;
+  if (text === undefined || text === '' || text === '1') return true;
+  if (text === '0') return false;
+  throw new UsageError(`Failed to parse DST_STRICT: ${JSON.stringify(text)} is not 0 or 1 (DST_STRICT=0 lets real timers escape the simulation; the run is then not reproducible)`);
 }
 
 /** DST_PENDING: '1' reports the promises host code left pending (SimOptions.pending); '0' or unset does not. */

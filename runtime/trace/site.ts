@@ -5,6 +5,8 @@ import path from 'node:path';
  * chunk under dist/chunks/); frames inside it are ours, not the user's.
  */
 const OWN_DIR = ((dir: string) => (path.basename(dir) === 'chunks' ? path.dirname(dir) : dir))(path.dirname(__filename));
+/** The directory of this build (dist/): its register entries, its chunks. */
+export const OWN_DIST = OWN_DIR;
 
 /**
  * Where our frames point when a stack goes through the build's source maps (node
@@ -152,4 +154,21 @@ export function functionUrl(fn: unknown): string | undefined {
     session.disconnect();
   }
   return where;
+}
+
+/**
+ * A stack as users should read it: without dst-runtime's own frames (World.invoke, Driver.step,
+ * the bundle's chunks), which say nothing about their program; DST_DEBUG=1 keeps them all.
+ */
+export function userStack(stack: string): string {
+  if (process.env.DST_DEBUG === '1') return stack;
+  return stack
+    .split('\n')
+    .filter((line) => {
+      const m = /^\s+at .*?\(?((?:file:\/\/)?[^\s()]+):\d+:\d+\)?\s*$/.exec(line);
+      if (!m) return true;
+      const file = m[1]!.startsWith('file://') ? decodeURIComponent(m[1]!.slice('file://'.length)) : m[1]!;
+      return !isOwnFile(file);
+    })
+    .join('\n');
 }
