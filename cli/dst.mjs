@@ -449,11 +449,14 @@ function readSchedule(file) {
   return { faults, seed: Array.isArray(data) ? undefined : data.seed, settings: Array.isArray(data) ? {} : (data.settings ?? {}), swarm: data.swarm === true };
 }
 
-/** The settings a schedule was made with apply where the environment does not set them (a planted bug switch). */
+/**
+ * The settings a schedule was made with (a planted bug switch, DST_TIME_LIMIT) apply whatever the
+ * environment says, as a report's do for dst replay: the schedule replays the run it came from.
+ */
 function applySettings(settings) {
   const applied = [];
   for (const [key, value] of Object.entries(settings)) {
-    if (process.env[key] !== undefined) continue;
+    if (process.env[key] === value) continue;
     process.env[key] = value;
     applied.push(`${key}=${shellQuote(value)}`);
   }
