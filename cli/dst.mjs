@@ -204,7 +204,7 @@ function shellQuote(word) {
  * Settings of this process that change a run: DST_* ones (a planted bug switch, DST_TIME_LIMIT),
  * and the machine's time zone and locale when they are not UTC and en-US (machineSettings).
  */
-const PER_RUN = new Set(['DST_SEED', 'DST_TRACE', 'DST_REPORT', 'DST_QUIET', 'DST_PROBE_OUT']);
+const PER_RUN = new Set(['DST_SEED', 'DST_TRACE', 'DST_REPORT', 'DST_QUIET', 'DST_PROBE_OUT', 'DST_SHARD', 'DST_SHARD_COUNT', 'DST_DEBUG']);
 function settingsEnv() {
   const settings = Object.fromEntries(
     Object.keys(process.env)
