@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { defineScenario, runScenario, UsageError } from 'dst-runtime';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
@@ -70,6 +71,25 @@ describe('scenarios: topology network and host code in the scenario (issue 20 it
     assert.equal(buggy.ok, false);
     assert.equal(buggy.failure.kind, 'safety');
     assert.match(buggy.failure.message, /always: the worker ticked 5 times/);
+  });
+});
+
+describe('after a scenario run (issue 20 item 11)', () => {
+  it('nothing of the run keeps the process alive: no handle or request is left once runScenario resolves', () => {
+    // Two module hosts with servers, keep-alive agents, fetches and connects to names that do
+    // not resolve, UDP, intervals and an hour-long timer, under crashes, kills, partitions and
+    // resets. The child must exit by itself, with no active resource left.
+    const runner = new URL('./fixtures/leftovers/run.mjs', import.meta.url).pathname;
+    for (const seed of ['1', '2']) {
+      const child = spawnSync(process.execPath, [runner, seed], { encoding: 'utf8', timeout: 60_000 });
+      assert.equal(child.signal, null, `seed ${seed}: the process did not exit by itself\n${child.stderr}`);
+      assert.equal(child.status, 0, child.stderr);
+      const report = JSON.parse(child.stdout.trim().split('\n').pop());
+      assert.equal(report.ok, true);
+      assert.ok(report.events > 100, `seed ${seed}: ${report.events} events`);
+      // The child's stdio (pipes here) are the process's own, there before the run.
+      assert.deepEqual(report.after.filter((kind) => kind !== 'PipeWrap' && kind !== 'TTYWrap'), [], `seed ${seed}: left behind`);
+    }
   });
 });
 
