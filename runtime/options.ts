@@ -192,6 +192,12 @@ export function envDiskMode(env: NodeJS.ProcessEnv): DiskMode {
   return text;
 }
 
+/**
+ * An environment (process.env or a copy): declared without @types/node, so the public types
+ * compile for a TypeScript user who has not installed it.
+ */
+export type Environment = Record<string, string | undefined>;
+
 /** Names the zone database gives UTC: a replay needs no TZ then. */
 const UTC_ZONES = new Set([
   'UTC',
@@ -226,7 +232,7 @@ const DEFAULT_LOCALES = new Set(['C', 'POSIX', 'en_US', 'en-US']);
  *   takes it from the first of LC_ALL, LC_MESSAGES and LANG that is set (an empty one makes it
  *   "und"); the replay sets that value as LC_ALL, which comes first everywhere.
  */
-export function machineSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function machineSettings(env: Environment = process.env): Record<string, string> {
   const settings: Record<string, string> = {};
   const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : new Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (zone !== undefined && !UTC_ZONES.has(zone)) settings.TZ = zone;
@@ -237,7 +243,7 @@ export function machineSettings(env: NodeJS.ProcessEnv = process.env): Record<st
 }
 
 /** machineSettings() as shell assignments, for the front of a replay command. */
-export function replayEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+export function replayEnvironment(env: Environment = process.env): string[] {
   return Object.entries(machineSettings(env)).map(([name, value]) => `${name}=${shellQuote(value)}`);
 }
 
