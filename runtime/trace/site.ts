@@ -16,7 +16,8 @@ export const OWN_DIST = OWN_DIR;
  * wasm.ts ask whether the program is on the stack). Pinned by test/runners/source-maps.test.mjs.
  */
 const PACKAGE_DIR = path.dirname(OWN_DIR);
-const OWN_SOURCE_DIRS = ['runtime', 'shims'].map((dir) => path.join(PACKAGE_DIR, dir) + path.sep);
+// cli/: the dst command's own frames (it boots a scenario's hosts) are not the program's either.
+const OWN_SOURCE_DIRS = ['runtime', 'shims', 'cli'].map((dir) => path.join(PACKAGE_DIR, dir) + path.sep);
 const OWN_SOURCE_FILES = new Set(['index.ts', 'register.ts', 'realm.ts'].map((file) => path.join(PACKAGE_DIR, file)));
 
 function isOwnFile(file: string): boolean {
