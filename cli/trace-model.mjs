@@ -161,7 +161,7 @@ export function buildModel(records) {
         break;
       }
       case 'failure':
-        failure = { n: r.n, tNs: r.tNs, host: hostOf(r.host), boot: r.boot, failure: r.failure, message: r.message, site: r.site };
+        failure = { n: r.n, tNs: r.tNs, host: hostOf(r.host), boot: r.boot, failure: r.failure, message: r.message, invariant: r.invariant, site: r.site };
         break;
       case 'action': {
         const by = r.host;

@@ -578,6 +578,7 @@ const SCRIPT = String.raw`
     if (!f) return;
     state.selected = null;
     details.innerHTML = '<h3 data-kind="failure" class="failure">Failure: ' + esc(f.failure) + '</h3>' + table([
+      ['invariant', f.invariant ? esc(f.invariant) : undefined],
       ['message', esc(f.message)],
       ['host', esc(hostName(f.host)) + (f.boot ? ' (boot ' + f.boot + ')' : '')],
       ['virtual time', esc(fmtTime(f.tNs))],

@@ -1099,6 +1099,22 @@ export class World {
     };
   }
 
+  /** Writes a failure to the trace (the viewer marks it where it happened), if tracing. */
+  traceFailure(report: FailureReport, failed?: Host): void {
+    if (this.trace === undefined) return;
+    const error = report.error;
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : report.summary;
+    const host = failed ?? (report.host === undefined ? undefined : this.host(report.host));
+    // A scenario's failed invariant names itself on the error (runtime/scenario/scenario.ts).
+    const invariant = error !== null && typeof error === 'object' ? (error as Record<symbol, unknown>)[Symbol.for('dst-runtime.invariant')] : undefined;
+    this.annotate(host, 'failure', {
+      failure: report.kind,
+      message,
+      ...(typeof invariant === 'string' ? { invariant } : {}),
+      ...(report.site === undefined ? {} : { site: report.site }),
+    });
+  }
+
   /** Strict mode: real asynchronous work made by host code escaped the simulation; the run fails. */
   escaped(host: Host | undefined, error: unknown, summary: string): void {
     this.fail('escape', host, error, summary);
@@ -1107,10 +1123,7 @@ export class World {
   private fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
     if (this.outcome !== undefined) return;
     const report = this.report(kind, host, error, summary);
-    if (this.trace !== undefined) {
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : summary;
-      this.annotate(host, 'failure', { failure: kind, message, ...(report.site === undefined ? {} : { site: report.site }) });
-    }
+    this.traceFailure(report, host);
     this.finish('failure', report);
     this.onFailure?.(report);
   }

@@ -245,6 +245,7 @@ export function startRegisterMode(): World {
       error,
       `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
     );
+    world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(`${formatFailure(report, { withError: false })}\n`);
   });
@@ -262,6 +263,7 @@ export function startRegisterMode(): World {
       `run idle: no simulated event can ever happen again, yet ${count} ref'd handle${count === 1 ? ' keeps' : 's keep'} ` +
         `the program alive (real Node would wait for ever)`,
     );
+    world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(
       `${formatFailure(report)}\n  fix      close them (server.close(), socket.end()) or unref() them; ` +

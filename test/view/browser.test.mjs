@@ -91,6 +91,7 @@ describe('dst view in a headless browser (Chromium)', function () {
     assert.match(details, /Failure: safety/);
     assert.match(details, new RegExp(`event number\\s+${failure.n}`));
     assert.match(details, /CommittedNeverRegresses/);
+    assert.match(details, /invariant\s+committedNeverRegresses/);
     assert.deepEqual(problems, []);
     await tab.close();
   });

@@ -133,6 +133,25 @@ describe('trace annotations', function () {
   });
 });
 
+describe('trace annotations in register mode', function () {
+  this.timeout(60_000);
+
+  it('a program\'s crash is in its trace, with the site that threw', async () => {
+    const program = path.join(tmp, 'crashing.mjs');
+    (await import('node:fs')).writeFileSync(program, "import net from 'node:net';\nconst s = net.createServer((c) => c.end('bye')).listen(7000, () => {\n  net.connect(7000, 'localhost').on('data', () => { s.close(); throw new Error('after the message'); });\n});\n");
+    const trace = path.join(tmp, 'crashing.jsonl');
+    const code = await new Promise((resolve) => execFile(process.execPath, ['--import', path.join(ROOT, 'dist', 'register.mjs'), program], { env: { ...process.env, DST_SEED: '3', DST_TRACE: trace, DST_QUIET: '1' } }, (e) => resolve(e ? e.code : 0)));
+    assert.equal(code, 1);
+    const records = read(trace);
+    assert.equal(records[0].mode, 'register');
+    const failure = records.find((r) => r.kind === 'failure');
+    assert.deepEqual([failure.failure, failure.host, failure.message], ['crash', 'main', 'Error: after the message']);
+    assert.match(failure.site, /crashing\.mjs:3:\d+$/);
+    const data = records.find((r) => r.kind === 'send' && r.data === 'bye');
+    assert.ok(records.some((r) => r.kind === 'recv' && r.msg === data.msg), 'the message that triggered it is linked');
+  });
+});
+
 describe('dst trace export --format chrome', function () {
   this.timeout(60_000);
 
