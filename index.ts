@@ -6,13 +6,13 @@ import './shims/install.js';
 
 export { Sim, type SimResult, type HostOptions } from './runtime/sim.js';
 export { type DiskMode, type SimOptions, DEFAULTS, machineSettings } from './runtime/options.js';
-export type { CrashPolicy } from './runtime/world.js';
+export type { CrashPolicy } from './runtime/hosts/lifecycle.js';
 export type { ModuleHostSpec } from './runtime/interposer.js';
 export type { NetworkOptions, FaultOptions } from './runtime/network/network.js';
 export type { LinkConfig, LatencyConfig, Rule, PacketInfo, Verdict } from './runtime/network/rules.js';
 export { SimulationError, formatFailure, type FailureReport, type FailureKind } from './runtime/failure.js';
 export { UsageError, UnsupportedError } from './runtime/errors.js';
-export { ExitCode, exitCodeOfFailure, failureKindOfExitCode } from './runtime/exit-codes.js';
+export { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode } from './runtime/exit-codes.js';
 export { parseSeed, formatSeed, type SeedInput } from './runtime/random/seed.js';
 export { formatTimeNs, NS_PER_MS, NS_PER_S } from './runtime/clock/units.js';
 export { always, sometimes, reachable, unreachable, coverage, SafetyViolation, type CoverageEntry } from './runtime/scenario/assertions.js';

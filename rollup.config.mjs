@@ -96,7 +96,7 @@ export default [
   // The module loader hooks for module.register (Node 20): an ES module of its own, run on
   // Node's loader thread, so it cannot share the CommonJS chunks of the entries above.
   {
-    input: 'shims/loader-hooks.ts',
+    input: 'shims/module/loader-hooks.ts',
     external,
     output: { file: 'dist/loader-hooks.mjs', format: 'es', sourcemap: true, sourcemapPathTransform },
     plugins: [typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true })],

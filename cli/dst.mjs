@@ -6,16 +6,14 @@
 // CLI decides without executing the file in its own process: a probe child imports it under
 // register mode (see cli/probe.mjs).
 //
-// Exit codes (ExitCode in runtime/exit-codes.ts):
-//   0 ok · 1 a host crashed · 64 usage error · 70 a run limit tripped · 71 safety violation
-//   72 liveness failure · 73 nondeterminism · 74 strict mode: real async work escaped
-//   75 a plain program went idle for ever (ref'd handles, nothing scheduled)
+// Exit codes: ExitCode, and FAILURE_EXIT_CODES for each failure kind, in runtime/exit-codes.ts:
+// the table register mode exits by too. The usage text lists them from there.
 import { fork, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ExitCode, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, machineSettings, runScenario } from 'dst-runtime';
+import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatSeed, parseSeed, machineSettings, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
 import { describeRecord, firstDivergence } from './trace-diff.mjs';
 import { toChromeTrace } from './trace-export.mjs';
@@ -30,16 +28,22 @@ const REPORT_FORMAT = 'dst-explore-report/1';
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
+/** What each of ExitCode's codes means to a user; the help lists every code of ExitCode. */
+const EXIT_CODE_MEANINGS = {
+  ok: 'ok: the run passed (explore: every seed passed)',
+  hostCrash: 'a host crashed (uncaught exception or unhandled rejection)',
+  usage: 'usage error (a bad command line or DST_* variable, an unwritable --report/--out)',
+  limit: 'a run limit tripped (events or virtual time)',
+  safety: 'a safety invariant or always()/unreachable() failed',
+  liveness: 'a liveness check failed',
+  nondeterminism: 'nondeterminism (dst check, dst replay, a failure that did not replay)',
+  escape: 'strict mode: real asynchronous work escaped the simulation',
+  idle: "a plain program went idle for ever (ref'd handles, nothing scheduled)",
+};
 const EXIT_CODES = `exit codes:
-  0   ok
-  1   a host crashed (uncaught exception or unhandled rejection)
-  64  usage error (a bad command line or DST_* variable, an unwritable --report/--out)
-  70  a run limit tripped (events or virtual time)
-  71  a safety invariant or always()/unreachable() failed
-  72  a liveness check failed
-  73  nondeterminism (dst check, dst replay, a failure that did not replay)
-  74  strict mode: real timers escaped the simulation
-  75  a plain program went idle for ever (ref'd handles, nothing scheduled)
+${Object.entries(ExitCode)
+  .map(([name, code]) => `  ${String(code).padEnd(4)}${EXIT_CODE_MEANINGS[name] ?? name}`)
+  .join('\n')}
   a plain program's own exit code otherwise`;
 
 /**
@@ -605,12 +609,15 @@ function printFailureTable(rows, total) {
   }
 }
 
-/** The exit code of a set of failing rows: nondeterminism first, then the gravest kind. */
+/**
+ * The exit code of a set of failing rows: nondeterminism (a seed that did not replay) first,
+ * then the gravest kind (FAILURE_EXIT_CODES lists them gravest first).
+ */
 function exitCodeOfRows(rows) {
   if (rows.some((r) => !r.replays)) return ExitCode.nondeterminism;
-  for (const kind of ['safety', 'liveness', 'limit', 'escape', 'idle', 'crash']) {
+  for (const [kind, code] of Object.entries(FAILURE_EXIT_CODES)) {
     const row = rows.find((r) => r.kind === kind);
-    if (row !== undefined) return row.exitCode ?? exitCodeOfFailure(kind);
+    if (row !== undefined) return row.exitCode ?? code;
   }
   return rows.length > 0 ? (rows[0].exitCode ?? ExitCode.hostCrash) : ExitCode.ok;
 }

@@ -34,27 +34,29 @@ export const ExitCode = {
 export type ExitCodeName = keyof typeof ExitCode;
 
 /**
- * The exit code of each failure kind: the one mapping register mode and the `dst` CLI share, so
- * a program fails with the same code whichever of them ran it. A Record over FailureKind, so a
- * new kind cannot be left out. Its first kind with a code is the one that code reads back as.
+ * The exit code of each failure kind: the one table register mode and the `dst` CLI both read,
+ * so a program fails with the same code whichever of them ran it. A Record over FailureKind, so
+ * a new kind cannot be left out. Its kinds come gravest first: `dst explore` exits with the code
+ * of the gravest kind among its failing seeds, and a code shared by two kinds (1) reads back as
+ * the first of them (see failureKindOfExitCode).
  */
-const EXIT_CODE_OF_KIND: Readonly<Record<FailureKind, number>> = {
-  crash: ExitCode.hostCrash,
-  'unhandled-rejection': ExitCode.hostCrash,
-  limit: ExitCode.limit,
+export const FAILURE_EXIT_CODES: Readonly<Record<FailureKind, number>> = Object.freeze({
+  nondeterminism: ExitCode.nondeterminism,
   safety: ExitCode.safety,
   liveness: ExitCode.liveness,
-  nondeterminism: ExitCode.nondeterminism,
+  limit: ExitCode.limit,
   escape: ExitCode.escape,
   idle: ExitCode.idle,
-};
+  crash: ExitCode.hostCrash,
+  'unhandled-rejection': ExitCode.hostCrash,
+});
 
 /**
- * The exit code of a run that failed this way (see EXIT_CODE_OF_KIND); undefined for a string
+ * The exit code of a run that failed this way (see FAILURE_EXIT_CODES); undefined for a string
  * that is no failure kind (a caller in plain JavaScript).
  */
 export function exitCodeOfFailure(kind: FailureKind): number | undefined {
-  return Object.hasOwn(EXIT_CODE_OF_KIND, kind) ? EXIT_CODE_OF_KIND[kind] : undefined;
+  return Object.hasOwn(FAILURE_EXIT_CODES, kind) ? FAILURE_EXIT_CODES[kind] : undefined;
 }
 
 /**
@@ -62,7 +64,7 @@ export function exitCodeOfFailure(kind: FailureKind): number | undefined {
  * 'crash'), or undefined for a code no failure kind uses (a program's own process.exit(n)).
  */
 export function failureKindOfExitCode(code: number): FailureKind | undefined {
-  for (const [kind, kindCode] of Object.entries(EXIT_CODE_OF_KIND)) {
+  for (const [kind, kindCode] of Object.entries(FAILURE_EXIT_CODES)) {
     if (kindCode === code) return kind as FailureKind;
   }
   return undefined;

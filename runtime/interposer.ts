@@ -22,7 +22,7 @@ export function getInterposer(): Interposer {
   return interposer;
 }
 
-/** What a module host runs (see shims/module-hosts.ts). */
+/** What a module host runs (see shims/module/module-hosts.ts). */
 export interface ModuleHostSpec {
   /** Path of the main module (relative to the working directory, or absolute). */
   main: string;
@@ -47,25 +47,4 @@ export function setModuleHosts(value: ModuleHosts): void {
 export function getModuleHosts(): ModuleHosts {
   if (moduleHosts === undefined) throw new Error('Failed to add a module host: dst-runtime shims are not loaded');
   return moduleHosts;
-}
-
-/** Per-host process behaviour, provided by shims/process-host.ts. */
-export interface HostProcessHooks {
-  /** Runs a host's own 'uncaughtException' / 'unhandledRejection' listeners; true if handled. */
-  handleUncaught(host: import('./hosts/host.js').Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean;
-  /** Delivers a signal (SIGTERM for a graceful stop) to a host. */
-  signal(host: import('./hosts/host.js').Host, signal: string): void;
-  exitCode(host: import('./hosts/host.js').Host): number | undefined;
-  /** True for the private exception process.exit() throws to unwind a host's code. */
-  isExit(error: unknown): boolean;
-}
-
-let hostProcessHooks: HostProcessHooks | undefined;
-
-export function setHostProcessHooks(value: HostProcessHooks): void {
-  hostProcessHooks = value;
-}
-
-export function getHostProcessHooks(): HostProcessHooks | undefined {
-  return hostProcessHooks;
 }

@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { UsageError } from './errors.js';
 import { SimulationError } from './failure.js';
-import { getHostProcessHooks, getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
+import { getHostProcessHooks } from './hosts/process-hooks.js';
+import { getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
 import { replayEnvironment, resolveOptions, shellQuote, type ResolvedOptions, type SimOptions } from './options.js';
 import { formatSeed } from './random/seed.js';
 import { rerunCommand, withoutRerunCommand } from './testing/rerun.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig, Rule } from './network/rules.js';
 import { ipv4Of, ipv6Of } from './network/addresses.js';
-import { type CrashPolicy, kUntilIdle, World } from './world.js';
+import { type CrashPolicy, kUntilIdle } from './hosts/lifecycle.js';
+import { World } from './world.js';
 import { originals } from './originals.js';
 
 /**
@@ -22,7 +24,7 @@ function traceAction(world: World, action: string, fields: Record<string, unknow
 
 /** The hosts of a link fault, by their registered names ('*' for everyone). */
 function linkFields(world: World, a: string, b: string | undefined, options: FaultOptions): Record<string, unknown> {
-  const name = (n: string) => (n === '*' ? '*' : world.requireHost(n, 'change the network of').name);
+  const name = (n: string) => (n === '*' ? '*' : world.hosts.require(n, 'change the network of').name);
   return { a: name(a), b: b === undefined ? '*' : name(b), ...(options.oneway ? { oneway: true } : {}) };
 }
 
@@ -148,7 +150,7 @@ function takeOverProcessErrors(world: World): { restore(): void } {
   const onUncaught: ProcessListener = function (error, origin) {
     const host = world.als.getStore();
     if (host !== undefined && host.world === world) {
-      world.hostFailed(host, error, 'crash');
+      world.hosts.failed(host, error, 'crash');
       return;
     }
     const saved = uncaught.saved;
@@ -168,7 +170,7 @@ function takeOverProcessErrors(world: World): { restore(): void } {
     }
   };
   const uncaught = takeOver('uncaughtException', onUncaught);
-  const rejections = takeOver('unhandledRejection', (reason) => world.hostFailed(world.lastHost, reason, 'unhandled-rejection'));
+  const rejections = takeOver('unhandledRejection', (reason) => world.hosts.failed(world.lastHost, reason, 'unhandled-rejection'));
   return {
     restore() {
       rejections.restore();
@@ -278,13 +280,13 @@ export class Sim {
    */
   crash(name: string): void {
     const world = this.running('crash', name);
-    const host = world.requireHost(name, 'crash');
+    const host = world.hosts.require(name, 'crash');
     if (host.state !== 'running') throw new UsageError(`Failed to crash host "${name}": it is already down`);
     // The machine goes with the process: its sockets vanish without a FIN or a reset, and until
     // it boots again nothing answers at its addresses (peers learn of it from their timeouts).
     host.poweredOff = true;
     traceAction(world, 'crash', { target: host.name });
-    world.takeDown(host, 'crashed');
+    world.hosts.takeDown(host, 'crashed');
     world.powerLoss(host.name);
   }
 
@@ -296,18 +298,18 @@ export class Sim {
    */
   kill(name: string): void {
     const world = this.running('kill', name);
-    const host = world.requireHost(name, 'kill');
+    const host = world.hosts.require(name, 'kill');
     if (host.state !== 'running') throw new UsageError(`Failed to kill host "${name}": it is already down`);
     traceAction(world, 'kill', { target: host.name });
     const hooks = getHostProcessHooks();
     if (hooks !== undefined) hooks.signal(host, 'SIGKILL');
-    else world.takeDown(host, 'crashed');
+    else world.hosts.takeDown(host, 'crashed');
   }
 
   /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
   restart(name: string): void {
     const world = this.running('restart', name);
-    const host = world.restart(name);
+    const host = world.hosts.restart(name);
     traceAction(world, 'restart', { target: host.name, incarnation: host.incarnation });
   }
 
@@ -318,7 +320,7 @@ export class Sim {
    */
   stop(name: string, signal: 'SIGTERM' | 'SIGINT' | 'SIGHUP' = 'SIGTERM'): void {
     const world = this.running('stop', name);
-    const host = world.requireHost(name, 'stop');
+    const host = world.hosts.require(name, 'stop');
     if (host.state !== 'running') throw new UsageError(`Failed to stop host "${name}": it is already down`);
     traceAction(world, 'stop', { target: host.name, signal });
     const hooks = getHostProcessHooks();
@@ -334,14 +336,14 @@ export class Sim {
   /** Freezes a host (a GC pause, a stalled VM): its events wait while the others run. */
   pause(name: string): void {
     const world = this.running('pause', name);
-    world.pause(name);
-    traceAction(world, 'pause', { target: world.requireHost(name, 'pause').name });
+    world.hosts.pause(name);
+    traceAction(world, 'pause', { target: world.hosts.require(name, 'pause').name });
   }
 
   resume(name: string): void {
     const world = this.running('resume', name);
-    world.resume(name);
-    traceAction(world, 'resume', { target: world.requireHost(name, 'resume').name });
+    world.hosts.resume(name);
+    traceAction(world, 'resume', { target: world.hosts.require(name, 'resume').name });
   }
 
   // ---- network faults (turmoil's verb pairs; b omitted = between a and every other host) ----
@@ -395,8 +397,8 @@ export class Sim {
     const { port, afterBytes } = options;
     if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) fail(`port must be an integer in 1..65535, got ${String(port)}`);
     if (afterBytes !== undefined && !(Number.isSafeInteger(afterBytes) && afterBytes >= 0)) fail(`afterBytes must be a whole number of bytes >= 0, got ${String(afterBytes)}`);
-    const hostA = world.requireHost(a, 'reset the connections of');
-    const hostB = b === undefined ? undefined : world.requireHost(b, 'reset the connections of');
+    const hostA = world.hosts.require(a, 'reset the connections of');
+    const hostB = b === undefined ? undefined : world.hosts.require(b, 'reset the connections of');
     const network = world.network;
     const between = (x: { host: { name: string } }, y: { host: { name: string } }) =>
       x.host.name === hostA.name && (hostB === undefined || y.host.name === hostB.name);
@@ -456,7 +458,7 @@ export class Sim {
    */
   setClock(name: string, options: { skewMs?: number; driftPpm?: number }): void {
     const world = this.running('set the clock of', name);
-    const host = world.requireHost(name, 'set the clock of');
+    const host = world.hosts.require(name, 'set the clock of');
     const fail = (reason: string): never => {
       throw new UsageError(`Failed to set the clock of host "${name}": ${reason}`);
     };
@@ -485,12 +487,12 @@ export class Sim {
       return { ipv4: ipv4Of(index), ipv6: ipv6Of(index) };
     }
     const world = this.running('find the address of', name);
-    return world.network.addressesOf(world.requireHost(name, 'find the address of'));
+    return world.network.addressesOf(world.hosts.require(name, 'find the address of'));
   }
 
   /** Whether a host's current incarnation is running, crashed or exited, and its boot number. */
   status(name: string): { state: 'running' | 'crashed' | 'exited'; incarnation: number; paused: boolean; exitCode: number | undefined } {
-    const host = this.running('inspect', name).requireHost(name, 'inspect');
+    const host = this.running('inspect', name).hosts.require(name, 'inspect');
     return { state: host.state, incarnation: host.incarnation, paused: host.paused, exitCode: getHostProcessHooks()?.exitCode(host) };
   }
 
@@ -518,8 +520,8 @@ export class Sim {
     const processErrors = takeOverProcessErrors(world);
     try {
       for (const p of this.pending) {
-        const host = world.addHost(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
-        world.boot(host, p.main);
+        const host = world.hosts.add(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
+        world.hosts.boot(host, p.main);
       }
       for (const apply of this.setup) apply(world);
       const outcome = await world.start();

@@ -4,11 +4,13 @@ import type { Disk } from './disk/disk.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
-import { Host, type HostRole, type HostState } from './hosts/host.js';
-import { getHostProcessHooks } from './interposer.js';
+import type { Host, HostState, HostWorld } from './hosts/host.js';
+import { HostLifecycle, type LifecycleLoop } from './hosts/lifecycle.js';
+import { NativeResources } from './hosts/native-resources.js';
 import { once } from './once.js';
 import type { DiskMode } from './options.js';
 import { originals } from './originals.js';
+import { alsEnable, alsRun, FRAMED_CONTEXT, processAls, RESOURCE_STORE } from './driver/event-context.js';
 import { outsideDomain } from './driver/outside-domain.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
@@ -27,11 +29,17 @@ import {
   type QueueEntry,
   SimEvent,
 } from './scheduler/event.js';
+import { Parking } from './scheduler/parking.js';
 import { EventQueue } from './scheduler/queue.js';
-import { DEFAULT_LATENCY, Network, type NetworkOptions } from './network/network.js';
+import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
 import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
+
+/** A host of a World: its `world` is the whole simulation (lower layers see a HostWorld only). */
+export type WorldHost = Host<World>;
+/** An entry of a World's queue: a SimEvent, Timeout or Immediate of one of its hosts. */
+type WorldEntry = QueueEntry<WorldHost>;
 
 export type WorldMode = 'library' | 'register';
 
@@ -62,9 +70,6 @@ export interface WorldOptions {
   pending?: boolean;
 }
 
-/** What a host's crash means for the run: a failure (default), or an expected event. */
-export type CrashPolicy = 'fail' | 'keep-down' | 'restart';
-
 export type StopReason = 'quiescent' | 'idle' | 'clients-done' | 'duration' | 'failure';
 
 /** Where a run stands when it ends. */
@@ -73,73 +78,8 @@ export interface WorldOutcome {
   failure: FailureReport | undefined;
 }
 
-/**
- * Something a host incarnation holds outside the simulation: a native libuv handle (the
- * TCPWrap or UDPWrap behind a simulated socket). Until it is closed natively it is a GC root
- * (Node keeps every open handle alive), and through its simulated model it would keep the whole
- * world alive after the run.
- */
-export interface NativeResource {
-  /**
-   * Frees it natively and cuts it off from the simulation, running no code of its host (a
-   * crashed host's callbacks never run; after the run nothing of the world may be reachable).
-   */
-  release(): void;
-}
-
-/**
- * On a host's main function: the host is a client started from a module (sim.client(name, {
- * main })), done not when its module has loaded but when, after that, nothing of its own is
- * pending any more (no ref'd timer, socket or request), as a Node process ends when its loop is
- * empty. A CommonJS main has loaded as soon as its top level ran, with its work still to come.
- */
-export const kUntilIdle: unique symbol = Symbol('dst.untilIdle');
-
 /** Fraction of a limit after which the runtime starts recording who schedules events. */
 const CULPRIT_WATCH_RATIO = 0.9;
-
-/**
- * One AsyncLocalStorage for the whole process, shared by every World: on Node 20/22 each live
- * ALS taxes every async resource created afterwards, so one per run made later runs slower.
- * A store (a Host) from an earlier world is ignored by currentHost().
- */
-const processAls = new originals.AsyncLocalStorage<Host>();
-/**
- * AsyncLocalStorage's own run(), taken before the async-context shim wraps the prototype's (the
- * wrapper only watches for stores other than ours, and costs a rest array and a Reflect.apply
- * per call): every event runs through it.
- */
-const alsRun = originals.AsyncLocalStorage.prototype.run as <R>(this: AsyncLocalStorage<Host>, store: Host, fn: () => R) => R;
-
-/**
- * Whether AsyncLocalStorage keeps its stores in immutable context frames (AsyncContextFrame:
- * Node 24 by default, Node 22 with --experimental-async-context-frame) rather than on async
- * resources (async_hooks). Probed, not guessed from the version: a store entered inside a
- * resource's scope stays on that resource only with async_hooks.
- */
-const FRAMED_CONTEXT = ((): boolean => {
-  const probe = new originals.AsyncLocalStorage<number>();
-  const resource = new AsyncResource('dst-probe', { requireManualDestroy: true });
-  resource.runInAsyncScope(() => probe.enterWith(1));
-  const framed = resource.runInAsyncScope(() => probe.getStore()) === undefined;
-  probe.disable();
-  return framed;
-})();
-
-/**
- * With async_hooks, where AsyncLocalStorage keeps our store on the executing resource: the
- * property it uses (an own symbol of the instance in Node 20 and 22), so an event can set and
- * restore it itself — exactly what run() does, without run()'s second resource lookup and rest
- * array. Undefined when not found: events then use run().
- */
-const RESOURCE_STORE: symbol | undefined = (() => {
-  if (FRAMED_CONTEXT) return undefined;
-  const key = (processAls as unknown as { kResourceStore?: unknown }).kResourceStore;
-  return typeof key === 'symbol' ? key : undefined;
-})();
-
-/** AsyncLocalStorage's (internal) _enable of Node 20 and 22: disable() is undone by it. */
-const alsEnable = (processAls as unknown as { _enable?: () => void })._enable;
 
 /**
  * Whether the program under test has used an AsyncLocalStorage of its own (reported by the
@@ -168,29 +108,25 @@ export const CLOCK_READS_FROZEN = 10_000;
 /** Virtual CPU time one clock read takes past CLOCK_READS_FROZEN in one event (1 µs). */
 export const SPIN_NS_PER_READ = 1_000;
 
-/** An entry of a paused host, taken out of the queue, with the seq it was queued under. */
-interface Parked {
-  host: Host;
-  entry: QueueEntry;
-  seq: number;
-}
-
 /**
  * The private state of one simulation: virtual time, the event queue, hosts, random streams,
  * the fingerprint and the trace. `Sim` is its public handle; shims reach it via activeWorld().
  */
-export class World {
+export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   readonly options: WorldOptions;
   readonly seed: bigint;
   readonly seedText: string;
   readonly mode: WorldMode;
   readonly epochMs: number;
-  readonly als: AsyncLocalStorage<Host>;
-  readonly hosts: Host[] = [];
-  /** Hosts by name, lower-cased: host names are DNS names, which are case-insensitive. */
-  private readonly hostsByName = new Map<string, Host>();
+  readonly als: AsyncLocalStorage<WorldHost>;
+  /** Native resources (libuv handles) the hosts' programs have not closed yet. */
+  readonly natives = new NativeResources();
+  /** The hosts and their lifecycle: add, boot, pause/resume, takeDown, restart. */
+  readonly hosts: HostLifecycle<World>;
+  /** hosts.idleWaiters, held here too: next() checks its size before every event. */
+  private readonly idleWaiters: ReadonlySet<Host>;
   /** In register mode, code outside every host's context belongs to this host ("main"). */
-  fallbackHost: Host | undefined;
+  fallbackHost: WorldHost | undefined;
 
   nowNs = 0;
   private seq = 0;
@@ -200,25 +136,22 @@ export class World {
   eventsRun = 0;
   /** Ref'd handles and ref'd pending events: the run goes on while this is above zero. */
   refs = 0;
-  private readonly queue = new EventQueue();
+  private readonly queue = new EventQueue<WorldEntry>();
   readonly fingerprint = new Fingerprint();
   private readonly trace: TraceWriter | undefined;
   /** Ids of traced messages and connections (counted only while tracing; never in the fingerprint). */
   private readonly traceIds = { msg: 0, conn: 0 };
   readonly driver: Driver;
   /** The event being run, if any. */
-  current: QueueEntry | undefined;
+  current: WorldEntry | undefined;
   /** Runs the current event (what als.run calls: no closure or argument array per event). */
   private readonly fireCurrent = (): void => {
     this.current![kFire]();
   };
-  /** Entries of paused or stalled hosts, in the order they came due. */
-  private parked: Parked[] = [];
-  /**
-   * Entries of hosts whose stall has ended, in the order they came due: they were due before
-   * the instant the stall ended, so they run then, before the queue's entries of that instant.
-   */
-  private ready: Parked[] = [];
+  /** Entries of paused or stalled hosts, held back from the queue. */
+  private readonly parking = new Parking<WorldEntry>();
+  /** parking.ready, held here too: next() checks it before every event. */
+  private readonly ready = this.parking.ready;
   /** The earliest instant a stalled host's stall ends (Infinity when no host is stalled). */
   private wakeNs = Infinity;
   /** Clock reads since the current event started (see CLOCK_READS_FROZEN). */
@@ -233,7 +166,7 @@ export class World {
    */
   private eventKind = -1;
   /** The host of the last event run; unhandled rejections are attributed to it. */
-  lastHost: Host | undefined;
+  lastHost: WorldHost | undefined;
 
   /** True when event sites are captured (tracing, or a limit is close). */
   captureSites: boolean;
@@ -241,12 +174,6 @@ export class World {
   private readonly eventsWatch: number;
   private readonly timeWatchNs: number;
 
-  private readonly mains = new Map<string, () => unknown>();
-  private readonly crashPolicies = new Map<string, CrashPolicy>();
-  private readonly hostDownListeners: Array<(host: Host, how: HostState) => void> = [];
-  /** Native resources of each host incarnation not yet closed by its program (see holdNative). */
-  private readonly nativeResources = new Map<Host, Set<NativeResource>>();
-  private systemHost: Host | undefined;
   /** Real asynchronous work the simulation must wait for (a host's modules loading). */
   private blockers = 0;
   private clientsPending = 0;
@@ -263,7 +190,10 @@ export class World {
     this.seedText = formatSeed(options.seed);
     this.mode = options.mode;
     this.epochMs = options.epochMs;
-    this.als = processAls;
+    // Its stores are hosts, each of the world that set it: currentHost() checks which.
+    this.als = processAls as AsyncLocalStorage<WorldHost>;
+    this.hosts = new HostLifecycle<World>(this, this.natives);
+    this.idleWaiters = this.hosts.idleWaiters;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
     // The trace's first line says what the rest is: its format (annotations since 2), the seed,
@@ -280,12 +210,13 @@ export class World {
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());
-    if (RESOURCE_STORE !== undefined && alsEnable !== undefined) {
+    const enable = alsEnable;
+    if (RESOURCE_STORE !== undefined && enable !== undefined) {
       // The driver's own immediates carry no store of ours: events enter their host's context
       // themselves. With async_hooks, queueing them while our storage is disabled spares each
       // one the storage's init hook and the property it would add (an allocation per event).
       this.driver.beforeRefill = () => processAls.disable();
-      this.driver.afterRefill = () => alsEnable.call(processAls);
+      this.driver.afterRefill = () => enable.call(processAls);
     }
   }
 
@@ -321,35 +252,6 @@ export class World {
     return new RandomStream(this.seed, name);
   }
 
-  // ---- hosts -------------------------------------------------------------------------------
-
-  addHost(name: string, role: HostRole, skewMs = 0, onCrash: CrashPolicy = 'fail', driftPpm = 0): Host {
-    if (typeof name !== 'string' || name.length === 0) {
-      throw new UsageError(`Failed to add host: the name must be a non-empty string, got ${String(name)}`);
-    }
-    const existing = this.hostsByName.get(name.toLowerCase());
-    if (existing !== undefined) {
-      const same = existing.name === name ? '' : ` ("${existing.name}": host names are DNS names, which ignore case)`;
-      throw new UsageError(`Failed to add host "${name}": a host with that name already exists${same}`);
-    }
-    if (!Number.isSafeInteger(skewMs)) {
-      throw new UsageError(`Failed to add host "${name}": skewMs must be an integer number of ms, got ${String(skewMs)}`);
-    }
-    if (!(Number.isFinite(driftPpm) && Math.abs(driftPpm) < 1e6)) {
-      throw new UsageError(`Failed to add host "${name}": driftPpm must be a number between -1e6 and 1e6 (parts per million), got ${String(driftPpm)}`);
-    }
-    const host = new Host(this, name, this.hosts.length, role, skewMs, 1, driftPpm);
-    this.hosts.push(host);
-    this.hostsByName.set(name.toLowerCase(), host);
-    this.crashPolicies.set(name, onCrash);
-    return host;
-  }
-
-  /** The current incarnation of the host with this name (in any case, as DNS names). */
-  host(name: string): Host | undefined {
-    return this.hostsByName.get(name.toLowerCase());
-  }
-
   /**
    * While an event's callback runs synchronously: its host, and the async id Node was executing
    * when the event started (the driver's immediate). Code that runs with that same async id is
@@ -359,7 +261,7 @@ export class World {
    * answer without AsyncLocalStorage.getStore(), which costs an executionAsyncResource() lookup
    * on Node 20/22 and is called by every setTimeout and Math.random.
    */
-  private runningHost: Host | undefined = undefined;
+  private runningHost: WorldHost | undefined = undefined;
   private runningAsyncId = -1;
 
   /**
@@ -390,188 +292,61 @@ export class World {
   }
 
   /** The host whose code is running now (undefined: the test runner, in library mode). */
-  currentHost(): Host | undefined {
+  currentHost(): WorldHost | undefined {
     if (executionAsyncId() === this.runningAsyncId) return this.runningHost;
     const host = this.als.getStore();
     return host !== undefined && host.world === this ? host : this.fallbackHost;
   }
 
-  /** A host for the simulation's own events (faults, scheduled lifecycle changes). */
-  get system(): Host {
-    if (this.systemHost === undefined) {
-      this.systemHost = new Host(this, '(simulation)', 0xffff, 'system', 0);
-    }
-    return this.systemHost;
-  }
+  // ---- what the hosts' lifecycle asks of the loop (LifecycleLoop) ----------------------------
 
-  /**
-   * Starts a host's main function at the current virtual time, in its own context. A client's
-   * completion is awaited by the run; a host's rejection is a failure.
-   */
-  boot(host: Host, main: () => unknown): void {
-    this.mains.set(host.name, main);
-    const untilIdle = (main as { [kUntilIdle]?: boolean })[kUntilIdle] === true;
-    // Every incarnation of a client is awaited: a restarted client is pending again until its
-    // new main settles or it goes down (the crash of the previous one counted it as settled).
-    if (host.role === 'client') {
-      this.clientsPending++;
-      if (host.incarnation === 1) this.clientsTotal++;
-    }
-    this.schedule(host, 0, 'boot', () => {
-      let result: unknown;
-      try {
-        result = main();
-      } catch (error) {
-        this.hostFailed(host, error, 'crash');
-        return;
-      }
-      Promise.resolve(result).then(
-        () => (untilIdle ? this.settleWhenIdle(host) : this.mainSettled(host)),
-        (error: unknown) => this.hostFailed(host, error, 'crash'),
-      );
-    }, undefined, true);
-  }
-
-  /** Clients whose module has loaded, done once nothing of theirs is pending (see kUntilIdle). */
-  private readonly idleWaiters = new Set<Host>();
-
-  private settleWhenIdle(host: Host): void {
-    if (host.role !== 'client' || host.mainDone) return;
-    if (host.refs === 0) this.mainSettled(host);
-    else this.idleWaiters.add(host);
-  }
-
-  /** Settles the idle-waiting clients that are idle now (called before each event). */
-  private settleIdleClients(): void {
-    for (const host of this.idleWaiters) {
-      if (host.refs > 0 && host.state === 'running') continue;
-      this.idleWaiters.delete(host);
-      this.mainSettled(host);
-    }
-  }
-
-  private mainSettled(host: Host): void {
-    if (host.role !== 'client' || host.mainDone) return;
-    host.mainDone = true;
-    this.clientsPending--;
+  /** Wakes the driver, unless the run is over. */
+  kick(): void {
     if (!this.stopped) this.driver.kick();
   }
 
-  /** Registers a callback run whenever a host incarnation goes down (crash, exit, stop). */
-  onHostDown(listener: (host: Host, how: HostState) => void): void {
-    this.hostDownListeners.push(listener);
-  }
-
-  /**
-   * Registers a native resource of `host` (a libuv handle made for its socket): released when
-   * the incarnation goes down and, at the latest, when the run ends, unless the program closes
-   * it first (dropNative).
-   */
-  holdNative(host: Host, resource: NativeResource): void {
-    let set = this.nativeResources.get(host);
-    if (set === undefined) this.nativeResources.set(host, (set = new Set()));
-    set.add(resource);
-  }
-
-  /** The program closed a resource registered with holdNative() itself. */
-  dropNative(host: Host, resource: NativeResource): void {
-    const set = this.nativeResources.get(host);
-    if (set === undefined) return;
-    set.delete(resource);
-    if (set.size === 0) this.nativeResources.delete(host);
-  }
-
-  /** The native resources `host` holds (every host's when undefined), not yet closed or released. */
-  *heldNative(host: Host | undefined): IterableIterator<NativeResource> {
-    if (host !== undefined) {
-      yield* this.nativeResources.get(host) ?? [];
-      return;
-    }
-    for (const set of this.nativeResources.values()) yield* set;
-  }
-
-  /** Releases the native resources of `host` (every host when undefined), in creation order. */
-  private releaseNative(host: Host | undefined): void {
-    const sets = host === undefined ? [...this.nativeResources.values()] : [this.nativeResources.get(host)];
-    if (host === undefined) this.nativeResources.clear();
-    else this.nativeResources.delete(host);
-    for (const set of sets) {
-      if (set === undefined) continue;
-      for (const resource of set) resource.release();
-    }
-  }
-
-  /**
-   * Takes a host incarnation down: its pending events, timers and handles are gone, and its
-   * code can no longer schedule anything. Listeners (the network) release its sockets the way
-   * the kernel would when a process dies; then the native handles behind them are closed.
-   */
-  takeDown(host: Host, how: 'crashed' | 'exited'): void {
-    if (host.state !== 'running') return;
-    host.state = how;
+  /** `host` went down: its ref'd work no longer keeps the run alive, its parked entries are gone. */
+  forget(host: Host): void {
     this.refs -= host.refs;
     host.refs = 0;
-    if (this.parked.length > 0) this.parked = this.parked.filter((p) => p.host !== host);
-    if (this.ready.length > 0) this.ready = this.ready.filter((p) => p.host !== host);
+    this.parking.drop(host);
     // Its events would be skipped when their time came (packets excepted: the kernel still
     // answers them); dropped now, so that what their callbacks hold (a database's 128 MB
     // WebAssembly memory behind a 10 s timer) is not kept alive until then.
     this.queue.dropWhere((entry) => entry[kHost] === host && entry[kKind] !== KIND_NET);
-    if (host.role === 'client' && !host.mainDone) this.mainSettled(host);
-    for (const listener of this.hostDownListeners) listener(host, how);
-    this.releaseNative(host);
+  }
+
+  /**
+   * `host` resumed: its parked entries run now, in their original order (each keeps its ref),
+   * queued again behind the instant's others.
+   */
+  unpark(host: Host): void {
+    for (const entry of this.parking.unpark(host)) {
+      const seq = ++this.seq;
+      entry[kSeq] = seq;
+      this.queue.push(entry, this.nowNs, seq);
+    }
+  }
+
+  /** Writes `host` going down to the trace and the fingerprint. */
+  recordDown(host: Host, how: HostState): void {
     if (this.trace !== undefined) {
       this.trace.write({ n: this.eventsRun, tNs: this.nowNs, host: host.name, boot: host.incarnation, kind: how });
     }
     this.fingerprint.mix(0xdead);
     this.fingerprint.mix(host.index);
-    if (!this.stopped) this.driver.kick();
   }
 
-  /**
-   * Boots the next incarnation of a host that is down: fresh clock from zero, fresh streams,
-   * its main function run again. Returns the new incarnation.
-   */
-  restart(name: string): Host {
-    const old = this.requireHost(name, 'restart');
-    if (old.state === 'running') {
-      throw new UsageError(`Failed to restart host "${name}": it is running (crash or stop it first)`);
-    }
-    const driftPpm = (old.clock.rate - 1) * 1e6;
-    const host = new Host(this, old.name, old.index, old.role, old.clock.skewMs, old.incarnation + 1, driftPpm);
-    this.hosts[old.index] = host;
-    this.hostsByName.set(old.name.toLowerCase(), host);
-    const main = this.mains.get(old.name);
-    if (main !== undefined) this.boot(host, main);
-    return host;
+  /** A client's main started (`first`: its first incarnation's): the run waits for it. */
+  clientStarted(first: boolean): void {
+    this.clientsPending++;
+    if (first) this.clientsTotal++;
   }
 
-  pause(name: string): void {
-    const host = this.requireHost(name, 'pause');
-    host.paused = true;
-  }
-
-  resume(name: string): void {
-    const host = this.requireHost(name, 'resume');
-    if (!host.paused) return;
-    host.paused = false;
-    // A host still stalled stays parked; its stall's end brings its events back.
-    if (host.stalledUntilNs > this.nowNs) return;
-    // Deferred events run now, in their original order (each keeps its ref). One cancelled or
-    // re-armed meanwhile has another seq by now: it stays dropped.
-    const parked = this.parked;
-    this.parked = [];
-    for (const p of parked) {
-      if (p.host !== host) {
-        this.parked.push(p);
-        continue;
-      }
-      if (p.entry[kSeq] !== p.seq) continue;
-      const seq = ++this.seq;
-      p.entry[kSeq] = seq;
-      this.queue.push(p.entry, this.nowNs, seq);
-    }
-    if (!this.stopped) this.driver.kick();
+  /** A client's main settled, or its incarnation went down. */
+  clientSettled(): void {
+    this.clientsPending--;
+    this.kick();
   }
 
   /**
@@ -585,14 +360,14 @@ export class World {
     host.stalledUntilNs = untilNs;
     if (this.trace !== undefined) this.annotate(host, 'stall', { untilNs });
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
-    if (!this.stopped) this.driver.kick();
+    this.kick();
   }
 
   /** Ends the stalls due by now: their hosts' parked entries become ready, in order. */
   private wakeStalled(): void {
     let wakeNs = Infinity;
-    const woken = new Set<Host>();
-    for (const host of this.hosts) {
+    const woken = new Set<WorldHost>();
+    for (const host of this.hosts.list) {
       if (host.stalledUntilNs === 0) continue;
       if (host.stalledUntilNs <= this.nowNs) {
         host.stalledUntilNs = 0;
@@ -600,10 +375,7 @@ export class World {
       } else if (host.stalledUntilNs < wakeNs) wakeNs = host.stalledUntilNs;
     }
     this.wakeNs = wakeNs;
-    if (woken.size === 0) return;
-    const parked = this.parked;
-    this.parked = [];
-    for (const p of parked) (woken.has(p.host) ? this.ready : this.parked).push(p);
+    if (woken.size > 0) this.parking.wake(woken);
   }
 
   /**
@@ -613,7 +385,7 @@ export class World {
    * loop turn, before the timers that came due during the loop: it counts from the event's start.
    * One queued by an immediate (or a program's top level) waits for the next turn, after them.
    */
-  private spinFor(entry: QueueEntry): number {
+  private spinFor(entry: WorldEntry): number {
     const inCheckPhase = this.eventKind === KIND_IMMEDIATE || this.eventKind === -1;
     return entry[kKind] === KIND_IMMEDIATE && !inCheckPhase ? 0 : this.spinNs;
   }
@@ -634,15 +406,6 @@ export class World {
     this.stall(host, this.nowNs + spinNs);
   }
 
-  requireHost(name: string, verb: string): Host {
-    const host = typeof name === 'string' ? this.hostsByName.get(name.toLowerCase()) : undefined;
-    if (host === undefined) {
-      const known = this.hosts.map((h) => h.name).join(', ') || 'none';
-      throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known})`);
-    }
-    return host;
-  }
-
   // ---- scheduling --------------------------------------------------------------------------
 
   /**
@@ -651,7 +414,7 @@ export class World {
    * A host that is down cannot schedule: the event is returned already cancelled.
    */
   schedule(
-    host: Host,
+    host: WorldHost,
     delayNs: number,
     kind: EventKind,
     fn: (this: any) => void,
@@ -659,7 +422,7 @@ export class World {
     ref: boolean,
     scope?: AsyncResource,
     site?: string,
-  ): SimEvent {
+  ): SimEvent<WorldHost> {
     // Checked without building the message on the hot path.
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
     const timeNs = this.nowNs + this.spinNs + delayNs;
@@ -684,7 +447,7 @@ export class World {
    * `delayNs`, under a new sequence number; a place it held before becomes stale. Returns false
    * (and leaves it unqueued) when its host is down. Its ref, if any, is its own business.
    */
-  enqueue(entry: QueueEntry, delayNs: number): boolean {
+  enqueue(entry: WorldEntry, delayNs: number): boolean {
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
     const seq = ++this.seq;
     if (entry[kHost].state !== 'running') {
@@ -703,7 +466,7 @@ export class World {
    * host's process is down (its kernel still answers, e.g. with a reset), and the event waits
    * while the host is paused (a stalled machine answers nothing).
    */
-  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent {
+  scheduleArrival(host: WorldHost, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource): SimEvent<WorldHost> {
     const timeNs = this.nowNs + this.spinNs + Math.max(0, Math.round(delayNs));
     const seq = ++this.seq;
     const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
@@ -729,14 +492,14 @@ export class World {
    * that drives them changes pace: each is queued again at the virtual instant where the host's
    * clock, at the new rate, reaches it. A host that is down only keeps the rate.
    */
-  setDrift(host: Host, driftPpm: number): void {
+  setDrift(host: WorldHost, driftPpm: number): void {
     const clock = host.clock;
     if (host.state !== 'running') {
       clock.setDrift(driftPpm, this.nowNs);
       return;
     }
     const nowLocalNs = clock.localNs(this.nowNs);
-    const pending: Array<{ entry: QueueEntry; remainingLocalNs: number }> = [];
+    const pending: Array<{ entry: WorldEntry; remainingLocalNs: number }> = [];
     for (const { timeNs, entry } of this.queue.snapshot()) {
       if (entry[kHost] === host && entry[kLocalClock] === true) pending.push({ entry, remainingLocalNs: clock.localNs(timeNs) - nowLocalNs });
     }
@@ -748,16 +511,16 @@ export class World {
    * The entries of `host` that are pending: queued, parked while it is paused, and the one
    * running now (for process.getActiveResourcesInfo, which counts a timer during its callback).
    */
-  pendingEntries(host: Host): QueueEntry[] {
-    const out: QueueEntry[] = [];
+  pendingEntries(host: WorldHost): WorldEntry[] {
+    const out: WorldEntry[] = [];
     for (const { entry } of this.queue.snapshot()) if (entry[kHost] === host) out.push(entry);
-    for (const p of [...this.ready, ...this.parked]) if (p.host === host && p.entry[kSeq] === p.seq) out.push(p.entry);
+    out.push(...this.parking.pendingOf(host));
     const current = this.current;
     if (current !== undefined && current[kHost] === host && !out.includes(current)) out.push(current);
     return out;
   }
 
-  refHandle(host: Host): void {
+  refHandle(host: WorldHost): void {
     if (host.state !== 'running') return;
     host.refs++;
     this.refs++;
@@ -781,7 +544,7 @@ export class World {
     outsideDomain(() => originals.nextTick(this.deferredKick));
   }
 
-  unrefHandle(host: Host): void {
+  unrefHandle(host: WorldHost): void {
     if (host.state !== 'running') return;
     host.refs--;
     this.refs--;
@@ -827,15 +590,15 @@ export class World {
     this.blockers++;
     return once(() => {
       this.blockers--;
-      if (!this.stopped) this.driver.kick();
+      this.kick();
     });
   }
 
-  private next(): QueueEntry | undefined {
+  private next(): WorldEntry | undefined {
     if (this.clockReads !== 0) this.endSpin();
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
-      if (this.idleWaiters.size > 0) this.settleIdleClients();
+      if (this.idleWaiters.size > 0) this.hosts.settleIdleClients();
       if (this.clientsTotal > 0 && this.clientsPending === 0) {
         this.finish('clients-done');
         return undefined;
@@ -876,7 +639,7 @@ export class World {
       const timeNs = this.queue.firstTimeNs;
       if (host.paused || host.stalledUntilNs > timeNs) {
         this.queue.pop();
-        this.parked.push({ host, entry: event, seq: event[kSeq] });
+        this.parking.park(host, event, event[kSeq]);
         continue;
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
@@ -886,11 +649,11 @@ export class World {
   }
 
   /** The next entry of a host whose stall ended, if it is still live (undefined: try again). */
-  private nextReady(): QueueEntry | undefined {
+  private nextReady(): WorldEntry | undefined {
     const { host, entry, seq } = this.ready.shift()!;
     if (entry[kSeq] !== seq || host.state !== 'running') return undefined;
     if (host.paused || host.stalledUntilNs > this.nowNs) {
-      this.parked.push({ host, entry, seq });
+      this.parking.park(host, entry, seq);
       return undefined;
     }
     return this.taken(entry);
@@ -921,7 +684,7 @@ export class World {
   }
 
   /** Accounts for an entry leaving the queue to run now; undefined when the event limit stops the run. */
-  private taken(event: QueueEntry): QueueEntry | undefined {
+  private taken(event: WorldEntry): WorldEntry | undefined {
     if (event[kRef]) {
       event[kHost].refs--;
       this.refs--;
@@ -938,7 +701,7 @@ export class World {
   }
 
   /** Runs an entry next() returned; it is due now (its instant is nowNs). */
-  private runEvent(event: QueueEntry): void {
+  private runEvent(event: WorldEntry): void {
     const n = ++this.eventsRun;
     this.current = event;
     const host = event[kHost];
@@ -982,7 +745,7 @@ export class World {
       } catch (error) {
         this.runningAsyncId = -1;
         this.runningHost = undefined;
-        this.hostFailed(host, error, 'crash');
+        this.hosts.failed(host, error, 'crash');
       }
       this.runningAsyncId = -1;
       this.runningHost = undefined;
@@ -990,7 +753,7 @@ export class World {
     this.current = undefined;
   }
 
-  private invoke(event: QueueEntry): void {
+  private invoke(event: WorldEntry): void {
     const scope = event[kScope];
     if (scope !== undefined) scope.runInAsyncScope(event[kFire], event);
     else if (RESOURCE_STORE !== undefined && userAsyncStores) {
@@ -1029,7 +792,7 @@ export class World {
    * host's later events through the shared resource, so invoke() sets the store on the driver's
    * immediate instead.
    */
-  private hostScope(host: Host): AsyncResource {
+  private hostScope(host: WorldHost): AsyncResource {
     let scope = host.scope;
     if (scope === undefined) {
       scope = alsRun.call(this.als, host, () => new AsyncResource('dst-host', { requireManualDestroy: true })) as AsyncResource;
@@ -1061,27 +824,6 @@ export class World {
     this.fail('limit', host, runtimeError(`${message}${culprit}`), `run stopped: ${message}`);
   }
 
-  /** A host's code threw or rejected: the host crashed, and the run fails. */
-  hostFailed(host: Host | undefined, error: unknown, kind: FailureKind): void {
-    const hooks = getHostProcessHooks();
-    if (hooks?.isExit(error)) return; // process.exit() unwinding a host's code
-    if (host !== undefined && host.role !== 'system') {
-      if (host.state !== 'running') return; // a leftover of an incarnation already down
-      // Like Node: the host's own process.on('uncaughtException') listeners keep it alive.
-      if (hooks?.handleUncaught(host, error, kind === 'unhandled-rejection' ? 'unhandledRejection' : 'uncaughtException')) return;
-      this.takeDown(host, 'crashed');
-      const policy = this.crashPolicies.get(host.name) ?? 'fail';
-      if (policy === 'keep-down') return;
-      if (policy === 'restart') {
-        this.restart(host.name);
-        return;
-      }
-    }
-    const what = kind === 'unhandled-rejection' ? 'an unhandled rejection' : 'an uncaught exception';
-    const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    this.fail(kind, host, error, `${host === undefined ? 'the simulation' : `host "${host.name}"`} crashed with ${what}: ${head}`);
-  }
-
   /** Builds the report for a failure at the current point of the run. */
   report(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): FailureReport {
     return {
@@ -1104,7 +846,7 @@ export class World {
     if (this.trace === undefined) return;
     const error = report.error;
     const message = error instanceof Error ? `${error.name}: ${error.message}` : report.summary;
-    const host = failed ?? (report.host === undefined ? undefined : this.host(report.host));
+    const host = failed ?? (report.host === undefined ? undefined : this.hosts.get(report.host));
     // A scenario's failed invariant names itself on the error (runtime/scenario/scenario.ts).
     const invariant = error !== null && typeof error === 'object' ? (error as Record<symbol, unknown>)[Symbol.for('dst-runtime.invariant')] : undefined;
     this.annotate(host, 'failure', {
@@ -1120,7 +862,8 @@ export class World {
     this.fail('escape', host, error, summary);
   }
 
-  private fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
+  /** The run fails with this report (the first failure wins). */
+  fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
     if (this.outcome !== undefined) return;
     const report = this.report(kind, host, error, summary);
     this.traceFailure(report, host);
@@ -1156,9 +899,8 @@ export class World {
     this.stopped = true;
     this.driver.stop();
     this.queue.clear();
-    this.parked = [];
-    this.ready = [];
-    this.releaseNative(undefined);
+    this.parking.clear();
+    this.natives.release(undefined);
     this.trace?.close();
   }
 

@@ -1,5 +1,11 @@
-import { Host } from '../runtime/hosts/host.js';
-import { activeWorld } from '../runtime/world.js';
+import { Host as AnyHost } from '../runtime/hosts/host.js';
+import { activeWorld, type WorldHost } from '../runtime/world.js';
+
+/**
+ * A host as the shims see it: a host of a World, whose `world` is the whole simulation
+ * (runtime/hosts/host.ts types a host's world by the little a host itself asks of it).
+ */
+export type Host = WorldHost;
 
 /**
  * The host whose code is calling a shim, or undefined when the caller is outside every host
@@ -20,6 +26,6 @@ export const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
  */
 export function forgetHost(resource: Record<PropertyKey, unknown>): void {
   for (const key of Object.getOwnPropertySymbols(resource)) {
-    if (resource[key] instanceof Host) delete resource[key];
+    if (resource[key] instanceof AnyHost) delete resource[key];
   }
 }

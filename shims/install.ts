@@ -2,47 +2,52 @@
  * The table of shims and the order they are installed in. Order is an invariant (see
  * docs/architecture.md): timers first, so modules that capture timer functions when they load
  * capture the simulated ones; the stdio streams are created before anything touches net.
+ *
+ * Each shim lives in the folder of the Node API it stands in for (shims/timers/, shims/net/,
+ * shims/crypto/, ...; docs/architecture.md lists them). A new shim goes into its API's folder
+ * and into this table. The imports below keep their order: it is the order the modules'
+ * top levels run in the bundle.
  */
 import { syncBuiltinESMExports } from 'node:module';
 import { UsageError } from '../runtime/errors.js';
 import { setInterposer } from '../runtime/interposer.js';
-import { watchHostRealTimers } from './tripwire.js';
+import { watchHostRealTimers } from './strict/tripwire.js';
 import type { World } from '../runtime/world.js';
-import { activeResourcesShim } from './active-resources.js';
-import { asyncContextShim } from './async-context.js';
+import { activeResourcesShim } from './process/active-resources.js';
+import { asyncContextShim } from './async-hooks/async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
-import { clockInternalsShim } from './clock-internals.js';
-import { cryptoShim } from './crypto.js';
-import { cryptoJobsShim } from './crypto-jobs.js';
-import { cryptoKeysShim } from './crypto-keys.js';
-import { cryptoSignaturesShim } from './crypto-signatures.js';
-import { dateShim } from './date.js';
-import { dgramShim } from './dgram-binding.js';
-import { dnsShim } from './dns-binding.js';
-import { dnsResolverShim } from './dns-resolver.js';
-import { escapesShim } from './escapes.js';
-import { fetchShim } from './fetch.js';
-import { fsShim } from './fs.js';
-import { zlibShim } from './zlib.js';
-import { wasmShim } from './wasm.js';
-import { blobShim } from './blob.js';
-import { httpShim } from './http.js';
-import { machineShim } from './machine.js';
-import { mathShim } from './math.js';
-import { messagingShim } from './messaging.js';
-import { moduleHostsShim } from './module-hosts.js';
-import { processHostShim } from './process-host.js';
-import { netShim, setNetworkResolver } from './net-binding.js';
-import { netTimeoutsShim } from './net-timeouts.js';
-import { performanceShim } from './performance.js';
-import { processClockShim } from './process-clock.js';
-import { PendingPromises } from './pending-promises.js';
+import { clockInternalsShim } from './clock/internals.js';
+import { cryptoShim } from './crypto/random.js';
+import { cryptoJobsShim } from './crypto/jobs.js';
+import { cryptoKeysShim } from './crypto/keys.js';
+import { cryptoSignaturesShim } from './crypto/signatures.js';
+import { dateShim } from './clock/date.js';
+import { dgramShim } from './net/dgram-binding.js';
+import { dnsShim } from './net/dns-binding.js';
+import { dnsResolverShim } from './net/dns-resolver.js';
+import { escapesShim } from './strict/escapes.js';
+import { fetchShim } from './net/fetch.js';
+import { fsShim } from './fs/fs.js';
+import { zlibShim } from './thread-pool/zlib.js';
+import { wasmShim } from './thread-pool/wasm.js';
+import { blobShim } from './thread-pool/blob.js';
+import { httpShim } from './net/http.js';
+import { machineShim } from './process/machine.js';
+import { mathShim } from './math/random.js';
+import { messagingShim } from './worker-threads/messaging.js';
+import { moduleHostsShim } from './module/module-hosts.js';
+import { processHostShim } from './process/process-host.js';
+import { netShim, setNetworkResolver } from './net/net-binding.js';
+import { netTimeoutsShim } from './net/net-timeouts.js';
+import { performanceShim } from './clock/performance.js';
+import { processClockShim } from './clock/process-clock.js';
+import { PendingPromises } from './async-hooks/pending-promises.js';
 import { realms } from './realms.js';
 import { PatchSet } from './registry.js';
 import type { Realm, Shim } from './shim.js';
-import { timersShim } from './timers.js';
-import { timersPromisesShim } from './timers-promises.js';
-import { tlsShim } from './tls.js';
+import { timersShim } from './timers/timers.js';
+import { timersPromisesShim } from './timers/promises.js';
+import { tlsShim } from './net/tls.js';
 
 /** Installed first: modules loaded from here on (net, via the stdio streams) capture them. */
 const EARLY_SHIMS: readonly Shim[] = [asyncContextShim, timersShim, timersPromisesShim];

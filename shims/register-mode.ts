@@ -20,14 +20,14 @@ import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
 import { DEFAULTS, type DiskMode, envDiskMode, envDurationNs, envPending, envPositiveInteger, envStrict, replayEnvironment, shellQuote } from '../runtime/options.js';
-import { formatPendingPromises } from './pending-promises.js';
+import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite, OWN_DIST, userStack } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
-import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net-binding.js';
-import { installTripwire } from './tripwire.js';
+import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
+import { installTripwire } from './strict/tripwire.js';
 import { originals } from '../runtime/originals.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
@@ -209,7 +209,7 @@ export function startRegisterMode(): World {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));
   }
   let summarized = false;
-  const main = world.addHost('main', 'host');
+  const main = world.hosts.add('main', 'host');
   world.fallbackHost = main;
   g[VERSION_STATE] = world;
 

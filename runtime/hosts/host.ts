@@ -1,7 +1,6 @@
 import type { AsyncResource } from 'node:async_hooks';
 import { HostClock } from '../clock/host-clock.js';
-import { RandomStream } from '../random/stream.js';
-import type { World } from '../world.js';
+import type { RandomStream } from '../random/stream.js';
 
 /** The CPU time one event of a host counts for (10 µs): see Host.cpuNs. */
 export const EVENT_CPU_NS = 10_000;
@@ -11,21 +10,41 @@ export type HostRole = 'host' | 'client' | 'system';
 export type HostState = 'running' | 'crashed' | 'exited';
 
 /**
+ * What a host asks of the world it lives in (World implements it): the seed's streams, the
+ * current instant, and the clock reads of its code, which may have spun past that instant.
+ */
+export interface HostWorld {
+  /** Virtual time now (ns): a new incarnation's clock starts here. */
+  readonly nowNs: number;
+  /** Date.now() at virtual time zero, before skew. */
+  readonly epochMs: number;
+  /** A random stream derived from (seed, name) alone. */
+  stream(name: string): RandomStream;
+  /** Virtual time as `host`'s code reads it now (see World.clockNowNs). */
+  clockNowNs(host: Host): number;
+  /** The CPU time `host`'s code has spent spinning on the clock in the current event. */
+  spinningNs(host: Host): number;
+}
+
+/**
  * One incarnation of a simulated machine: a name, its own clock, its own random streams. A
  * restart creates a new Host object with the next incarnation number, so code of the old
  * incarnation that still runs (a leftover microtask) is recognised by its context and can
  * neither schedule nor send. Streams are named `host:<name>:boot<incarnation>:<purpose>` so two
  * hosts, or two boots of one host, never share draws.
+ *
+ * `W` is the type of its world: the layers below World know it as a HostWorld only; World and
+ * the shims, which reach the whole simulation through `host.world`, as a World (WorldHost).
  */
-export class Host {
-  readonly world: World;
+export class Host<W extends HostWorld = HostWorld> {
+  readonly world: W;
   readonly name: string;
   /** Position in the world's host list; what the fingerprint records for this host. */
   readonly index: number;
   readonly role: HostRole;
   readonly incarnation: number;
   state: HostState = 'running';
-  /** A paused host's events wait (in order, in World's parked list) until it is resumed. */
+  /** A paused host's events wait (in order, parked: scheduler/parking.ts) until it is resumed. */
   paused = false;
   /**
    * A stalled host's events wait until this virtual instant (World.stall: a busy loop, a GC
@@ -51,7 +70,7 @@ export class Host {
   private mathStream: RandomStream | undefined;
   private cryptoStream: RandomStream | undefined;
 
-  constructor(world: World, name: string, index: number, role: HostRole, skewMs: number, incarnation = 1, driftPpm = 0) {
+  constructor(world: W, name: string, index: number, role: HostRole, skewMs: number, incarnation = 1, driftPpm = 0) {
     this.world = world;
     this.name = name;
     this.index = index;

@@ -4,9 +4,10 @@
  * that chain. Every random choice comes from the 'net' stream of the seed.
  */
 import { UsageError } from '../errors.js';
+import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
 import type { RandomStream } from '../random/stream.js';
-import type { World } from '../world.js';
+import type { EventKind, SimEvent } from '../scheduler/event.js';
 import { captureSite } from '../trace/site.js';
 import { familyOf, ipv4Of, ipv6Of, isLoopback, unmapped, type Family } from './addresses.js';
 import {
@@ -52,6 +53,46 @@ export function payloadFields(data: Buffer): { data: string; http?: string } {
   const text = head.slice(0, PREVIEW_BYTES).replace(/[^\x20-\x7e]/g, '.');
   const http = HTTP_START.exec(head);
   return http === null ? { data: text } : { data: text, http: http[0].trimEnd() };
+}
+
+/**
+ * What the network asks of the simulation (World implements it): the current instant, events on
+ * the hosts' queue, its own random stream, and the hosts it connects. Nothing else of the World
+ * is the network's business.
+ */
+export interface NetworkWorld {
+  /** Virtual time now (ns). */
+  readonly nowNs: number;
+  /** The instant work scheduled now counts from (past the clock reads of a spinning event). */
+  readonly scheduleNowNs: number;
+  /** Events run so far: what one event sends leaves as one batch (see TcpEndpoint.write). */
+  readonly eventsRun: number;
+  /** A random stream derived from (seed, name) alone. */
+  stream(name: string): RandomStream;
+  /** Queues `fn` on `host` after `delayNs`; nothing runs, and it comes back cancelled, if the host is down. */
+  schedule(host: Host, delayNs: number, kind: EventKind, fn: (this: any) => void, thisArg: unknown, ref: boolean, scope?: AsyncResource): SimEvent;
+  /** Queues a packet's arrival at `host`'s network stack: it waits while the host is paused, and is answered while it is down. */
+  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown): SimEvent;
+  cancel(event: SimEvent): void;
+  readonly hosts: NetworkHosts;
+  /** True while the run writes a trace: the network then annotates each packet's send and arrival. */
+  readonly tracing: boolean;
+  /** The next id of a traced message or connection (counted only while tracing). */
+  nextTraceId(kind?: 'msg' | 'conn'): number;
+  /** Writes an annotation (a record that is no event) to the trace, made by `host`. */
+  annotate(host: Host | undefined, kind: string, fields: Record<string, unknown>): void;
+}
+
+/** What the network asks of the hosts it connects (World's HostLifecycle implements it). */
+export interface NetworkHosts {
+  /** The current incarnation of every host, by index. */
+  readonly list: readonly Host[];
+  /** The current incarnation of the host with this name (in any case). */
+  get(name: string): Host | undefined;
+  /** The same, or a UsageError ("Failed to <verb> host ...") when there is none. */
+  require(name: string, verb: string): Host;
+  /** Calls `listener` whenever a host incarnation goes down (its sockets then go as the kernel's would). */
+  onDown(listener: (host: Host) => void): void;
 }
 
 /** A flow whose packets arrive in the order they are sent: when its last packet arrives. */
@@ -102,7 +143,7 @@ export function validateNetworkOptions(options: NetworkOptions): void {
 }
 
 export class Network {
-  readonly world: World;
+  readonly world: NetworkWorld;
   readonly random: RandomStream;
   readonly tcp: TcpStack;
   readonly udp: UdpStack;
@@ -113,7 +154,7 @@ export class Network {
   /** The in-order flows of loopback datagrams, by source port and host (see flow()). */
   private readonly flows = new Map<string, FifoFlow>();
 
-  constructor(world: World, options: NetworkOptions = {}) {
+  constructor(world: NetworkWorld, options: NetworkOptions = {}) {
     this.world = world;
     this.random = world.stream('net');
     const latency = options.latency ?? DEFAULT_LATENCY;
@@ -130,7 +171,7 @@ export class Network {
     this.tcpTimeoutNs = Math.round((options.tcpTimeoutMs ?? 30_000) * 1e6);
     this.tcp = new TcpStack(this);
     this.udp = new UdpStack(this);
-    world.onHostDown((host) => {
+    world.hosts.onDown((host) => {
       this.tcp.hostDown(host);
       this.udp.hostDown(host);
     });
@@ -142,7 +183,7 @@ export class Network {
    * it are lost (no reset, no ICMP), as to a host pulled off the network.
    */
   machineOff(host: Host): boolean {
-    const current = this.world.hosts[host.index];
+    const current = this.world.hosts.list[host.index];
     return current !== undefined && current.poweredOff && current.state !== 'running';
   }
 
@@ -156,7 +197,7 @@ export class Network {
   hostAt(address: string, from: Host): Host | undefined {
     const a = unmapped(address);
     if (isLoopback(a)) return from;
-    for (const host of this.world.hosts) {
+    for (const host of this.world.hosts.list) {
       const own = this.addressesOf(host);
       if (own.ipv4 === a || own.ipv6 === a.toLowerCase()) return host;
     }
@@ -173,7 +214,7 @@ export class Network {
 
   /** Adds a DNS name for a host (host names resolve already). */
   alias(name: string, hostName: string): void {
-    this.world.requireHost(hostName, 'alias');
+    this.world.hosts.require(hostName, 'alias');
     this.aliases.set(name.toLowerCase(), hostName);
   }
 
@@ -188,7 +229,7 @@ export class Network {
     // still the host's own loopback address (docs/notes/node-facts.md).
     if (lower === 'localhost' || lower.endsWith('.localhost')) addresses = ['127.0.0.1'];
     else {
-      const target = this.world.host(this.aliases.get(lower) ?? lower);
+      const target = this.world.hosts.get(this.aliases.get(lower) ?? lower);
       if (target !== undefined && target.role !== 'system') {
         const own = this.addressesOf(target);
         addresses = [own.ipv4, own.ipv6];
@@ -290,7 +331,7 @@ export class Network {
     const msg = traced.msg;
     const received = () => {
       // The destination's incarnation now (it may have rebooted since the packet left).
-      const host = world.hosts[to.index] ?? to;
+      const host = world.hosts.list[to.index] ?? to;
       world.annotate(host, 'recv', { msg, from: from.name, ...(this.machineOff(host) ? { lost: 'machine off' } : {}) });
       deliver();
     };
@@ -330,8 +371,8 @@ export class Network {
 
   private links(a: string, b: string | undefined, options: FaultOptions): LinkMatch[] {
     // Rules match packets by their hosts' names as registered ('R'), whatever case names them here.
-    if (a !== '*') a = this.world.requireHost(a, 'change the network of').name;
-    if (b !== undefined && b !== '*') b = this.world.requireHost(b, 'change the network of').name;
+    if (a !== '*') a = this.world.hosts.require(a, 'change the network of').name;
+    if (b !== undefined && b !== '*') b = this.world.hosts.require(b, 'change the network of').name;
     const other = b ?? '*';
     // A host-wide fault (b omitted) cuts the host off from everyone else, not from itself.
     const list: LinkMatch[] = [{ from: a, to: other }];

@@ -413,7 +413,7 @@ export class UdpStack {
       : this.sourceAddress(from, destination);
     const datagram: Datagram = { family, source, sourcePort: from.port, destination, port: toPort, payload: Buffer.from(data) };
     if (isMulticast(destination) || isBroadcast(destination)) {
-      for (const host of this.network.world.hosts) {
+      for (const host of this.network.world.hosts.list) {
         if (host === from.host && isMulticast(destination) && !from.multicastLoopback) continue;
         this.transmit(from, host, datagram, false);
       }
@@ -431,7 +431,7 @@ export class UdpStack {
     this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
       // The destination may have restarted since: its current incarnation receives. A machine
       // that is off (crashed) receives nothing and answers nothing, not even ICMP.
-      const host = this.network.world.hosts[to.index] ?? to;
+      const host = this.network.world.hosts.list[to.index] ?? to;
       if (this.network.machineOff(host)) return;
       const receivers = this.receivers(host, d, unicast);
       if (receivers.length === 0) {

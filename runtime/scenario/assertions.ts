@@ -59,7 +59,7 @@ function record(kind: CoverageEntry['kind'], message: string, hit: boolean): voi
  */
 function violate(error: SafetyViolation): never {
   const world = activeWorld();
-  if (world !== undefined) world.hostFailed(world.currentHost(), error, 'safety');
+  if (world !== undefined) world.hosts.failed(world.currentHost(), error, 'safety');
   throw error;
 }
 

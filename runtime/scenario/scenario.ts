@@ -350,7 +350,7 @@ function chaos(
       if (violated === undefined) return;
       // As always() fails: the host whose code checks (the driver) crashes, and the run fails.
       const error = markInvariant(new SafetyViolation(`always: safety invariant violated: ${violated.message}`), violated);
-      world?.hostFailed(world.currentHost(), error, 'safety');
+      world?.hosts.failed(world.currentHost(), error, 'safety');
       throw error;
     };
     // The fault clock's tick now (ms since the run started): when a fault is injected.
@@ -533,7 +533,7 @@ function chaos(
     if (failed !== undefined) {
       const error = markInvariant(new Error(`liveness check failed after ${scenario.healMs} ms of healing: ${failed.message}`), failed);
       error.name = 'LivenessFailure';
-      world?.hostFailed(world.currentHost(), error, 'liveness');
+      world?.hosts.failed(world.currentHost(), error, 'liveness');
       throw error;
     }
   };

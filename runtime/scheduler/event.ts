@@ -63,10 +63,12 @@ export const kFire: unique symbol = Symbol('dst.fire');
  * entry so arming a timer allocates nothing. The queue keeps the sequence number an entry was
  * queued with beside it; an entry whose [kSeq] no longer matches (it was cancelled, or re-armed
  * elsewhere) is skipped, so cancelling and re-arming never search the queue.
+ *
+ * `H` is the type of its host: World's entries carry hosts of a World (see Host).
  */
-export interface QueueEntry {
+export interface QueueEntry<H extends Host = Host> {
   [kSeq]: number;
-  [kHost]: Host;
+  [kHost]: H;
   [kKind]: number;
   [kRef]: boolean;
   [kScope]: AsyncResource | undefined;
@@ -76,9 +78,9 @@ export interface QueueEntry {
 }
 
 /** A queued call of `fn` (with `this` = `thisArg`): the runtime's own events. */
-export class SimEvent implements QueueEntry {
+export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
   [kSeq]: number;
-  [kHost]: Host;
+  [kHost]: H;
   [kKind]: number;
   [kRef]: boolean;
   [kScope]: AsyncResource | undefined;
@@ -91,7 +93,7 @@ export class SimEvent implements QueueEntry {
   constructor(
     timeNs: number,
     seq: number,
-    host: Host,
+    host: H,
     kind: EventKind,
     fn: (this: unknown) => void,
     thisArg: unknown,
@@ -118,7 +120,7 @@ export class SimEvent implements QueueEntry {
     return this[kSeq] === 0;
   }
 
-  get host(): Host {
+  get host(): H {
     return this[kHost];
   }
 

@@ -66,9 +66,9 @@ class TimeHeap {
  * each beside the sequence number it was queued with: places head..tail-1 of the two arrays.
  * Drained buckets are reused with their arrays, so a busy instant costs no array growth.
  */
-class Bucket {
+class Bucket<E extends QueueEntry> {
   timeNs = 0;
-  readonly entries: Array<QueueEntry | undefined> = [];
+  readonly entries: Array<E | undefined> = [];
   readonly seqs: number[] = [];
   head = 0;
   tail = 0;
@@ -99,15 +99,17 @@ const POOLED_CAPACITY_MAX = 4096;
  * An entry is live at the place whose sequence number equals its [kSeq]. Cancelling an entry
  * (kSeq = 0) or queueing it again elsewhere (a new kSeq) leaves its old place stale; peek() drops
  * stale places as it meets them.
+ *
+ * `E` is the type of its entries (World's carry hosts of a World); the queue reads only [kSeq].
  */
-export class EventQueue {
+export class EventQueue<E extends QueueEntry = QueueEntry> {
   private readonly times = new TimeHeap();
-  private readonly buckets = new Map<number, Bucket>();
+  private readonly buckets = new Map<number, Bucket<E>>();
   /** The bucket of the earliest instant, or undefined when the queue is empty. */
-  private first: Bucket | undefined = undefined;
+  private first: Bucket<E> | undefined = undefined;
   private count = 0;
-  private readonly pool: Bucket[] = [];
-  private readonly recent: Array<Bucket | undefined> = new Array<Bucket | undefined>(RECENT_SLOTS).fill(undefined);
+  private readonly pool: Array<Bucket<E>> = [];
+  private readonly recent: Array<Bucket<E> | undefined> = new Array<Bucket<E> | undefined>(RECENT_SLOTS).fill(undefined);
 
   /** Places in the queue, stale ones included. */
   get size(): number {
@@ -115,13 +117,13 @@ export class EventQueue {
   }
 
   /** Queues `entry` at `timeNs` under `seq` (larger than every seq queued before). */
-  push(entry: QueueEntry, timeNs: number, seq: number): void {
+  push(entry: E, timeNs: number, seq: number): void {
     const slot = recentSlot(timeNs);
     let bucket = this.recent[slot];
     if (bucket === undefined || bucket.timeNs !== timeNs) {
       bucket = this.buckets.get(timeNs);
       if (bucket === undefined) {
-        bucket = this.pool.pop() ?? new Bucket();
+        bucket = this.pool.pop() ?? new Bucket<E>();
         bucket.timeNs = timeNs;
         this.buckets.set(timeNs, bucket);
         this.times.push(timeNs);
@@ -136,7 +138,7 @@ export class EventQueue {
   }
 
   /** The next live entry without removing it (stale places before it are dropped). */
-  peek(): QueueEntry | undefined {
+  peek(): E | undefined {
     for (;;) {
       const bucket = this.first;
       if (bucket === undefined) return undefined;
@@ -157,7 +159,7 @@ export class EventQueue {
     this.advance(this.first!);
   }
 
-  private advance(bucket: Bucket): void {
+  private advance(bucket: Bucket<E>): void {
     bucket.entries[bucket.head++] = undefined;
     this.count--;
     if (bucket.head === bucket.tail) {
@@ -180,12 +182,12 @@ export class EventQueue {
    * over as stale, so the order and count of what remains are untouched, and the entry (with
    * the closure it would run) is no longer held by the queue. O(size).
    */
-  dropWhere(drop: (entry: QueueEntry) => boolean): void {
+  dropWhere(drop: (entry: E) => boolean): void {
     for (const bucket of this.buckets.values()) {
       const { entries, seqs } = bucket;
       for (let i = bucket.head; i < bucket.tail; i++) {
         const entry = entries[i]!;
-        if (entry !== TOMBSTONE && entry[kSeq] === seqs[i] && drop(entry)) entries[i] = TOMBSTONE;
+        if (entry !== TOMBSTONE && entry[kSeq] === seqs[i] && drop(entry)) entries[i] = TOMBSTONE as E;
       }
     }
   }
@@ -201,8 +203,8 @@ export class EventQueue {
   }
 
   /** All live entries in queue order, with their instants; for diagnostics only. */
-  snapshot(): Array<{ timeNs: number; entry: QueueEntry }> {
-    const out: Array<{ timeNs: number; entry: QueueEntry }> = [];
+  snapshot(): Array<{ timeNs: number; entry: E }> {
+    const out: Array<{ timeNs: number; entry: E }> = [];
     for (const timeNs of this.times.toArray().sort((a, b) => a - b)) {
       const bucket = this.buckets.get(timeNs)!;
       for (let i = bucket.head; i < bucket.tail; i++) {

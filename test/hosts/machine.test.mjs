@@ -1,5 +1,5 @@
 /**
- * Machine readings inside a host (shims/machine.ts, issue 20 item 2) and clock reads that spin
+ * Machine readings inside a host (shims/process/machine.ts, issue 20 item 2) and clock reads that spin
  * (World.clockNowNs, issue 20 item 3): every value a program can read that plainly differs
  * between two runs of one seed is simulated per host.
  */

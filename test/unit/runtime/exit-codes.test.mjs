@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { ExitCode, exitCodeOfFailure, failureKindOfExitCode } from 'dst-runtime';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode } from 'dst-runtime';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** Every FailureKind (runtime/failure.ts) with the code register mode and the CLI both exit with. */
 const EXPECTED = {
@@ -29,5 +34,30 @@ describe('exit codes of failure kinds (shared by register mode and the dst CLI)'
     assert.equal(failureKindOfExitCode(0), undefined);
     assert.equal(failureKindOfExitCode(3), undefined);
     assert.equal(failureKindOfExitCode(ExitCode.usage), undefined);
+  });
+
+  it('is one exported table, gravest kind first, that the dst CLI and the docs follow', () => {
+    assert.deepEqual(Object.keys(FAILURE_EXIT_CODES).sort(), Object.keys(EXPECTED).sort());
+    for (const [kind, code] of Object.entries(FAILURE_EXIT_CODES)) assert.equal(code, EXPECTED[kind], kind);
+    assert.ok(Object.isFrozen(FAILURE_EXIT_CODES));
+    assert.deepEqual(Object.keys(FAILURE_EXIT_CODES).slice(0, 3), ['nondeterminism', 'safety', 'liveness']);
+    const usage = spawnSync(process.execPath, [`${ROOT}cli/dst.mjs`], { encoding: 'utf8' });
+    assert.equal(usage.status, ExitCode.usage);
+    // `dst --help` lists every code of ExitCode, each with what it means, in ExitCode's order.
+    const help = spawnSync(process.execPath, [`${ROOT}cli/dst.mjs`, '--help'], { encoding: 'utf8' });
+    assert.equal(help.status, ExitCode.ok);
+    const block = help.stdout.slice(help.stdout.indexOf('exit codes:\n'));
+    const listed = [...block.matchAll(/^ {2}(\d+) +(.+)$/gm)].map((m) => [Number(m[1]), m[2]]);
+    assert.deepEqual(listed.map(([code]) => code), Object.values(ExitCode));
+    for (const [code, meaning] of listed) {
+      const name = Object.keys(ExitCode).find((n) => ExitCode[n] === code);
+      assert.notEqual(meaning, name, `exit code ${code} is explained, not only named`);
+    }
+    const readme = /Exit codes: ([^#]*?)\n\n/.exec(readFileSync(`${ROOT}README.md`, 'utf8'))?.[1] ?? '';
+    const guide = /Exit codes \(all commands\): ([^#]*?)\n\n/.exec(readFileSync(`${ROOT}docs/guide.md`, 'utf8'))?.[1] ?? '';
+    for (const code of Object.values(ExitCode)) {
+      assert.match(readme, new RegExp(`\\b${code}\\b`), `README.md's exit codes name ${code}`);
+      assert.match(guide, new RegExp(`\\b${code}\\b`), `docs/guide.md's exit codes name ${code}`);
+    }
   });
 });

@@ -1,0 +1,56 @@
+/**
+ * Capturing the async context of a timer or immediate costs an AsyncResource per handle (the
+ * largest single cost of a timer-heavy simulation on Node 20/22). It is only needed when the
+ * program under test keeps something in an AsyncLocalStorage of its own: the host itself
+ * travels in dst-runtime's store, which the driver restores anyway. So the shim watches
+ * AsyncLocalStorage.prototype.run / enterWith; until a store other than dst-runtime's has been
+ * set, handles capture nothing and their events run in a fresh context holding their host.
+ * The same goes for async_hooks.createHook: libraries that keep their context in hooks of their
+ * own (cls-hooked, APM agents) see each simulated timer and immediate as an async resource of
+ * its own type ('Timeout', 'Immediate'), with init at creation and before/after around it.
+ */
+import asyncHooks, { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { activeWorld, noteUserAsyncStores } from '../../runtime/world.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+
+let userStores = false;
+
+/** The async context to run a handle's callback in, or undefined when the host is enough. */
+export function captureContext(type: string): AsyncResource | undefined {
+  return userStores ? new AsyncResource(type, { requireManualDestroy: true }) : undefined;
+}
+
+const proto = AsyncLocalStorage.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+const realRun = proto.run!;
+const realEnterWith = proto.enterWith!;
+
+function noteUserStore(storage: unknown): void {
+  if (!userStores && storage !== activeWorld()?.als) noteUserContext();
+}
+
+function noteUserContext(): void {
+  userStores = true;
+  noteUserAsyncStores();
+}
+
+const hooksModule = asyncHooks as unknown as Record<string, (...args: unknown[]) => unknown>;
+const realCreateHook = hooksModule.createHook!;
+
+export const asyncContextShim: Shim = {
+  name: 'async-context',
+  install(patches: PatchSet) {
+    patches.replace(proto, 'run', function run(this: unknown, ...args: unknown[]) {
+      noteUserStore(this);
+      return Reflect.apply(realRun, this, args);
+    });
+    patches.replace(proto, 'enterWith', function enterWith(this: unknown, ...args: unknown[]) {
+      noteUserStore(this);
+      return Reflect.apply(realEnterWith, this, args);
+    });
+    patches.replace(hooksModule, 'createHook', function createHook(this: unknown, ...args: unknown[]) {
+      if (!userStores) noteUserContext();
+      return Reflect.apply(realCreateHook, this, args);
+    });
+  },
+};

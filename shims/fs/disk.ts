@@ -1,0 +1,901 @@
+/**
+ * The fs binding served from a host's simulated disk (runtime/disk/disk.ts), for worlds made with
+ * `disk: 'simulated'` (or DST_DISK=simulated). lib/fs.js, lib/internal/fs/promises.js and the
+ * streams validate the program's arguments and then call the binding; here each binding function
+ * a host calls is answered from its disk instead, in the form the caller asked for:
+ *
+ * - synchronously, by returning the result or throwing the error Node's C++ would throw;
+ * - synchronously with a `ctx` object (writeSync's calls), by setting its errno and syscall, as
+ *   Node's C++ does, for lib's handleErrorFromBinding() to throw;
+ * - with an FSReqCallback (the callback API), by calling its oncomplete in an 'io' event of the
+ *   host at the current instant, in call order with all other real work (thread-pool/real-work.ts);
+ * - with kUsePromises (the promise API), by a promise settled in such an event.
+ *
+ * The operation itself takes effect when it is called; only its completion is delivered later.
+ * Errors have Node's shape: `ENOENT: no such file or directory, open 'x'`, with errno, code,
+ * syscall, path and dest; asynchronous ones have no stack frames, as Node's have none.
+ *
+ * File descriptors of a simulated disk are numbered from FD_BASE up, per host incarnation, so a
+ * program's fd 0-2 (and any real descriptor below FD_BASE) still reach the real binding, while a
+ * closed simulated descriptor can never close a real one.
+ */
+import fs from 'node:fs';
+import nodePath from 'node:path';
+import util from 'node:util';
+import { Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Node } from '../../runtime/disk/disk.js';
+import { UnsupportedError } from '../../runtime/errors.js';
+import { onRealDisk } from '../../runtime/disk/real.js';
+import { captureContext } from '../async-hooks/async-context.js';
+import { NODE_MAJOR, type Host } from '../context.js';
+import { nodeBinding } from '../node-binding.js';
+import { beginRealCall, completeRealCall } from '../thread-pool/real-work.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const binding = nodeBinding('fs') as Record<string, any>;
+const FSReqCallback = binding.FSReqCallback as new () => { oncomplete?: (...results: unknown[]) => void };
+const kUsePromises = binding.kUsePromises as symbol;
+const C = fs.constants;
+
+/** The first descriptor number of a simulated disk. */
+export const FD_BASE = 1000;
+const STAT_FIELDS = 18;
+const NS_PER_S = 1_000_000_000n;
+/**
+ * The process's umask, applied to the mode of what a host creates, as the kernel applies it.
+ * Read by setting it and putting it back (reading it alone is deprecated, DEP0139); a worker
+ * thread may do neither, and gets the usual 022.
+ */
+function umask(): number {
+  try {
+    const mask = process.umask(0o022);
+    process.umask(mask);
+    return mask;
+  } catch {
+    return 0o022;
+  }
+}
+
+const lower: LowerFs = {
+  stat(abs) {
+    return onRealDisk(() => {
+      let stats: fs.BigIntStats | undefined;
+      try {
+        stats = fs.statSync(abs, { bigint: true, throwIfNoEntry: false });
+      } catch {
+        return undefined; // EACCES, ELOOP...: as if it were not there
+      }
+      if (stats === undefined) return undefined;
+      const kind = stats.isFile() ? 'file' : stats.isDirectory() ? 'dir' : 'other';
+      const stat: DiskStat = {
+        dev: Number(stats.dev),
+        mode: Number(stats.mode),
+        nlink: Number(stats.nlink),
+        uid: Number(stats.uid),
+        gid: Number(stats.gid),
+        rdev: Number(stats.rdev),
+        blksize: Number(stats.blksize),
+        ino: Number(stats.ino),
+        size: Number(stats.size),
+        blocks: Number(stats.blocks),
+        atimeNs: stats.atimeNs,
+        mtimeNs: stats.mtimeNs,
+        ctimeNs: stats.ctimeNs,
+        birthtimeNs: stats.birthtimeNs,
+      };
+      return { kind, stat };
+    });
+  },
+  readdir(abs) {
+    return onRealDisk(() => fs.readdirSync(abs));
+  },
+  readFile(abs) {
+    return onRealDisk(() => fs.readFileSync(abs));
+  },
+};
+
+/** The host incarnation that last used each disk: the file times it sets are on its clock. */
+const lastUser = new WeakMap<Disk, Host>();
+
+/** The simulated disk of `host`, or undefined when its world uses the real one. */
+export function diskOf(host: Host): Disk | undefined {
+  const world = host.world;
+  if (world.options.disk !== 'simulated') return undefined;
+  let disk = world.disks.get(host.name);
+  if (disk === undefined) {
+    const made: Disk = new Disk(lower, () => BigInt(lastUser.get(made)!.dateNowMs()) * 1_000_000n);
+    world.disks.set(host.name, (disk = made));
+  }
+  lastUser.set(disk, host);
+  return disk;
+}
+
+// ---- errors ----------------------------------------------------------------------------------
+
+const errorMap = util.getSystemErrorMap();
+/** uv error numbers by code (negative, as libuv reports them). */
+const errnoByCode = new Map<string, number>([...errorMap].map(([errno, [code]]) => [code, errno]));
+
+/** An fs failure on the simulated disk: made into Node's error when it reaches the program. */
+class Failure {
+  constructor(
+    readonly code: string,
+    readonly syscall: string,
+    readonly path?: string,
+    readonly dest?: string,
+  ) {}
+
+  get errno(): number {
+    return errnoByCode.get(this.code) ?? -1;
+  }
+
+  message(): string {
+    const description = errorMap.get(this.errno)?.[1] ?? 'unknown error';
+    let text = `${this.code}: ${description}, ${this.syscall}`;
+    if (this.path !== undefined) text += ` '${this.path}'`;
+    if (this.dest !== undefined) text += ` -> '${this.dest}'`;
+    return text;
+  }
+
+  /** The Error Node's C++ makes (UVException): for a sync call, with the stack above `callee`. */
+  toError(callee: ((...args: any[]) => unknown) | undefined): Error {
+    let error: Error;
+    if (callee === undefined) {
+      // Made in libuv's completion, Node's asynchronous errors have no stack frames.
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 0;
+      try {
+        error = new Error(this.message());
+      } finally {
+        Error.stackTraceLimit = limit;
+      }
+    } else {
+      error = new Error(this.message());
+      Error.captureStackTrace(error, callee);
+    }
+    const fields = error as Error & Record<string, unknown>;
+    fields.errno = this.errno;
+    fields.code = this.code;
+    fields.syscall = this.syscall;
+    if (this.path !== undefined) fields.path = this.path;
+    if (this.dest !== undefined) fields.dest = this.dest;
+    return error;
+  }
+}
+function fail(code: string, syscall: string, path?: string, dest?: string): never {
+  throw new Failure(code, syscall, path, dest);
+}
+
+// ---- descriptors -----------------------------------------------------------------------------
+
+interface OpenFile {
+  node: Node;
+  position: number;
+  readable: boolean;
+  writable: boolean;
+  append: boolean;
+  /** O_SYNC or O_DSYNC: every write is synced. */
+  sync: boolean;
+}
+
+const descriptors = new WeakMap<Host, Map<number, OpenFile>>();
+
+function tableOf(host: Host): Map<number, OpenFile> {
+  let table = descriptors.get(host);
+  if (table === undefined) descriptors.set(host, (table = new Map()));
+  return table;
+}
+
+function allocate(host: Host, file: OpenFile): number {
+  const table = tableOf(host);
+  let fd = FD_BASE;
+  while (table.has(fd)) fd++;
+  table.set(fd, file);
+  return fd;
+}
+
+/** Whether `fd` belongs to the simulated disk (any number from FD_BASE up does). */
+export function isDiskFd(fd: unknown): boolean {
+  return typeof fd === 'number' && fd >= FD_BASE;
+}
+
+function fileOf(host: Host, fd: number, syscall: string): OpenFile {
+  const file = tableOf(host).get(fd);
+  if (file === undefined) fail('EBADF', syscall);
+  return file;
+}
+
+// ---- arguments -------------------------------------------------------------------------------
+
+/** A path argument as the binding got it: a string, or a Buffer (Node passes those on). */
+function pathText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString();
+  return String(value);
+}
+
+/**
+ * The path as the kernel gets it, made absolute against the working directory but not
+ * normalised: the disk resolves '.', '..' and a trailing '/' component by component, as the
+ * kernel does. The empty path stays empty (ENOENT).
+ */
+function absolute(value: unknown): string {
+  const text = pathText(value);
+  if (text === '' || text.startsWith('/')) return text;
+  return `${process.cwd()}/${text}`;
+}
+
+/** Kernel file systems that are no disk: their paths go to Node as they are. */
+const NOT_A_DISK = ['/dev', '/proc', '/sys'];
+
+function onNoDisk(value: unknown): boolean {
+  if (typeof value !== 'string' && !(value instanceof Uint8Array)) return false;
+  const text = pathText(value);
+  if (text === '') return false;
+  const normal = nodePath.resolve(text);
+  return NOT_A_DISK.some((root) => normal === root || normal.startsWith(`${root}/`));
+}
+
+function positionOf(value: unknown): number | undefined {
+  if (typeof value === 'bigint') return value >= 0n ? Number(value) : undefined;
+  if (typeof value === 'number' && value >= 0) return value;
+  return undefined;
+}
+
+function encode(name: string, encoding: unknown): string | Buffer {
+  if (encoding === 'buffer') return Buffer.from(name);
+  if (encoding === undefined || encoding === null || encoding === 'utf8' || encoding === 'utf-8') return name;
+  return Buffer.from(name).toString(encoding as BufferEncoding);
+}
+
+function statArray(stat: DiskStat, bigint: boolean): Float64Array | BigInt64Array {
+  const times = [stat.atimeNs, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs];
+  const head = [stat.dev, stat.mode, stat.nlink, stat.uid, stat.gid, stat.rdev, stat.blksize, stat.ino, stat.size, stat.blocks];
+  if (bigint) {
+    const array = new BigInt64Array(STAT_FIELDS);
+    head.forEach((v, i) => (array[i] = BigInt(v)));
+    times.forEach((t, i) => {
+      array[10 + 2 * i] = t / NS_PER_S;
+      array[11 + 2 * i] = t % NS_PER_S;
+    });
+    return array;
+  }
+  const array = new Float64Array(STAT_FIELDS);
+  head.forEach((v, i) => (array[i] = v));
+  times.forEach((t, i) => {
+    array[10 + 2 * i] = Number(t / NS_PER_S);
+    array[11 + 2 * i] = Number(t % NS_PER_S);
+  });
+  return array;
+}
+
+/** Runs a disk operation, turning its DiskError into the Failure the program will see. */
+function onDisk<T>(operation: () => T, path?: string, dest?: string): T {
+  try {
+    return operation();
+  } catch (error) {
+    if (error instanceof DiskError) fail(error.code, error.syscall, path, dest);
+    throw error;
+  }
+}
+
+// ---- operations --------------------------------------------------------------------------------
+
+/** One binding function on the disk: its arguments (without the call form's) to its result. */
+type Operation = (host: Host, disk: Disk, args: unknown[]) => unknown;
+
+function openFile(host: Host, disk: Disk, pathArg: unknown, flags: number, mode: number): number {
+  const given = pathText(pathArg);
+  const node = onDisk(() => disk.open(absolute(pathArg), flags, mode & ~umask(), C), given);
+  const access = flags & 3;
+  return allocate(host, {
+    node,
+    position: 0,
+    readable: access !== C.O_WRONLY,
+    writable: access !== C.O_RDONLY,
+    append: (flags & C.O_APPEND) !== 0,
+    sync: (flags & (C.O_SYNC | C.O_DSYNC)) !== 0,
+  });
+}
+
+function readInto(host: Host, fd: number, target: Uint8Array, offset: number, length: number, position: unknown): number {
+  const file = fileOf(host, fd, 'read');
+  if (!file.readable) fail('EBADF', 'read');
+  if (file.node.kind === 'dir') fail('EISDIR', 'read');
+  const at = positionOf(position);
+  const count = file.node.read(at ?? file.position, target, offset, length);
+  if (at === undefined) file.position += count;
+  return count;
+}
+
+function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown, disk: Disk): number {
+  const file = fileOf(host, fd, 'write');
+  if (!file.writable) fail('EBADF', 'write');
+  const node = file.node as FileNode;
+  const given = positionOf(position);
+  // O_APPEND writes at the end, also a positioned write (which, as pwrite, leaves the offset).
+  const at = file.append ? node.size : (given ?? file.position);
+  node.write(at, bytes);
+  if (given === undefined) file.position = at + bytes.length;
+  disk.modified(node);
+  if (file.sync) node.sync();
+  return bytes.length;
+}
+
+/** The rest of the file behind `fd`, from its position (which moves past it): what readFile reads. */
+function readRest(host: Host, fd: number): Buffer {
+  const { node, position } = fileOf(host, fd, 'read');
+  const rest = Buffer.alloc(node.kind === 'file' ? Math.max(0, node.size - position) : 0);
+  readInto(host, fd, rest, 0, rest.length, undefined);
+  return rest;
+}
+
+/** Runs `use` on the descriptor `pathOrFd`, or on one opened for the path and closed after. */
+function withFile<T>(host: Host, disk: Disk, pathOrFd: unknown, flags: number, mode: number, use: (fd: number) => T): T {
+  if (typeof pathOrFd === 'number') return use(pathOrFd);
+  const fd = openFile(host, disk, pathOrFd, flags, mode);
+  try {
+    return use(fd);
+  } finally {
+    tableOf(host).delete(fd);
+  }
+}
+
+/** The bytes of any ArrayBufferView (a Float64Array or a DataView too: lib counts in bytes). */
+function bytesOf(view: unknown): Uint8Array {
+  const v = view as ArrayBufferView;
+  return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+}
+
+function views(list: unknown): Uint8Array[] {
+  return (list as ArrayBufferView[]).map(bytesOf);
+}
+
+/** What `throwIfNoEntry: false` lets pass as "no entry": ENOTDIR too since Node 22. */
+const NO_ENTRY = NODE_MAJOR >= 22 ? ['ENOENT', 'ENOTDIR'] : ['ENOENT'];
+
+/** The stat of a path; with throwIfNoEntry false, a missing one is undefined. */
+function statPath(disk: Disk, args: unknown[], syscall: 'stat' | 'lstat', throwIfNoEntry: unknown): unknown {
+  const given = pathText(args[0]);
+  try {
+    return statArray(onDisk(() => disk.stat(absolute(args[0]), syscall), given), args[1] === true);
+  } catch (error) {
+    if (throwIfNoEntry === false && error instanceof Failure && NO_ENTRY.includes(error.code)) return undefined;
+    throw error;
+  }
+}
+
+const UV = C as unknown as Record<string, number>;
+const DIRENT = { file: UV.UV_DIRENT_FILE!, dir: UV.UV_DIRENT_DIR!, other: UV.UV_DIRENT_UNKNOWN! } as const;
+
+function copyFile(disk: Disk, args: unknown[]): void {
+  const [from, to, mode] = args;
+  // Every failure is copyfile's, whichever step it came from (as libuv reports it).
+  const step = <T>(operation: () => T): T =>
+    onDisk(() => {
+      try {
+        return operation();
+      } catch (error) {
+        throw error instanceof DiskError ? new DiskError(error.code, 'copyfile') : error;
+      }
+    }, pathText(from), pathText(to));
+  const source = step(() => disk.resolve(absolute(from), 'copyfile'));
+  if (source.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
+  // A simulated disk cannot clone extents (as ext4 cannot): FICLONE_FORCE fails, FICLONE copies.
+  if ((Number(mode) & C.COPYFILE_FICLONE_FORCE) === C.COPYFILE_FICLONE_FORCE) fail('ENOTSUP', 'copyfile', pathText(from), pathText(to));
+  const flags = C.O_WRONLY | C.O_CREAT | ((Number(mode) & C.COPYFILE_EXCL) !== 0 ? C.O_EXCL : 0);
+  const target = step(() => disk.open(absolute(to), flags, source.meta.mode & 0o7777, C));
+  // libuv checks for the same file before it truncates: copying a file onto itself changes nothing.
+  if (target === source) return;
+  if (target.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
+  target.truncate(0);
+  target.write(0, source.data.subarray(0, source.size));
+  target.meta.mode = (target.meta.mode & ~0o7777) | (source.meta.mode & 0o7777);
+  disk.modified(target);
+}
+
+const RANDOM_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/**
+ * Whether this process may access an entry with `stat` in `wanted` ways (R_OK 4, W_OK 2, X_OK 1),
+ * as access(2) decides: root may read and write anything, and execute what has an execute bit
+ * (any directory); others get the owner's, the group's or everyone's bits.
+ */
+function permits(stat: DiskStat, wanted: number): boolean {
+  const uid = process.getuid?.() ?? 0;
+  const isDir = (stat.mode & 0o170000) === 0o040000;
+  if (uid === 0) return (wanted & C.X_OK) === 0 || isDir || (stat.mode & 0o111) !== 0;
+  const bits = stat.uid === uid ? (stat.mode >> 6) & 7 : stat.gid === (process.getgid?.() ?? 0) ? (stat.mode >> 3) & 7 : stat.mode & 7;
+  return (bits & wanted) === wanted;
+}
+
+/**
+ * mkdir -p the way Node's MKDirpSync does it on the path string: try the whole path, on ENOENT
+ * its parent (the path cut at its last '/'), and so on back, then forward again. Returns the
+ * first directory made, as the program wrote it, or undefined when there was none to make.
+ */
+function mkdirp(disk: Disk, given: string, mode: number): string | undefined {
+  const base = absolute(given);
+  // A made directory as the program wrote its path (a prefix of it; relative stays relative).
+  const shown = (raw: string): string => raw.slice(base.length - given.length);
+  const stack = [base];
+  let first: string | undefined;
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    try {
+      disk.mkdir(next, mode);
+      first ??= next;
+      continue;
+    } catch (error) {
+      if (!(error instanceof DiskError)) throw error;
+      if (error.code === 'ENOENT') {
+        const parent = next.slice(0, next.lastIndexOf('/'));
+        if (parent !== next && parent !== '') {
+          stack.push(next, parent);
+          continue;
+        }
+        if (stack.length === 0) throw new DiskError('EEXIST', 'mkdir');
+        continue;
+      }
+      if (error.code !== 'EEXIST') throw error;
+      let stat: DiskStat;
+      try {
+        stat = disk.stat(next, 'mkdir');
+      } catch (cause) {
+        if (cause instanceof DiskError) throw new DiskError(cause.code, 'mkdir');
+        throw cause;
+      }
+      if ((stat.mode & 0o170000) !== 0o040000) throw new DiskError(stack.length > 0 ? 'ENOTDIR' : 'EEXIST', 'mkdir');
+    }
+  }
+  return first === undefined ? undefined : shown(first);
+}
+
+/**
+ * The binding functions the disk serves, by name. Each gets the binding call's arguments as
+ * they are (its own first, the call form's after them).
+ */
+const OPERATIONS: Record<string, Operation> = {
+  open: (host, disk, [path, flags, mode]) => openFile(host, disk, path, Number(flags), Number(mode)),
+  openFileHandle: (host, disk, [path, flags, mode]) => new DiskFileHandle(host, openFile(host, disk, path, Number(flags), Number(mode))),
+  close: (host, _disk, [fd]) => {
+    fileOf(host, fd as number, 'close');
+    tableOf(host).delete(fd as number);
+    return undefined;
+  },
+  read: (host, _disk, [fd, buffer, offset, length, position]) => readInto(host, fd as number, bytesOf(buffer), Number(offset), Number(length), position),
+  readBuffers: (host, _disk, [fd, buffers, position]) => {
+    let at = positionOf(position);
+    let total = 0;
+    for (const view of views(buffers)) {
+      const count = readInto(host, fd as number, view, 0, view.length, at);
+      total += count;
+      if (at !== undefined) at += count;
+      if (count < view.length) break;
+    }
+    return total;
+  },
+  writeBuffer: (host, disk, [fd, buffer, offset, length, position]) => {
+    const view = buffer as ArrayBufferView;
+    const bytes = new Uint8Array(view.buffer, view.byteOffset + Number(offset), Number(length));
+    return writeFrom(host, fd as number, bytes, position, disk);
+  },
+  writeBuffers: (host, disk, [fd, buffers, position]) => {
+    const bytes = Buffer.concat(views(buffers));
+    return writeFrom(host, fd as number, bytes, position, disk);
+  },
+  writeString: (host, disk, [fd, text, position, encoding]) => writeFrom(host, fd as number, Buffer.from(String(text), (encoding as BufferEncoding) ?? 'utf8'), position, disk),
+  fsync: (host, _disk, [fd]) => void (fileOf(host, fd as number, 'fsync').node as FileNode).sync?.(),
+  fdatasync: (host, _disk, [fd]) => void (fileOf(host, fd as number, 'fdatasync').node as FileNode).sync?.(),
+  // fstat(fd, bigint, undefined, true): a sync call that answers undefined instead of throwing
+  // (readFileSync's, for its own descriptors).
+  fstat: (host, disk, [fd, bigint, , shouldNotThrow]) => {
+    try {
+      return statArray(disk.statOf(fileOf(host, fd as number, 'fstat').node), bigint === true);
+    } catch (error) {
+      if (shouldNotThrow === true && error instanceof Failure) return undefined;
+      throw error;
+    }
+  },
+  ftruncate: (host, disk, [fd, length]) => {
+    const file = fileOf(host, fd as number, 'ftruncate');
+    if (!file.writable || file.node.kind !== 'file') fail('EINVAL', 'ftruncate');
+    file.node.truncate(Number(length ?? 0));
+    disk.modified(file.node);
+    return undefined;
+  },
+  // The 4th argument: throwIfNoEntry, of sync stat and lstat, and on Node 24 of async stat too.
+  stat: (_host, disk, args) => statPath(disk, args, 'stat', args[3]),
+  lstat: (_host, disk, args) => statPath(disk, args, 'lstat', args[3]),
+  unlink: (_host, disk, [path]) => onDisk(() => disk.unlink(absolute(path)), pathText(path)),
+  rmdir: (_host, disk, [path]) => onDisk(() => disk.rmdir(absolute(path)), pathText(path)),
+  rename: (_host, disk, [from, to]) => onDisk(() => disk.rename(absolute(from), absolute(to)), pathText(from), pathText(to)),
+  link: (_host, disk, [from, to]) => onDisk(() => disk.link(absolute(from), absolute(to)), pathText(from), pathText(to)),
+  mkdir: (_host, disk, [path, mode, recursive]) => {
+    const given = pathText(path);
+    if (recursive === true) return onDisk(() => mkdirp(disk, given, Number(mode) & ~umask()), given);
+    onDisk(() => disk.mkdir(absolute(path), Number(mode) & ~umask()), given);
+    return undefined;
+  },
+  readdir: (_host, disk, [path, encoding, withTypes]) => {
+    const entries = onDisk(() => disk.readdir(absolute(path)), pathText(path));
+    const names = entries.map((e) => encode(e.name, encoding));
+    return withTypes === true ? [names, entries.map((e) => DIRENT[e.kind])] : names;
+  },
+  access: (_host, disk, [path, mode]) => {
+    const stat = onDisk(() => disk.stat(absolute(path), 'access'), pathText(path));
+    const wanted = mode === undefined ? C.F_OK : Number(mode);
+    if (!(Number.isInteger(wanted) && wanted >= 0 && wanted <= 7)) {
+      // Node checks the mode in C++, before the call: thrown, whatever the call's form.
+      throw Object.assign(new RangeError('mode is out of range: >= 0 && <= 7'), { code: 'ERR_OUT_OF_RANGE' });
+    }
+    if (!permits(stat, wanted)) fail('EACCES', 'access', pathText(path));
+    return undefined;
+  },
+  rmSync: (_host, disk, [path, _retries, recursive]) => {
+    // Node 24's rmSync: lib has checked the path (lstat) and the options; a path that is
+    // gone is no error here (only `force` lets lib get this far without one).
+    const abs = absolute(path);
+    if (!disk.exists(abs)) return undefined;
+    if (recursive === true) onDisk(() => disk.removeTree(abs, 'rm'), pathText(path));
+    else onDisk(() => disk.unlink(abs), pathText(path));
+    return undefined;
+  },
+  internalModuleStat: (_host, disk, [path]) => {
+    try {
+      return disk.stat(absolute(path), 'stat').mode & 0o040000 ? 1 : 0;
+    } catch (error) {
+      if (error instanceof DiskError) return errnoByCode.get(error.code) ?? -1;
+      throw error;
+    }
+  },
+  existsSync: (_host, disk, [path]) => disk.exists(absolute(path)),
+  copyFile: (_host, disk, args) => copyFile(disk, args),
+  realpath: (_host, disk, [path, encoding]) => {
+    const abs = absolute(path);
+    onDisk(() => disk.stat(abs, 'realpath'), pathText(path));
+    return encode(abs, encoding);
+  },
+  mkdtemp: (host, disk, [prefix, encoding]) => {
+    const stream = host.stream('disk:mkdtemp');
+    const draw = () => Array.from({ length: 6 }, () => RANDOM_CHARS[stream.int(0, RANDOM_CHARS.length - 1)]).join('');
+    // An error names the template, as Node's does ('prefix' + 'XXXXXX').
+    const made = onDisk(() => disk.mkdtemp(absolute(prefix), draw), `${pathText(prefix)}XXXXXX`);
+    return encode(pathText(prefix) + made.slice(absolute(prefix).length), encoding);
+  },
+  utimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)), atime, mtime, disk),
+  lutimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime'), pathText(path)), atime, mtime, disk),
+  futimes: (host, disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node, atime, mtime, disk),
+  chmod: (_host, disk, [path, mode]) => setMode(onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)), mode),
+  fchmod: (host, _disk, [fd, mode]) => setMode(fileOf(host, fd as number, 'fchmod').node, mode),
+  chown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)), uid, gid),
+  lchown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'lchown'), pathText(path)), uid, gid),
+  fchown: (host, _disk, [fd, uid, gid]) => setOwner(fileOf(host, fd as number, 'fchown').node, uid, gid),
+  readFileUtf8: (host, disk, [pathOrFd, flags]) => withFile(host, disk, pathOrFd, Number(flags), 0o666, (fd) => readRest(host, fd).toString('utf8')),
+  writeFileUtf8: (host, disk, [pathOrFd, data, flags, mode]) =>
+    void withFile(host, disk, pathOrFd, Number(flags), Number(mode), (fd) => writeFrom(host, fd, Buffer.from(String(data), 'utf8'), null, disk)),
+};
+
+/**
+ * What the binding's openFileHandle gives lib's FileHandle to wrap for a simulated descriptor:
+ * the fd, and a close() whose promise settles in an 'io' event, as Node's native one settles in
+ * its libuv completion.
+ */
+class DiskFileHandle {
+  readonly #host: Host;
+  #fd: number;
+
+  constructor(host: Host, fd: number) {
+    this.#host = host;
+    this.#fd = fd;
+  }
+
+  get fd(): number {
+    return this.#fd;
+  }
+
+  getAsyncId(): number {
+    return -1;
+  }
+
+  close(): Promise<void> {
+    const host = this.#host;
+    const fd = this.#fd;
+    this.#fd = -1;
+    const closed = tableOf(host).delete(fd);
+    return new Promise((resolve, reject) => {
+      const call = beginRealCall(host, undefined);
+      completeRealCall(call, () => (closed ? resolve() : reject(new Failure('EBADF', 'close').toError(undefined))));
+    });
+  }
+
+  releaseFD(): number {
+    const fd = this.#fd;
+    this.#fd = -1;
+    return fd;
+  }
+
+  /** Node 20's readableWebStream() reads a FileHandle natively, as a stream; this one cannot be. */
+  readStart(): never {
+    throw new UnsupportedError(
+      'FileHandle#readableWebStream() on a simulated disk on Node 20',
+      "Node 20 reads it natively; pass { type: 'bytes' } (it then reads through FileHandle#read), or run Node 22 or later",
+    );
+  }
+}
+
+/**
+ * A time in seconds (a double, as lib passes it) in ns, as libuv turns it into a timespec: whole
+ * seconds and the fraction; libuv before Node 24's keeps microseconds only.
+ */
+function timespecNs(time: number): bigint {
+  let seconds = Math.trunc(time);
+  let nanos = Math.trunc((time - seconds) * 1e9);
+  if (NODE_MAJOR < 24) nanos -= nanos % 1000;
+  if (nanos < 0) {
+    seconds -= 1;
+    nanos += 1e9;
+  }
+  return BigInt(seconds) * NS_PER_S + BigInt(nanos);
+}
+
+/** utimes: NaN leaves a time as it is and Infinity sets it to now (UTIME_OMIT, UTIME_NOW). */
+function setTimes(node: Node, atime: unknown, mtime: unknown, disk: Disk): undefined {
+  const set = (value: unknown, current: bigint): bigint => {
+    const time = Number(value);
+    if (Number.isNaN(time)) return current;
+    if (!Number.isFinite(time)) return disk.now();
+    return timespecNs(time);
+  };
+  node.meta.atimeNs = set(atime, node.meta.atimeNs);
+  node.meta.mtimeNs = set(mtime, node.meta.mtimeNs);
+  node.meta.ctimeNs = disk.now();
+  return undefined;
+}
+
+function setMode(node: Node, mode: unknown): undefined {
+  node.meta.mode = (node.meta.mode & ~0o7777) | (Number(mode) & 0o7777);
+  return undefined;
+}
+
+function setOwner(node: Node, uid: unknown, gid: unknown): undefined {
+  if (Number(uid) !== -1) node.meta.uid = Number(uid);
+  if (Number(gid) !== -1) node.meta.gid = Number(gid);
+  return undefined;
+}
+
+/** Binding functions a simulated disk cannot serve yet: a host calling one gets this error. */
+const UNSUPPORTED: Record<string, string> = {
+  symlink: 'fs.symlink',
+  readlink: 'fs.readlink',
+  statfs: 'fs.statfs',
+  cpSyncCheckPaths: 'fs.cpSync',
+  cpSyncCopyDir: 'fs.cpSync',
+  cpSyncOverrideFile: 'fs.cpSync',
+};
+
+/** The error for an fs API a simulated disk does not serve (yet). */
+export function unsupportedOnDisk(api: string, host: Host): UnsupportedError {
+  return new UnsupportedError(
+    `${api} on a simulated disk (host "${host.name}")`,
+    `the simulated disk does not serve it yet. Run with the real disk (the Sim option disk: 'real', or DST_DISK=real) ` +
+      'to use it, or keep it out of the code under simulation',
+  );
+}
+
+/** Binding functions that take a descriptor first: a real one (below FD_BASE) goes to Node. */
+const BY_FD = new Set(['close', 'read', 'readBuffers', 'writeBuffer', 'writeBuffers', 'writeString', 'fsync', 'fdatasync', 'fstat', 'ftruncate', 'futimes', 'fchmod', 'fchown']);
+
+/** Whether the disk answers binding function `name` called with `args`. */
+export function servesCall(name: string, args: unknown[]): boolean {
+  if (BY_FD.has(name)) return isDiskFd(args[0]);
+  if (typeof args[0] === 'number') return (name === 'readFileUtf8' || name === 'writeFileUtf8') && isDiskFd(args[0]);
+  // /dev/null, /dev/stdout, /proc/self/...: devices and kernel files, not the disk's.
+  if (onNoDisk(args[0])) return false;
+  return name in OPERATIONS || name in UNSUPPORTED;
+}
+
+/**
+ * fs.readFile (the callback API) reads through lib's ReadFileContext, which takes the binding's
+ * read and close once, when it is first loaded. Loaded while the fs shim was installed, it took
+ * our functions ('ours'); loaded before, Node's own ('nodes'): then its reads would bypass the
+ * shim (on a simulated disk, a simulated descriptor would go to the real read(2); on the real
+ * disk, the read would not be held, and land wherever the thread pool finishes it). So then the
+ * whole readFile is served at its open (or, for a descriptor, its fstat), and the program's
+ * callback is called in that call's 'io' event.
+ */
+let readFileContext: 'ours' | 'nodes' | undefined;
+const CONTEXT_MODULE = 'NativeModule internal/fs/read/context';
+const contextLoaded = (): boolean => ((process as unknown as { moduleLoadList: string[] }).moduleLoadList ?? []).includes(CONTEXT_MODULE);
+
+/** At each install of the fs shim. */
+export function noteInstalled(): void {
+  if (readFileContext === undefined && contextLoaded()) readFileContext = 'nodes';
+}
+
+/** At each restore of the fs shim. */
+export function noteRestored(): void {
+  if (readFileContext === undefined && contextLoaded()) readFileContext = 'ours';
+}
+
+interface ReadFileContextLike {
+  callback: (error: Error | null, data?: unknown) => void;
+  encoding?: BufferEncoding | null;
+  signal?: AbortSignal;
+}
+
+/** The ReadFileContext behind an open or fstat `req`, when it holds Node's own read and close. */
+function readFileContextOf(name: string, req: unknown): ReadFileContextLike | undefined {
+  if (readFileContext !== 'nodes' || (name !== 'open' && name !== 'fstat')) return undefined;
+  const context = (req as { context?: { constructor?: { name?: string } } } | undefined)?.context;
+  return context?.constructor?.name === 'ReadFileContext' ? (context as unknown as ReadFileContextLike) : undefined;
+}
+
+/** Node's AbortError, as fs.readFile passes it when its signal is aborted meanwhile. */
+function abortError(signal: AbortSignal): Error {
+  const error = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };
+  error.name = 'AbortError';
+  error.code = 'ABORT_ERR';
+  return error;
+}
+
+/** lib's chunk sizes for fs.readFile: a known size is read 512 KiB at a time, an unknown one 64 KiB. */
+const READ_FILE_CHUNK = 512 * 1024;
+const READ_FILE_UNKNOWN_CHUNK = 64 * 1024;
+
+/**
+ * How many reads Node's fs.readFile makes of a file whose fstat says `size` (0 for anything not
+ * a regular file: read until a read returns nothing) when `available` bytes are left to read.
+ */
+function readFileReads(size: number, available: number): number {
+  let reads = 0;
+  let pos = 0;
+  for (;;) {
+    reads++;
+    const wanted = size === 0 ? READ_FILE_UNKNOWN_CHUNK : Math.min(READ_FILE_CHUNK, size - pos);
+    const got = Math.min(wanted, available - pos);
+    if (got === 0) return reads;
+    pos += got;
+    if (size !== 0 && pos === size) return reads;
+  }
+}
+
+/**
+ * Serves an fs.readFile whose ReadFileContext holds Node's read and close (see readFileContext),
+ * from the host's simulated disk, or from the real one when `disk` is undefined. The file is
+ * read at once, but the program's callback comes after as many 'io' events as Node's own
+ * readFile takes (open, fstat, one per chunk read, close; for a descriptor, fstat and the reads,
+ * then a nextTick), each joining the line of the host's real work when the previous one is
+ * delivered, as Node's next step would: so calls interleave as they do when lib holds our
+ * functions, and a run does not depend on whether the process read a file before it. Returns
+ * false when the call is not such a readFile.
+ */
+export function serveReadFile(name: string, host: Host, disk: Disk | undefined, args: unknown[], req: unknown): boolean {
+  const context = readFileContextOf(name, req);
+  if (context === undefined) return false;
+  const byFd = name === 'fstat';
+  let data: Buffer | undefined;
+  let error: (Error & { syscall?: string }) | undefined;
+  let size = 0;
+  try {
+    if (disk === undefined) {
+      const source = byFd ? (args[0] as number) : pathText(args[0]);
+      // lib takes a numeric flag as it is (stringToFlags).
+      const options = { flag: (byFd ? undefined : args[1]) as string | undefined };
+      onRealDisk(() => {
+        try {
+          data = fs.readFileSync(source, options);
+        } finally {
+          try {
+            const stat = typeof source === 'number' ? fs.fstatSync(source) : fs.statSync(source);
+            size = stat.isFile() ? stat.size : 0;
+          } catch {
+            // The read's own error says what happened.
+          }
+        }
+      });
+    } else {
+      data = withFile(host, disk, args[0], Number(args[1]), Number(args[2]), (fd) => {
+        const node = fileOf(host, fd, 'fstat').node;
+        size = node.kind === 'file' ? node.size : 0;
+        return readRest(host, fd);
+      });
+    }
+  } catch (cause) {
+    if (cause instanceof Failure) {
+      error = cause.toError(undefined);
+    } else if (disk === undefined && cause instanceof Error && typeof (cause as { errno?: unknown }).errno === 'number') {
+      // Made by the sync call: an asynchronous call's error has no stack frames.
+      cause.stack = `${cause.name}: ${cause.message}`;
+      error = cause;
+    } else {
+      throw cause;
+    }
+  }
+  const available = data === undefined ? 0 : data.length;
+  const finish = (): void => {
+    if (error !== undefined) context.callback(error);
+    else if (context.signal?.aborted) context.callback(abortError(context.signal));
+    else {
+      let result: Buffer | string;
+      try {
+        result = context.encoding ? data!.toString(context.encoding) : data!;
+      } catch (cause) {
+        context.callback(cause as Error);
+        return;
+      }
+      context.callback(null, result);
+    }
+  };
+  // A failed open is one step; otherwise the open, the fstat, the reads (one, if it failed), the close.
+  let steps: number;
+  if (error?.syscall === 'open') steps = 1;
+  else steps = (byFd ? 0 : 1) + 1 + (error !== undefined ? 1 : readFileReads(size, available)) + (byFd ? 0 : 1);
+  const step = (left: number): void => {
+    const call = beginRealCall(host, captureContext('FSREQCALLBACK'));
+    completeRealCall(call, () => {
+      if (left > 1) step(left - 1);
+      else if (byFd) process.nextTick(finish);
+      else finish();
+    });
+  };
+  step(steps);
+  return true;
+}
+
+function isCtx(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/**
+ * Answers binding function `name`, called by `host` with `args`, from `disk`, in the call's form.
+ * `marker` is the call's FSReqCallback or kUsePromises (undefined for a synchronous call);
+ * `callee` is the binding function the program's lib frame called (for a sync error's stack).
+ */
+export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], marker: unknown, callee: (...args: any[]) => unknown): unknown {
+  const unsupported = UNSUPPORTED[name];
+  if (unsupported !== undefined) throw unsupportedOnDisk(unsupported, host);
+  const served = OPERATIONS[name]!;
+  // A DiskError that no step turned into the program's error (a file grown past the limit).
+  const operation = (): unknown => onDisk(() => served(host, disk, args));
+  if (marker === undefined) {
+    const last = args[args.length - 1];
+    const ctx = isCtx(last) ? last : undefined;
+    try {
+      return operation();
+    } catch (error) {
+      if (!(error instanceof Failure)) throw error;
+      if (ctx !== undefined) {
+        // What Node's C++ puts there (lib's uvException makes the rest: code, message).
+        ctx.errno = error.errno;
+        ctx.syscall = error.syscall;
+        return undefined;
+      }
+      throw error.toError(callee);
+    }
+  }
+  let outcome: { ok: true; value: unknown } | { ok: false; error: Error };
+  try {
+    outcome = { ok: true, value: operation() };
+  } catch (error) {
+    if (!(error instanceof Failure)) throw error;
+    outcome = { ok: false, error: error.toError(undefined) };
+  }
+  if (marker === kUsePromises) {
+    return new Promise((resolve, reject) => {
+      const call = beginRealCall(host, undefined);
+      completeRealCall(call, () => (outcome.ok ? resolve(outcome.value) : reject(outcome.error)));
+    });
+  }
+  const req = marker as InstanceType<typeof FSReqCallback>;
+  const oncomplete = req.oncomplete;
+  if (typeof oncomplete !== 'function') return undefined;
+  const call = beginRealCall(host, captureContext('FSREQCALLBACK'));
+  completeRealCall(call, () => {
+    if (!outcome.ok) Reflect.apply(oncomplete, req, [outcome.error]);
+    else if (outcome.value === undefined) Reflect.apply(oncomplete, req, [null]);
+    else Reflect.apply(oncomplete, req, [null, outcome.value]);
+  });
+  return undefined;
+}
+
+export { FSReqCallback, kUsePromises };

@@ -1,0 +1,178 @@
+/**
+ * fs on the real disk (the default; for `disk: 'simulated'` this hands each call of a host to
+ * its simulated disk, disk.ts): host code reads (and writes) the real files, but every
+ * asynchronous fs call a host makes is real work the simulation waits for
+ * (thread-pool/real-work.ts), as it waits for a host's modules to load. Virtual time stands
+ * still until the call completes; then its completion reaches host code as an 'io' event at that
+ * same instant, in the order the calls were made. So a run stays a pure function of its seed (and
+ * of the files' contents), and a run cannot end, or move on, while a host still waits for the
+ * disk.
+ *
+ * Without this, a host's `await fs.promises.readFile(...)` let the simulation run on (or end
+ * as 'quiescent', the client never finished) while the read was in flight, and its completion
+ * landed between simulated events at a point that depended on the real machine.
+ *
+ * It works on the fs binding that lib/fs.js and lib/internal/fs/promises.js call at call time
+ * (so callbacks, promises, FileHandle methods and streams are all covered): a call from host
+ * code with an FSReqCallback (the callback API) or kUsePromises (the promise API) among its
+ * arguments is an asynchronous one; synchronous calls are left alone. Calls from outside
+ * every host (the test runner) are untouched.
+ */
+import { captureContext } from '../async-hooks/async-context.js';
+import { captureStack, programFrames } from '../../runtime/trace/site.js';
+import { currentHost, type Host } from '../context.js';
+import { callDisk, diskOf, noteInstalled, noteRestored, serveReadFile, servesCall, unsupportedOnDisk } from './disk.js';
+import fs from 'node:fs';
+import { realDiskCall } from '../../runtime/disk/real.js';
+import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
+import { nodeBinding } from '../node-binding.js';
+import { loadingModuleGraph } from '../module/module-hosts.js';
+import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from '../thread-pool/real-work.js';
+import type { Shim } from '../shim.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const binding = nodeBinding('fs') as Record<string, any>;
+const FSReqCallback = binding.FSReqCallback as new () => { oncomplete?: (...results: unknown[]) => void };
+const kUsePromises = binding.kUsePromises as symbol;
+/**
+ * Arrays the binding shares between calls: an asynchronous stat through the callback API
+ * hands its result over in one of them, so a completion held back behind an earlier call
+ * keeps a copy.
+ */
+const SHARED_ARRAYS = new Set<unknown>(['statValues', 'bigintStatValues', 'statFsValues', 'bigintStatFsValues'].map((k) => binding[k]).filter((a) => a !== undefined));
+
+const kCall = Symbol('dst.fsCall');
+
+function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) => void; [kCall]?: RealCall }): void {
+  const oncomplete = req.oncomplete!;
+  const call = beginRealCall(host, captureContext('FSREQCALLBACK'));
+  req[kCall] = call;
+  req.oncomplete = function heldOncomplete(this: unknown, ...results: unknown[]) {
+    const kept = results.map((r) => (SHARED_ARRAYS.has(r) ? (r as Float64Array).slice() : r));
+    completeRealCall(call, () => Reflect.apply(oncomplete, req, kept));
+  };
+}
+
+/**
+ * The host whose asynchronous call this is, or undefined when the call is to be left alone:
+ * made outside every host; made while that host's own module graph loads (the simulation
+ * already waits for the loading, and its reads are part of it: held, they would wait behind
+ * it); or made by Node's module loader itself (its reads of the program's modules), recognised
+ * by the loader's frames on the (async) stack with none of the program's own beside them.
+ *
+ * Only the calling host's own loading counts. Whether other real work holds the world does not
+ * matter: a module host's top-level code runs while the next host's graph loads, or while
+ * Node's loader thread has a message of its own in flight (issue 20 item 1: three hosts calling
+ * fs.stat at their top level gave two orders in four processes), and a database host read its
+ * 9 MB WebAssembly file unheld while a client's graph loaded, so the run moved on to the
+ * client's connect before the server listened (issue 18).
+ */
+function holderOf(): Host | undefined {
+  const host = currentHost();
+  if (host === undefined) return undefined;
+  if (loadingModuleGraph(host)) return undefined;
+  const text = captureStack(holderOf, 40).stack ?? '';
+  if (!text.includes('node:internal/modules/')) return host;
+  // The loader on the stack: its own read unless the program's code is there too (a module's
+  // top-level code, evaluated by the loader, or the program's await import()).
+  return programFrames(text).length > 0 ? host : undefined;
+}
+
+/**
+ * The argument that makes a binding call asynchronous: an FSReqCallback (the callback API) or
+ * kUsePromises (the promise API). Usually the last, not always (Node 24's stat takes one more
+ * after it), so the arguments are searched from the end.
+ */
+function asyncMarker(args: unknown[]): unknown {
+  for (let i = args.length - 1; i >= 0; i--) {
+    const arg = args[i];
+    if (arg === kUsePromises || arg instanceof FSReqCallback) return arg;
+  }
+  return undefined;
+}
+
+function holding(name: string, original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  const held = function (this: unknown, ...args: unknown[]): unknown {
+    if (realDiskCall()) return Reflect.apply(original, this, args);
+    const marker = asyncMarker(args);
+    if (marker === undefined) {
+      // A synchronous call: from a host with a simulated disk, the disk answers it (the
+      // loader's own reads too: they read through to the real files, which are the same).
+      const host = currentHost();
+      const disk = host === undefined ? undefined : diskOf(host);
+      if (disk !== undefined && servesCall(name, args)) return callDisk(name, host!, disk, args, undefined, held);
+      return Reflect.apply(original, this, args);
+    }
+    const host = holderOf();
+    if (host === undefined) return Reflect.apply(original, this, args);
+    const disk = diskOf(host);
+    const served = disk !== undefined && servesCall(name, args);
+    if (marker !== kUsePromises && serveReadFile(name, host, served ? disk : undefined, args, marker)) return undefined;
+    if (served) return callDisk(name, host, disk!, args, marker, held);
+    if (marker === kUsePromises) return heldPromise(host, () => Reflect.apply(original, this, args) as Promise<unknown>);
+    const req = marker as InstanceType<typeof FSReqCallback> & { [kCall]?: RealCall };
+    if (typeof req.oncomplete !== 'function') return Reflect.apply(original, this, args);
+    heldCallback(host, req);
+    try {
+      return Reflect.apply(original, this, args);
+    } catch (error) {
+      if (req[kCall] !== undefined) abandonRealCall(req[kCall]);
+      throw error;
+    }
+  };
+  mirrorSignature(held, original);
+  return held;
+}
+
+/**
+ * fs functions that reach Node's file system other than through the fs binding (the directory
+ * binding, which process.binding does not give out; the Blob binding; cp's C++ copy): from a host
+ * with a simulated disk they would read or write the real disk behind its back, so they fail
+ * loudly instead. (Watchers are refused
+ * inside every host: shims/strict/escapes.ts.)
+ */
+const BESIDE_THE_BINDING: Array<[object, string, string]> = [
+  [fs, 'opendir', 'fs.opendir'],
+  [fs, 'opendirSync', 'fs.opendirSync'],
+  [fs.promises, 'opendir', 'fs.promises.opendir'],
+  // fs.cp walks directories with opendir, and cpSync copies in C++ on Node 22 and 24.
+  [fs, 'cp', 'fs.cp'],
+  [fs, 'cpSync', 'fs.cpSync'],
+  [fs.promises, 'cp', 'fs.promises.cp'],
+  // A file-backed Blob reads the file natively.
+  [fs, 'openAsBlob', 'fs.openAsBlob'],
+];
+
+function refusedOnDisk(original: (...args: unknown[]) => unknown, api: string): (...args: unknown[]) => unknown {
+  return mirrorFunction(function (this: unknown, ...args: unknown[]): unknown {
+    const host = realDiskCall() ? undefined : currentHost();
+    if (host !== undefined && diskOf(host) !== undefined) throw unsupportedOnDisk(api, host);
+    return Reflect.apply(original, this, args);
+  }, original);
+}
+
+export const fsShim: Shim = {
+  name: 'fs',
+  install(patches: PatchSet) {
+    noteInstalled();
+    patches.onRestore(noteRestored);
+    for (const [target, key, api] of BESIDE_THE_BINDING) {
+      const original = (target as Record<string, unknown>)[key];
+      if (typeof original === 'function') patches.replace(target, key, refusedOnDisk(original as (...args: unknown[]) => unknown, api));
+    }
+    for (const key of Object.keys(binding).sort()) {
+      const value = binding[key];
+      // Constructors (FSReqCallback, FileHandle, StatWatcher) stay as they are.
+      if (typeof value !== 'function' || /^[A-Z]/.test(key)) continue;
+      patches.replace(binding, key, holding(key, value));
+    }
+    // FileHandle.close() (fs.promises) returns a promise of its own, not through the binding.
+    const fileHandle = (binding.FileHandle as { prototype: Record<string, any> }).prototype;
+    const close = fileHandle.close as (...args: unknown[]) => Promise<unknown>;
+    patches.replace(fileHandle, 'close', function closeHeld(this: unknown, ...args: unknown[]) {
+      const host = holderOf();
+      if (host === undefined) return Reflect.apply(close, this, args);
+      return heldPromise(host, () => Reflect.apply(close, this, args));
+    });
+  },
+};

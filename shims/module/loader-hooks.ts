@@ -1,0 +1,32 @@
+/**
+ * dst-runtime's module loader hooks for module.register (Node 20, and 22 before 22.15): they run
+ * on Node's loader thread, built on their own into dist/loader-hooks.mjs. The rules are those
+ * of module-graph.ts, which the in-thread hooks of module-hosts.ts share; only the asynchronous
+ * shape and the lexer (the WebAssembly build, which needs init()) differ, and these wrap each
+ * dynamic import() of a host's ES modules, which the loader thread makes real asynchronous work
+ * (module-graph.ts).
+ */
+import { init, parse } from 'cjs-module-lexer';
+import { parse as parseEsm } from 'es-module-lexer/js';
+import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
+
+// This file is dist/loader-hooks.mjs: the build's directory holds the modules every host shares.
+setSharedDirectory(new URL('./', import.meta.url).href);
+
+let lexerReady: Promise<void> | undefined;
+
+export async function resolve(specifier: string, context: { parentURL?: string }, nextResolve: (s: string, c: unknown) => Promise<Resolved>): Promise<Resolved> {
+  return resolvedInHostGraph(await nextResolve(specifier, context), context.parentURL);
+}
+
+export async function load(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Promise<Loaded>): Promise<Loaded> {
+  if (hostQuery(url) === undefined) return nextLoad(url, context);
+  const result = await nextLoad(url, context);
+  if (result.format === 'commonjs') await (lexerReady ??= init());
+  return loadedInHostGraph(url, result, (source) => parse(source).exports, dynamicImports);
+}
+
+/** The dynamic import() expressions of an ES module (es-module-lexer's pure JavaScript build: no init). */
+function dynamicImports(source: string): Array<{ ss: number; se: number }> {
+  return parseEsm(source)[0].filter((i) => i.d > -1);
+}

@@ -1,0 +1,164 @@
+/**
+ * The rules that give each module host incarnation its own module graph, shared by the two
+ * ways dst-runtime hooks Node's ESM loader: in-thread hooks (module.registerHooks, Node >=
+ * 22.15 and 24; module-hosts.ts) and hooks on Node's loader thread (module.register, Node 20;
+ * loader-hooks.ts, built on its own into dist/loader-hooks.mjs). Functions of
+ * URLs, sources and the files they name, holding no state of the runtime, so the loader thread
+ * can run them too; each hook keeps only its sync or async shape and its thread's lexer.
+ *
+ * - A module imported from a host's graph (its URL carries ?dst-host=<name>&dst-boot=<n>&dst-run=<k>)
+ *   resolves to a URL with the same query, so the ESM loader, which caches by URL, makes a
+ *   fresh instance per host and per restart - node_modules too.
+ * - A CommonJS file inside a host graph becomes a small ES module that requires it through the
+ *   host's own CommonJS cache (globalThis[Symbol.for('dst-runtime.requireForHost')]),
+ *   exporting module.exports as default plus the names cjs-module-lexer finds, as Node does.
+ * - Every module of a host graph first tells the runtime that evaluation has started
+ *   (globalThis[Symbol.for('dst-runtime.evaluating')]): loading is real asynchronous work, so
+ *   the simulation waits for it and resumes once the graph starts to run.
+ * - With a loader thread (module.register), a dynamic import() in an ES module of a host graph
+ *   is made through globalThis[Symbol.for('dst-runtime.heldImport')](() => import(...)): each is a
+ *   round trip to that thread, real work the simulation waits for too. In-thread hooks need
+ *   no wrapper: their import() completes without a turn of the event loop.
+ *
+ * URLs without the query are left alone: the hooks stay registered for the whole process.
+ * So are dst-runtime's own files (the build's directory, setSharedDirectory): a host that
+ * imports dst-runtime (always(), scenarioContext()) must reach the one runtime the simulation
+ * runs on, not a fresh copy of it that knows no world.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** What a resolve hook gets from the next one, and what a load hook gets and returns. */
+export interface Resolved {
+  url: string;
+  format?: string | null;
+}
+export interface Loaded {
+  format: string;
+  source?: string | ArrayBuffer | ArrayBufferView | null;
+  shortCircuit?: boolean;
+}
+
+const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
+const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
+/** Makes a dynamic import() through module-hosts.ts's heldImport; a plain call once the runtime is gone. */
+const HELD_IMPORT = "(globalThis[Symbol.for('dst-runtime.heldImport')]||(f=>f()))(()=>";
+/** An argument that cannot move into an arrow function (`import(await name())`). */
+const SUSPENDS = /\b(?:await|yield)\b/;
+
+/** Where a dynamic `import(...)` expression starts and ends in a source (es-module-lexer's ss and se). */
+export interface DynamicImport {
+  ss: number;
+  se: number;
+}
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** file: URL of the directory whose modules every host shares (dst-runtime's build), with a trailing slash. */
+let sharedDirectory: string | undefined;
+
+/** Sets the directory of modules shared by every host graph (each thread's hooks set theirs). */
+export function setSharedDirectory(url: string): void {
+  sharedDirectory = url.endsWith('/') ? url : `${url}/`;
+}
+
+/** Whether a resolved URL is one of the modules every host shares. */
+function shared(url: string): boolean {
+  return sharedDirectory !== undefined && url.startsWith(sharedDirectory);
+}
+
+/** The host query of a file: URL (as "?dst-host=..."), or undefined outside every host graph. */
+export function hostQuery(url: unknown): string | undefined {
+  if (typeof url !== 'string' || !url.startsWith('file:')) return undefined;
+  const match = QUERY.exec(url);
+  return match ? match[0].replace(/^&/, '?') : undefined;
+}
+
+/** The URL a module resolved to, carrying its importer's host query when it has one. */
+function urlInHostGraph(resolvedUrl: string, parentURL: string | undefined): string {
+  const query = hostQuery(parentURL);
+  if (query === undefined || !resolvedUrl.startsWith('file:') || QUERY.test(resolvedUrl) || shared(resolvedUrl)) return resolvedUrl;
+  const separator = resolvedUrl.includes('?') ? '&' : '?';
+  return `${resolvedUrl}${separator}${query.slice(1)}`;
+}
+
+/** The ES module standing for CommonJS file `filename` of a host graph, exporting `names`. */
+function commonJsFacade(filename: string, names: readonly string[]): string {
+  const named = [...new Set(names)].filter((n) => n !== 'default');
+  return [
+    SIGNAL,
+    `const m = globalThis[Symbol.for('dst-runtime.requireForHost')](${JSON.stringify(filename)});`,
+    'export default m;',
+    ...named.map((n, i) => `const e${i} = m?.[${JSON.stringify(n)}]; export { e${i} as ${IDENTIFIER.test(n) ? n : JSON.stringify(n)} };`),
+  ].join('\n');
+}
+
+/** An ES module's source with the evaluation signal first; line numbers are kept (after a shebang, on its second line). */
+function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView): string {
+  const text = typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
+  if (!text.startsWith('#!')) return `${SIGNAL}${text}`;
+  const end = text.indexOf('\n');
+  return end === -1 ? `${text}\n${SIGNAL}` : `${text.slice(0, end + 1)}${SIGNAL}${text.slice(end + 1)}`;
+}
+
+/**
+ * `text` with each dynamic `import(...)` expression made through HELD_IMPORT(() => import(...)):
+ * on a loader thread, import() is real asynchronous work the simulation must wait for. Offsets
+ * are those of `text` (the lexer ran on it); lines are kept. Left as they are: expressions the
+ * lexer could not delimit, and those whose argument awaits or yields.
+ */
+function withHeldImports(text: string, imports: readonly DynamicImport[]): string {
+  let out = '';
+  let at = 0;
+  for (const { ss, se } of [...imports].sort((a, b) => a.ss - b.ss)) {
+    if (se <= ss || ss < at) continue;
+    const expression = text.slice(ss, se);
+    if (SUSPENDS.test(expression)) continue;
+    out += `${text.slice(at, ss)}${HELD_IMPORT}${expression})`;
+    at = se;
+  }
+  return at === 0 ? text : out + text.slice(at);
+}
+
+/** What the resolve hook returns: `resolved`, carrying its importer's host query when it has one. */
+export function resolvedInHostGraph(resolved: Resolved, parentURL: string | undefined): Resolved {
+  const url = urlInHostGraph(resolved.url, parentURL);
+  return url === resolved.url ? resolved : { ...resolved, url };
+}
+
+/**
+ * What the load hook returns for `url`, a module of a host graph, given what the next hook
+ * loaded: a CommonJS file becomes its facade (its export names from `parseExports`, the
+ * lexer of the caller's thread), an ES module gets the evaluation signal, anything else passes.
+ */
+export function loadedInHostGraph(
+  url: string,
+  result: Loaded,
+  parseExports: (source: string) => string[],
+  dynamicImports?: (source: string) => readonly DynamicImport[],
+): Loaded {
+  if (result.format === 'commonjs') {
+    const filename = fileURLToPath(url);
+    let names: string[] = [];
+    try {
+      names = parseExports(readFileSync(filename, 'utf8'));
+    } catch {
+      // Unparseable: default export only, as Node does.
+    }
+    return { format: 'module', source: commonJsFacade(filename, names), shortCircuit: true };
+  }
+  if (result.format === 'module' && result.source != null) {
+    let source = result.source;
+    if (dynamicImports !== undefined) {
+      const text = typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
+      let imports: readonly DynamicImport[] = [];
+      try {
+        imports = dynamicImports(text);
+      } catch {
+        // Not lexable: left as it is (Node reports a real syntax error itself).
+      }
+      source = withHeldImports(text, imports);
+    }
+    return { ...result, source: withEvaluationSignal(source) };
+  }
+  return result;
+}

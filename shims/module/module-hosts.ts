@@ -1,0 +1,302 @@
+/**
+ * Hosts started from modules: `sim.host('kv-1', { main: './server.js', argv, env })`. Each host
+ * incarnation gets its own module instances — its main module and everything it imports or
+ * requires, node_modules included, ESM and CommonJS — so two hosts share no module state and a
+ * restart re-evaluates everything.
+ *
+ * - ESM: the main module is imported with ?dst-host=<name>&dst-boot=<n>&dst-run=<k>; the hooks
+ *   carry the query to every import (the rules are in module-graph.ts). They are registered
+ *   once: in-thread with module.registerHooks where Node has it (22.15+, 24), else with
+ *   module.register (loader-hooks.ts, built into dist/loader-hooks.mjs, on Node's loader thread).
+ * - CommonJS: Module._load is patched so that, inside a module host, require() uses that
+ *   incarnation's own cache; CommonJS files imported from ESM come through the same cache.
+ * - Loading is real asynchronous work (file reads, the loader thread): the simulation waits for
+ *   it (World.waitForRealWork) until the host's module graph starts to evaluate.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import Module, { register } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse as parseCjs } from 'cjs-module-lexer';
+import { UsageError } from '../../runtime/errors.js';
+import { testRealmGlobal } from '../../runtime/realms.js';
+import { type ModuleHostSpec, setModuleHosts } from '../../runtime/interposer.js';
+import { captureContext } from '../async-hooks/async-context.js';
+import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
+import { currentHost, type Host } from '../context.js';
+import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
+import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
+import type { PatchSet } from '../registry.js';
+import type { Realm, Shim } from '../shim.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type CjsModule = any;
+const ModuleClass = Module as any;
+
+
+interface HostModules {
+  spec: ModuleHostSpec;
+  argv: string[];
+  env: NodeJS.ProcessEnv;
+  cjs: Map<string, CjsModule>;
+  /** Releases the simulation once the host's module graph starts to evaluate. */
+  release: (() => void) | undefined;
+}
+
+const hostModules = new WeakMap<Host, HostModules>();
+const runNumbers = new WeakMap<object, number>();
+let runs = 0;
+
+function runNumber(host: Host): number {
+  let n = runNumbers.get(host.world);
+  if (n === undefined) runNumbers.set(host.world, (n = ++runs));
+  return n;
+}
+let hooksRegistered = false;
+
+// ---- in-thread hooks (module.registerHooks: Node >= 22.15 and 24) ---------------------------
+// The rules of shims/module/module-graph.ts, as dist/loader-hooks.mjs applies them on the loader
+// thread, here synchronous and on the main thread. Preferred where they exist: with no loader
+// thread, loading a module graph takes no turn of the event loop (measured: 0 immediates run
+// during an import(), against hundreds with module.register on Node 22), so a dynamic import()
+// made by host code in the middle of a run completes before the next event, at the same
+// virtual instant, instead of after a real, machine-dependent delay. Pinned by
+// test/hosts/module-hosts.test.mjs ("dynamic import()").
+
+function resolveHook(specifier: string, context: { parentURL?: string }, nextResolve: (s: string, c: unknown) => Resolved): Resolved {
+  return resolvedInHostGraph(nextResolve(specifier, context), context.parentURL);
+}
+
+function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
+  if (hostQuery(url) === undefined) return nextLoad(url, context);
+  return loadedInHostGraph(url, nextLoad(url, context), (source) => parseCjs(source).exports);
+}
+
+/** Which loader hooks this Node gets: in-thread (registerHooks) where available, else a loader thread. */
+export const LOADER_HOOKS: 'registerHooks' | 'register' =
+  typeof (Module as unknown as { registerHooks?: unknown }).registerHooks === 'function' ? 'registerHooks' : 'register';
+
+/** The build's directory (dist/; this code may sit in dist/chunks): dst-runtime's own files. */
+const BUILD_DIR = path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname;
+setSharedDirectory(pathToFileURL(BUILD_DIR).href);
+
+function ensureHooks(): void {
+  if (hooksRegistered) return;
+  hooksRegistered = true;
+  if (LOADER_HOOKS === 'registerHooks') {
+    (Module as unknown as { registerHooks(hooks: object): unknown }).registerHooks({ resolve: resolveHook, load: loadHook });
+    return;
+  }
+  // Node 20 and 22 before 22.15: hooks on Node's loader thread. dist/loader-hooks.mjs sits
+  // beside the build's entry points (this code may be in dist/chunks).
+  register(pathToFileURL(path.join(BUILD_DIR, 'loader-hooks.mjs')).href);
+}
+
+/** Validates a module host's spec when it is added. */
+export function validateModuleSpec(name: string, spec: ModuleHostSpec): void {
+  if (typeof spec.main !== 'string' || spec.main === '') {
+    throw new UsageError(`Failed to add host "${name}": main must be a module path, got ${String(spec.main)}`);
+  }
+  if (spec.argv !== undefined && (!Array.isArray(spec.argv) || spec.argv.some((a) => typeof a !== 'string'))) {
+    throw new UsageError(`Failed to add host "${name}": argv must be an array of strings`);
+  }
+  if (spec.env !== undefined && (spec.env === null || typeof spec.env !== 'object' || Object.values(spec.env).some((v) => typeof v !== 'string'))) {
+    throw new UsageError(`Failed to add host "${name}": env must be an object of strings`);
+  }
+}
+
+/**
+ * The environment a module host starts from: the test's process.env. Under Jest that is the
+ * test file's copy of process, where the test set what it set, not Node's.
+ */
+function testProcessEnv(): NodeJS.ProcessEnv {
+  const own = testRealmGlobal()?.process as NodeJS.Process | undefined;
+  return own !== undefined && typeof own === 'object' && own.env !== undefined ? own.env : process.env;
+}
+
+/** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
+export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
+  const filename = path.resolve(spec.main);
+  return () => {
+    const host = currentHost();
+    if (host === undefined) throw new Error('dst-runtime: a module host started outside its host context');
+    ensureHooks();
+    const modules: HostModules = {
+      spec,
+      argv: [process.execPath, filename, ...(spec.argv ?? [])],
+      env: { ...testProcessEnv(), ...(spec.env ?? {}) },
+      cjs: new Map(),
+      release: undefined,
+    };
+    hostModules.set(host, modules);
+    // The run number keeps two runs in one process (same host names, same boots) from sharing
+    // the ESM loader's cache, which is keyed by URL and never emptied.
+    const url = `${pathToFileURL(filename).href}?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}`;
+    const loading = import(url);
+    const release = host.world.waitForRealWork(loading);
+    modules.release = release;
+    const settled = (): void => {
+      if (modules.release === release) modules.release = undefined;
+    };
+    loading.then(settled, settled);
+    return loading;
+  };
+}
+
+function modulesOf(host: Host | undefined): HostModules | undefined {
+  return host === undefined ? undefined : hostModules.get(host);
+}
+
+/**
+ * Whether `host`'s module graph is still loading: its main was imported and none of its modules
+ * has started to evaluate yet (the simulation waits for it, and its own reads are part of that
+ * wait: held, a read's completion could only run after that hold ends). Only that host's: another
+ * host's loading says nothing about this one's calls.
+ */
+export function loadingModuleGraph(host: Host): boolean {
+  return hostModules.get(host)?.release !== undefined;
+}
+
+/** require(filename) through the current host incarnation's own CommonJS cache. */
+function requireForHost(filename: string, parent?: CjsModule): unknown {
+  const modules = modulesOf(currentHost());
+  if (modules === undefined) return ModuleClass._load(filename, parent, false);
+  const cached = modules.cjs.get(filename);
+  if (cached !== undefined) return cached.exports;
+  const module = new ModuleClass(filename, parent);
+  module.filename = filename;
+  module.paths = ModuleClass._nodeModulePaths(path.dirname(filename));
+  modules.cjs.set(filename, module);
+  let threw = true;
+  try {
+    module.load(filename);
+    threw = false;
+  } finally {
+    if (threw) modules.cjs.delete(filename);
+  }
+  return module.exports;
+}
+
+const realLoad = ModuleClass._load;
+
+function load(this: unknown, request: string, parent: CjsModule, isMain: boolean): unknown {
+  const modules = modulesOf(currentHost());
+  if (modules === undefined || typeof request !== 'string' || request.startsWith('node:') || Module.isBuiltin(request)) {
+    return Reflect.apply(realLoad, this, arguments);
+  }
+  const filename = ModuleClass._resolveFilename(request, parent, isMain);
+  // Builtins, and dst-runtime's own files (see module-graph.ts), are the process's.
+  if (Module.isBuiltin(filename) || filename.startsWith(BUILD_DIR + path.sep)) return Reflect.apply(realLoad, this, arguments);
+  return requireForHost(filename, parent);
+}
+
+/** A dynamic import in flight on the loader thread (see heldImport). */
+interface HeldImport {
+  call: RealCall;
+  /** A module of the imported graph has started to evaluate. */
+  evaluating: boolean;
+  /** The import has settled (its settlement is in the line of real calls, or delivered in place). */
+  settled: boolean;
+  /** Its graph's top-level code waits (for simulated events): the import settles where Node settles it. */
+  inPlace: boolean;
+}
+
+/**
+ * The import each module evaluation belongs to: heldImport starts the import in a store of its
+ * own, which Node's loader carries (through its promise jobs) to the evaluation of the graph it
+ * loads. Run with AsyncLocalStorage's own run(), taken before the async-context shim wraps it,
+ * so the program is not taken to keep stores of its own.
+ */
+const importStore = new AsyncLocalStorage<HeldImport>();
+const storeRun = AsyncLocalStorage.prototype.run as (this: AsyncLocalStorage<HeldImport>, store: HeldImport, fn: () => Promise<unknown>) => Promise<unknown>;
+
+function evaluating(): void {
+  const modules = modulesOf(currentHost());
+  if (modules?.release !== undefined) {
+    modules.release();
+    modules.release = undefined;
+  }
+  const held = importStore.getStore();
+  if (held !== undefined && !held.evaluating) {
+    held.evaluating = true;
+    // A graph without top-level waits has run, and its import settled, by the end of this task.
+    // One still unsettled then awaits something its own hold would keep from happening (a timer,
+    // a held read queued behind it): it stops holding, and settles where Node settles it.
+    queueOwnImmediate(() => {
+      if (held.settled) return;
+      held.inPlace = true;
+      completeInPlace(held.call);
+    });
+  }
+}
+
+/**
+ * A dynamic import() made by a module host's code where the ESM loader runs on its own thread
+ * (module.register: Node 20, and 22 before 22.15): the loader hooks make each import() of a
+ * host's ES modules through this (module-graph.ts). Resolving and loading are round trips to
+ * that thread, so the import is real work the simulation waits for: no event runs until it
+ * settles, and then it settles in an 'io' event, in call order with the host's other real work.
+ * When the imported graph's top-level code is still waiting at the end of the task in which it
+ * started to evaluate (a top-level await of a timer, of a held read), the wait ends there, and
+ * the import settles where Node settles it, after that code has run.
+ *
+ * Without it, PGlite's `await import('fs/promises')` before reading its files took 0, 512 or
+ * 1187 virtual ms on three runs of one seed, or outlived the run (issue 18).
+ */
+function heldImport(load: () => Promise<unknown>): Promise<unknown> {
+  const host = currentHost();
+  if (host === undefined) return load();
+  const held: HeldImport = { call: beginRealCall(host, captureContext('DynamicImport')), evaluating: false, settled: false, inPlace: false };
+  let loading: Promise<unknown>;
+  try {
+    loading = storeRun.call(importStore, held, load);
+  } catch (error) {
+    abandonRealCall(held.call); // its argument threw
+    throw error;
+  }
+  return new Promise((resolve, reject) => {
+    const settle = (settleIt: () => void): void => {
+      held.settled = true;
+      if (held.inPlace) settleIt();
+      else completeRealCall(held.call, settleIt);
+    };
+    loading.then(
+      (namespace) => settle(() => resolve(namespace)),
+      (error: unknown) => settle(() => reject(error)),
+    );
+  });
+}
+
+export const moduleHostsShim: Shim = {
+  name: 'module-hosts',
+  install(patches: PatchSet) {
+    patches.replace(ModuleClass, '_load', load);
+    // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
+    const g = globalThis as unknown as Record<symbol, unknown>;
+    patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string) => requireForHost(filename));
+    patches.replace(g, Symbol.for('dst-runtime.evaluating'), evaluating);
+    patches.replace(g, Symbol.for('dst-runtime.heldImport'), heldImport);
+  },
+  realm(patches: PatchSet, realm: Realm) {
+    // process.argv / process.env of a module host are its own.
+    const proc = realm.process;
+    if (proc === undefined) return;
+    const realArgv = Object.getOwnPropertyDescriptor(proc, 'argv')!;
+    const realEnv = Object.getOwnPropertyDescriptor(proc, 'env')!;
+    const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(proc) : d.value);
+    let argvValue = read(realArgv);
+    let envValue = read(realEnv);
+    patches.defineGetter(proc, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
+      const modules = modulesOf(currentHost());
+      if (modules !== undefined) modules.argv = v as string[];
+      else argvValue = v;
+    });
+    patches.defineGetter(proc, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
+      const modules = modulesOf(currentHost());
+      if (modules !== undefined) modules.env = v as NodeJS.ProcessEnv;
+      else envValue = v;
+    });
+  },
+};
+
+setModuleHosts({ validate: validateModuleSpec, main: moduleHostMain });

@@ -1,0 +1,208 @@
+/**
+ * What net-binding and dgram-binding share about the native handles (TCPWrap, UDPWrap) that
+ * simulated sockets sit on. A native handle not closed natively is a GC root, so the world
+ * holds every handle a host made (world.natives.hold) and releases it when the host goes down or
+ * the run ends: first as a raw handle (made, not yet simulated), then as its simulation state.
+ */
+import { UV } from '../../runtime/network/errno.js';
+import type { NativeResource } from '../../runtime/hosts/native-resources.js';
+import type { World } from '../../runtime/world.js';
+import { currentHost, forgetHost, type Host } from '../context.js';
+
+export type NativeHandle = Record<PropertyKey, any>;
+
+/** Gives a handle its own (non-enumerable) method or value, shadowing its prototype's. */
+export function own(handle: NativeHandle, name: string, value: unknown): void {
+  Object.defineProperty(handle, name, { value, writable: true, configurable: true, enumerable: false });
+}
+
+/**
+ * A handle as process.getActiveResourcesInfo() sees it: Node lists every handle that is alive
+ * (not closed yet: a closing one counts until its loop's closing phase) and holds a ref
+ * (HandleWrap::HasRef, whether active or not), under its C++ class's name, in creation order.
+ */
+export interface ListedHandle extends NativeResource {
+  readonly handle: NativeHandle;
+  /** Its name ('TCPSocketWrap', 'TCPServerWrap', 'UDPWrap') while it holds a ref, else undefined. */
+  listedAs(): string | undefined;
+}
+
+/** When each handle a host made was created, across its raw and simulated lives. */
+const creationOrder = new WeakMap<NativeHandle, number>();
+let handlesCreated = 0;
+
+function noteCreated(handle: NativeHandle): void {
+  if (!creationOrder.has(handle)) creationOrder.set(handle, handlesCreated++);
+}
+
+function isListed(resource: NativeResource): resource is ListedHandle {
+  return typeof (resource as Partial<ListedHandle>).listedAs === 'function';
+}
+
+/** Handles the program closed during an event, with the name each had (see noteClosing). */
+const closingHandles = new WeakMap<World, { event: number; host: Host; handle: NativeHandle; name: string }[]>();
+
+/**
+ * The program is closing `resource`: Node goes on listing it until the closing phase of the loop
+ * turn, after the callback that closed it and its ticks. Here: until the world's next event.
+ * Call before the resource is dropped from the world.
+ */
+export function noteClosing(host: Host, resource: ListedHandle): void {
+  const name = resource.listedAs();
+  const world = host.world;
+  const event = world.eventsRun;
+  const list = (closingHandles.get(world) ?? []).filter((entry) => entry.event === event);
+  if (name !== undefined) list.push({ event, host, handle: resource.handle, name });
+  closingHandles.set(world, list);
+}
+
+/**
+ * What Node would list for the handles of `host` (of every host when undefined) in
+ * getActiveResourcesInfo(): one name per handle that is open, or closed during this event, and
+ * holds a ref; in creation order.
+ */
+export function listedHandles(world: World, host: Host | undefined): string[] {
+  const found: { order: number; name: string }[] = [];
+  for (const resource of world.natives.held(host)) {
+    if (!isListed(resource)) continue;
+    const name = resource.listedAs();
+    if (name !== undefined) found.push({ order: creationOrder.get(resource.handle) ?? -1, name });
+  }
+  for (const entry of closingHandles.get(world) ?? []) {
+    if (entry.event !== world.eventsRun || entry.host.state !== 'running') continue;
+    if (host !== undefined && entry.host !== host) continue;
+    found.push({ order: creationOrder.get(entry.handle) ?? -1, name: entry.name });
+  }
+  found.sort((a, b) => a.order - b.order);
+  return found.map((entry) => entry.name);
+}
+
+/** Simulated requests in flight, per world, in the order they were made (see trackRequest). */
+const requestsInFlight = new WeakMap<World, Set<{ host: Host; name: string }>>();
+
+/**
+ * A simulated request starts (a connect, a shutdown, a write waiting for the window, a name
+ * lookup): Node lists it in getActiveResourcesInfo() under `name` (its ReqWrap's class) from
+ * the moment libuv is asked until its completion callback has returned. Returns the function to
+ * call then (once is enough; more are no-ops). A crashed host's requests are not listed.
+ */
+export function trackRequest(host: Host, name: string): () => void {
+  const world = host.world;
+  let set = requestsInFlight.get(world);
+  if (set === undefined) requestsInFlight.set(world, (set = new Set()));
+  const entry = { host, name };
+  set.add(entry);
+  const requests = set;
+  return () => {
+    requests.delete(entry);
+  };
+}
+
+/** Runs a request's completion; Node lists the request until it has returned (see trackRequest). */
+export function completeListed(listed: (() => void) | undefined, complete: () => void): void {
+  try {
+    complete();
+  } finally {
+    listed?.();
+  }
+}
+
+/** The requests Node would list for `host` (every host when undefined), in the order they were made. */
+export function listedRequests(world: World, host: Host | undefined): string[] {
+  const out: string[] = [];
+  const set = requestsInFlight.get(world);
+  if (set === undefined) return out;
+  for (const entry of set) {
+    if (entry.host.state !== 'running') {
+      set.delete(entry); // its completion will never run
+      continue;
+    }
+    if (host === undefined || entry.host === host) out.push(entry.name);
+  }
+  return out;
+}
+
+/**
+ * A native handle a host created that has not turned simulated yet (net.connect makes it before
+ * the name resolves, dgram.createSocket before any bind): closed natively if its host goes down
+ * or the run ends before it does.
+ */
+class RawHandle implements ListedHandle {
+  constructor(
+    readonly handle: NativeHandle,
+    readonly host: Host,
+    private readonly kRaw: symbol,
+    private readonly realClose: (this: NativeHandle) => unknown,
+    private readonly name: (this: NativeHandle) => string | undefined,
+  ) {}
+
+  /** Native still: its own hasRef() says whether Node lists it (false once closed natively). */
+  listedAs(): string | undefined {
+    return this.name.call(this.handle);
+  }
+
+  release(): void {
+    delete this.handle[this.kRaw];
+    forgetHost(this.handle);
+    this.realClose.call(this.handle);
+  }
+}
+
+/**
+ * The getAsyncId of a handle class's prototype, tracking new handles: Node asks every new handle
+ * for its async id right after constructing it (net.js initSocketHandle, dgram's Socket
+ * constructor), so one a host made is held as raw from there until it turns simulated
+ * (makeSimulated) or is released.
+ */
+export function trackingGetAsyncId(
+  HandleClass: abstract new (...args: never[]) => unknown,
+  keys: { kSim: symbol; kRaw: symbol },
+  real: {
+    getAsyncId: (this: NativeHandle) => number;
+    close: (this: NativeHandle) => unknown;
+    /** What Node lists the native handle as (its name while its hasRef() is true). */
+    listedAs: (this: NativeHandle) => string | undefined;
+  },
+): (this: NativeHandle) => number {
+  return function getAsyncId(this: NativeHandle): number {
+    if (this[keys.kSim] === undefined && this[keys.kRaw] === undefined && this instanceof HandleClass) {
+      const host = currentHost();
+      if (host !== undefined) {
+        noteCreated(this);
+        const raw = new RawHandle(this, host, keys.kRaw, real.close, real.listedAs);
+        Object.defineProperty(this, keys.kRaw, { value: raw, configurable: true });
+        host.world.natives.hold(host, raw);
+      }
+    }
+    return real.getAsyncId.call(this);
+  };
+}
+
+/**
+ * A handle turns simulated: it carries `sim` under kSim, and the world holds `sim` for it instead
+ * of the raw handle it held since the handle was made.
+ */
+export function makeSimulated(handle: NativeHandle, keys: { kSim: symbol; kRaw: symbol }, host: Host, sim: NativeResource): void {
+  noteCreated(handle);
+  const raw = handle[keys.kRaw] as RawHandle | undefined;
+  if (raw !== undefined) {
+    delete handle[keys.kRaw];
+    raw.host.world.natives.drop(raw.host, raw);
+  }
+  host.world.natives.hold(host, sim);
+  Object.defineProperty(handle, keys.kSim, { value: sim, configurable: true });
+}
+
+/** The inert methods of released handles, shared by all of them (they close over nothing). */
+export const released = {
+  badf(): number {
+    return UV.EBADF;
+  },
+  nothing(): void {},
+  zero(): number {
+    return 0;
+  },
+  no(): boolean {
+    return false;
+  },
+};

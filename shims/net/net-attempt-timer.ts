@@ -1,0 +1,77 @@
+/**
+ * Node's happy-eyeballs attempt timer, taken into the simulation. With `autoSelectFamily` (the
+ * default since Node 20) and a lookup that answers several addresses, net.js arms
+ * `setTimeout(internalConnectMultipleTimeout, autoSelectFamilyAttemptTimeout, ...)` right after
+ * each connect attempt but the last, with the `setTimeout` it took from node:timers when it
+ * loaded: before dst-runtime, so a real timer, on real time (strict mode stopped such runs).
+ *
+ * The simulated connect knows when such an attempt starts (its request completes through
+ * net's `afterConnectMultiple`); the next real Timeout made, synchronously after it returns, is
+ * that timer. It is claimed at birth (the tripwires leave it alone) and adopted in a nextTick:
+ * taken out of Node's lists with Node's own clearTimeout, and run by a simulated timer of the
+ * same delay, with the same callback, `this` and arguments. net's later clearTimeout of it
+ * (the attempt settled first) reaches the simulated timer through the `_onTimeout` it sets.
+ */
+import { originals } from '../../runtime/originals.js';
+import { currentHost, type Host } from '../context.js';
+import type { NativeHandle } from './native-handles.js';
+import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from '../strict/real-timeouts.js';
+import type { PatchSet } from '../registry.js';
+import { createTimeout, simulatedTimers } from '../timers/timers.js';
+
+const nodeProcess = originals.process;
+/** The host whose connect attempt just started, until its attempt timer is made (or not). */
+let expecting: Host | undefined;
+
+/** Called by the simulated connect: `req` may be an attempt of net's internalConnectMultiple. */
+export function noteConnectAttempt(host: Host, req: NativeHandle): void {
+  const oncomplete = req.oncomplete as { name?: unknown } | undefined;
+  if (typeof oncomplete !== 'function' || oncomplete.name !== 'bound afterConnectMultiple') return;
+  expecting = host;
+  // The last attempt arms no timer: stop expecting one once net's synchronous code is done.
+  queueMicrotask(() => {
+    if (expecting === host) expecting = undefined;
+  });
+}
+
+function adopt(timer: RealTimer, host: Host): void {
+  adopted(timer);
+  if (timer._destroyed || typeof timer._onTimeout !== 'function' || host.state !== 'running') return;
+  let callback = timer._onTimeout as Function;
+  const args = timer._timerArgs ?? [];
+  const after = timer._idleTimeout;
+  // Node's clearTimeout: out of its lists, its ref given back, _onTimeout nulled.
+  originals.clearTimeout(timer as unknown as NodeJS.Timeout);
+  let live = true;
+  const simulated = createTimeout(host, () => {
+    if (live) Reflect.apply(callback, timer, args);
+  }, after, undefined, false, true);
+  Object.defineProperty(timer, '_onTimeout', {
+    configurable: true,
+    enumerable: true,
+    get: () => (live ? callback : null),
+    set: (value: unknown) => {
+      if (typeof value === 'function') {
+        callback = value;
+        live = true;
+        return;
+      }
+      live = false;
+      simulatedTimers.clearTimeout(simulated);
+    },
+  });
+}
+
+/** Watches for the attempt timers while the shims are installed. */
+export function adoptAttemptTimers(patches: PatchSet): void {
+  const stop = onRealTimeoutCreated((timer) => {
+    const host = expecting;
+    if (host === undefined || currentHost() !== host) return;
+    expecting = undefined;
+    claimRealTimeout(timer);
+    // Its callback and arguments are set after the constructor's first statement: adopt it once
+    // net's synchronous code is done (before any real timer phase can come).
+    nodeProcess.nextTick(() => adopt(timer, host));
+  });
+  if (stop !== undefined) patches.onRestore(stop);
+}

@@ -1,0 +1,52 @@
+/**
+ * socket.setTimeout() on virtual time. Node implements it (lib/internal/stream_base_commons.js,
+ * setStreamTimeout) with setUnrefTimeout from internal/timers — Node's private timer list,
+ * which no patch of node:timers reaches. The replacement keeps Node's validation and warning,
+ * and stores a simulated unref'd Timeout in the socket's own kTimeout slot, so net.js's
+ * activity hook (_unrefTimer -> timer.refresh()) and clearTimeout keep working on it.
+ */
+import net from 'node:net';
+import { currentHost, NODE_MAJOR } from '../context.js';
+import { validateFunction } from '../node-errors.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+import { createTimeout, simulatedTimers, timerDuration } from '../timers/timers.js';
+
+const realSetTimeout = net.Socket.prototype.setTimeout;
+
+/** net.js's private kTimeout symbol, found on a fresh socket (it is set in the constructor). */
+const kTimeout: symbol | undefined = Object.getOwnPropertySymbols(new net.Socket()).find((s) => s.description === 'timeout');
+
+function setTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, callback?: () => void): net.Socket {
+  const host = currentHost();
+  if (host === undefined || kTimeout === undefined) return Reflect.apply(realSetTimeout, this, arguments);
+  if (this.destroyed) return this;
+  (this as { timeout?: number }).timeout = msecs;
+  const duration = timerDuration(msecs, 'msecs');
+  simulatedTimers.clearTimeout(this[kTimeout]);
+  this[kTimeout] = null;
+  if (duration === 0) {
+    if (callback !== undefined) {
+      validateFunction(callback, 'callback');
+      this.removeListener('timeout', callback);
+    }
+  } else {
+    // Node 20 binds _onTimeout when the timeout is set; 22 and 24 look it up when it fires
+    // (onStreamTimeout), so a socket that replaces _onTimeout later gets the new one.
+    const socket = this as unknown as { _onTimeout: () => void };
+    const onTimeout = NODE_MAJOR >= 22 ? () => socket._onTimeout() : socket._onTimeout.bind(socket);
+    this[kTimeout] = createTimeout(host, onTimeout, duration, undefined, false, false);
+    if (callback !== undefined) {
+      validateFunction(callback, 'callback');
+      this.once('timeout', callback);
+    }
+  }
+  return this;
+}
+
+export const netTimeoutsShim: Shim = {
+  name: 'net-timeouts',
+  install(patches: PatchSet) {
+    patches.replace(net.Socket.prototype, 'setTimeout', setTimeout as typeof net.Socket.prototype.setTimeout);
+  },
+};

@@ -1,0 +1,289 @@
+/**
+ * A process per host (library mode): inside a simulated host, process.exit() ends that host,
+ * not the simulation; process.on('SIGTERM' | 'exit' | 'uncaughtException' | ...) registers on
+ * that host's own process events; process.kill(process.pid, signal) signals the host itself;
+ * os.hostname() and os.networkInterfaces() describe the simulated machine.
+ *
+ * In register mode the whole process is host "main": its process object stays Node's own (only
+ * os.hostname / networkInterfaces are simulated).
+ */
+import { EventEmitter } from 'node:events';
+import os from 'node:os';
+import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
+import type { World } from '../../runtime/world.js';
+import { currentHost, type Host } from '../context.js';
+import type { PatchSet } from '../registry.js';
+import type { Realm, Shim } from '../shim.js';
+
+/** Events that belong to a host's process rather than to the simulation's. */
+const HOST_EVENTS = new Set<string | symbol>([
+  'exit',
+  'beforeExit',
+  'uncaughtException',
+  'uncaughtExceptionMonitor',
+  'unhandledRejection',
+  'SIGTERM',
+  'SIGINT',
+  'SIGHUP',
+  'SIGUSR1',
+  'SIGUSR2',
+  'SIGQUIT',
+]);
+
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15 };
+
+/** Thrown by process.exit() inside a host to unwind its code; never reported as a failure. */
+export class HostExit extends Error {
+  constructor(readonly host: Host, readonly code: number) {
+    super(`host "${host.name}" called process.exit(${code})`);
+    this.name = 'HostExit';
+  }
+}
+
+const emitters = new WeakMap<Host, EventEmitter>();
+const exitCodes = new WeakMap<Host, number>();
+
+function emitterOf(host: Host): EventEmitter {
+  let emitter = emitters.get(host);
+  if (emitter === undefined) {
+    emitter = new EventEmitter();
+    emitter.setMaxListeners(0);
+    emitters.set(host, emitter);
+  }
+  return emitter;
+}
+
+/**
+ * Depth of process.emit calls for host events in progress. Node emits 'unhandledRejection'
+ * and 'uncaughtException' itself, possibly while a host's async context is current; the
+ * listeners that run then (a test runner's) are not host code, and what they register or
+ * remove must reach the real process.
+ */
+let emitting = 0;
+
+/** The host whose process events a call concerns: library-mode hosts only. */
+function processHost(event?: string | symbol): Host | undefined {
+  if (event !== undefined && !HOST_EVENTS.has(event)) return undefined;
+  if (emitting > 0) return undefined;
+  const host = currentHost();
+  if (host === undefined || host.world.mode !== 'library' || host.role === 'system') return undefined;
+  return host;
+}
+
+/** Ends a host like process.exit(code): its 'exit' listeners run, then it is gone. */
+export function exitHost(host: Host, code: number): void {
+  if (host.state !== 'running') return;
+  exitCodes.set(host, code);
+  const emitter = emitters.get(host);
+  try {
+    emitter?.emit('exit', code);
+  } finally {
+    host.world.hosts.takeDown(host, 'exited');
+  }
+}
+
+/** Delivers a signal to a host: its listeners run, or (none) it terminates as Node would. */
+export function signalHost(host: Host, signal: string): void {
+  if (host.state !== 'running') return;
+  const emitter = emitters.get(host);
+  if (signal !== 'SIGKILL' && emitter !== undefined && emitter.listenerCount(signal) > 0) {
+    emitter.emit(signal, signal, SIGNAL_NUMBERS[signal]);
+    return;
+  }
+  exitCodes.set(host, 128 + (SIGNAL_NUMBERS[signal] ?? 15));
+  if (signal === 'SIGKILL') host.world.hosts.takeDown(host, 'crashed');
+  else host.world.hosts.takeDown(host, 'exited');
+}
+
+export function hostExitCode(host: Host): number | undefined {
+  return exitCodes.get(host);
+}
+
+/** Gives a host's own 'uncaughtException' listeners a chance; true when one handled it. */
+function handleUncaught(host: Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean {
+  if (error instanceof HostExit) return true;
+  const emitter = emitters.get(host);
+  if (emitter === undefined) return false;
+  if (origin === 'unhandledRejection' && emitter.listenerCount('unhandledRejection') > 0) {
+    emitter.emit('unhandledRejection', error);
+    return true;
+  }
+  emitter.emit('uncaughtExceptionMonitor', error, origin);
+  if (emitter.listenerCount('uncaughtException') > 0) {
+    emitter.emit('uncaughtException', error, origin);
+    return true;
+  }
+  return false;
+}
+
+type Method = (this: unknown, ...args: any[]) => unknown;
+
+/** `original`, except that on `p` inside a host it acts on that host's own process events. */
+function hostAware(p: object, name: string, original: Method, perHost: (emitter: EventEmitter, host: Host, args: any[]) => unknown): Method {
+  const fn = function (this: unknown, ...args: any[]) {
+    const host = this === p ? processHost(args[0]) : undefined;
+    if (host === undefined) return Reflect.apply(original, this, args);
+    return perHost(emitterOf(host), host, args);
+  };
+  Object.defineProperty(fn, 'name', { value: name });
+  return fn;
+}
+
+/** process.exit of `p`: inside a host it ends that host; outside, `realExit` (Node's, or Jest's own). */
+function exitOf(p: NodeJS.Process, realExit: Method): Method {
+  return function exit(this: unknown, code?: unknown): never {
+    const host = processHost();
+    if (host === undefined) return Reflect.apply(realExit, this, [code]) as never;
+    const exitCode = code === undefined ? (typeof p.exitCode === 'number' ? p.exitCode : 0) : Number(code) | 0;
+    exitHost(host, exitCode);
+    throw new HostExit(host, exitCode);
+  };
+}
+
+const realPid = process.pid;
+const pids = new WeakMap<Host, { pid: number; ppid: number }>();
+
+/**
+ * The process ids of a host incarnation, drawn from its seeded stream: plainly they differ on
+ * every run, and a program that prints or branches on them (an id generator, a lock file) would
+ * too. A restarted host is a new process with a new pid; its parent is a supervisor's.
+ */
+function idsOf(host: Host): { pid: number; ppid: number } {
+  let ids = pids.get(host);
+  if (ids === undefined) {
+    const stream = host.stream('pid');
+    ids = { pid: stream.int(100, 32_768), ppid: stream.int(2, 100) };
+    pids.set(host, ids);
+  }
+  return ids;
+}
+
+/** The simulated host whose process ids code now sees, if any. */
+function pidHost(): Host | undefined {
+  const host = currentHost();
+  return host === undefined || host.role === 'system' ? undefined : host;
+}
+
+/** process.kill of a realm: kill(process.pid, signal) inside a host signals that host. */
+function killOf(realKill: Method): Method {
+  return function kill(this: unknown, pid: number, signal: string | number = 'SIGTERM'): true {
+    const current = pidHost();
+    const own = current !== undefined && pid === idsOf(current).pid;
+    const host = processHost();
+    // A host's own simulated pid stands for the real process where the process is the host's
+    // (register mode); any other pid is a real process, as before.
+    if (host === undefined || !own) return Reflect.apply(realKill, this, [own ? realPid : pid, signal]) as true;
+    const name = typeof signal === 'number' ? Object.keys(SIGNAL_NUMBERS).find((k) => SIGNAL_NUMBERS[k] === signal) ?? 'SIGTERM' : signal;
+    // A signal arrives asynchronously.
+    host.world.schedule(host, 0, 'io', () => signalHost(host, name), undefined, true);
+    return true;
+  };
+}
+
+const realQueueMicrotask = globalThis.queueMicrotask;
+
+/**
+ * queueMicrotask inside a library-mode host: the callback's exception crashes that host. Node
+ * catches it in runMicrotask and calls triggerUncaughtException, but on Node 20 and 22 the
+ * async context is gone by the time 'uncaughtException' is emitted (executionAsyncId() is 0,
+ * every AsyncLocalStorage store undefined; 24 keeps it), so the thrower's host could not be
+ * told from the emit. Catching here, as an event's own exception is caught, is what Node
+ * does a frame later. Register mode keeps Node's own machinery.
+ */
+function queueMicrotask(callback: () => void): void {
+  const host = processHost();
+  if (host === undefined || typeof callback !== 'function') return realQueueMicrotask(callback);
+  realQueueMicrotask(() => {
+    try {
+      callback();
+    } catch (error) {
+      host.world.hosts.failed(host, error, 'crash');
+    }
+  });
+}
+
+const realHostname = os.hostname;
+const realNetworkInterfaces = os.networkInterfaces;
+
+function hostname(): string {
+  const host = currentHost();
+  return host === undefined ? realHostname() : host.name;
+}
+
+function networkInterfaces(): NodeJS.Dict<os.NetworkInterfaceInfo[]> {
+  const host = currentHost();
+  if (host === undefined) return realNetworkInterfaces();
+  const { ipv4, ipv6 } = host.world.network.addressesOf(host);
+  const mac = `02:00:00:00:${((host.index + 1) >> 8).toString(16).padStart(2, '0')}:${((host.index + 1) & 255).toString(16).padStart(2, '0')}`;
+  return {
+    lo: [
+      { address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', mac: '00:00:00:00:00:00', internal: true, cidr: '127.0.0.1/8' },
+      { address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', mac: '00:00:00:00:00:00', internal: true, cidr: '::1/128', scopeid: 0 },
+    ],
+    eth0: [
+      { address: ipv4, netmask: '255.0.0.0', family: 'IPv4', mac, internal: false, cidr: `${ipv4}/8` },
+      { address: ipv6, netmask: 'ffff:ff00::', family: 'IPv6', mac, internal: false, cidr: `${ipv6}/8`, scopeid: 0 },
+    ],
+  };
+}
+
+export const processHostShim: Shim = {
+  name: 'process-host',
+  install(patches: PatchSet) {
+    patches.replace(os, 'hostname', hostname);
+    patches.replace(os, 'networkInterfaces', networkInterfaces as typeof os.networkInterfaces);
+  },
+  realm(patches: PatchSet, realm: Realm) {
+    patches.replace(realm.global, 'queueMicrotask', queueMicrotask);
+    if (realm.process === undefined) return;
+    const proc = realm.process;
+    const p = proc as unknown as Record<string, Method>;
+    const wrap = (name: string, perHost: (emitter: EventEmitter, host: Host, args: any[]) => unknown, returnsProcess = true) =>
+      patches.replace(p, name, hostAware(proc, name, p[name]!, (emitter, host, args) => {
+        const result = perHost(emitter, host, args);
+        return returnsProcess ? proc : result;
+      }));
+    wrap('on', (e, _h, [event, listener]) => e.on(event, listener));
+    wrap('addListener', (e, _h, [event, listener]) => e.addListener(event, listener));
+    wrap('once', (e, _h, [event, listener]) => e.once(event, listener));
+    wrap('prependListener', (e, _h, [event, listener]) => e.prependListener(event, listener));
+    wrap('prependOnceListener', (e, _h, [event, listener]) => e.prependOnceListener(event, listener));
+    wrap('off', (e, _h, [event, listener]) => e.off(event, listener));
+    wrap('removeListener', (e, _h, [event, listener]) => e.removeListener(event, listener));
+    wrap('removeAllListeners', (e, _h, [event]) => e.removeAllListeners(event));
+    wrap('listeners', (e, _h, [event]) => e.listeners(event), false);
+    wrap('rawListeners', (e, _h, [event]) => e.rawListeners(event), false);
+    wrap('listenerCount', (e, _h, [event]) => e.listenerCount(event), false);
+    // process.emit is NOT redirected (Node's internals emit these events themselves); it
+    // only marks that such an emit is in progress.
+    const realEmit = p.emit!;
+    patches.replace(p, 'emit', function emit(this: unknown, event: string | symbol, ...args: unknown[]) {
+      if (!HOST_EVENTS.has(event)) return Reflect.apply(realEmit, this, [event, ...args]);
+      emitting++;
+      try {
+        return Reflect.apply(realEmit, this, [event, ...args]);
+      } finally {
+        emitting--;
+      }
+    } as Method);
+    patches.replace(p, 'exit', exitOf(proc, p.exit!));
+    patches.replace(p, 'kill', killOf(p.kill!));
+    const realPpid = Object.getOwnPropertyDescriptor(proc, 'ppid');
+    let ppidOutside: unknown = realPpid?.get !== undefined ? realPpid.get.call(proc) : realPpid?.value;
+    const pidOutside = proc.pid;
+    patches.defineGetter(proc, 'pid', () => {
+      const host = pidHost();
+      return host === undefined ? pidOutside : idsOf(host).pid;
+    });
+    patches.defineGetter(proc, 'ppid', () => {
+      const host = pidHost();
+      return host === undefined ? ppidOutside : idsOf(host).ppid;
+    }, true, (value) => {
+      if (pidHost() === undefined) ppidOutside = value;
+    });
+  },
+};
+
+setHostProcessHooks({ handleUncaught, signal: signalHost, exitCode: hostExitCode, isExit: (e) => e instanceof HostExit });
+
+export type { World };

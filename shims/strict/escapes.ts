@@ -1,0 +1,51 @@
+/**
+ * Strict mode for APIs the simulation cannot own: child processes and worker threads run
+ * outside the simulated world (real time, real I/O, real scheduling), and file watchers report
+ * real changes at real times, so calling them from a simulated host is an error that names the
+ * API and says what to do instead. Outside hosts (the test runner) they are untouched.
+ */
+import childProcess from 'node:child_process';
+import fs from 'node:fs';
+import workerThreads from 'node:worker_threads';
+import { UnsupportedError } from '../../runtime/errors.js';
+import { currentHost } from '../context.js';
+import { mirrorSignature, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+
+const CHILD_PROCESS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
+
+function guard<T extends (...args: any[]) => any>(original: T, api: string, instead: string): T {
+  const guarded = function (this: unknown, ...args: unknown[]) {
+    if (currentHost() !== undefined) throw new UnsupportedError(api, instead);
+    return Reflect.apply(original, this, args);
+  };
+  mirrorSignature(guarded, original);
+  return guarded as unknown as T;
+}
+
+export const escapesShim: Shim = {
+  name: 'escapes',
+  install(patches: PatchSet) {
+    const cp = childProcess as unknown as Record<string, (...args: any[]) => any>;
+    for (const name of CHILD_PROCESS) {
+      patches.replace(cp, name, guard(cp[name]!, `child_process.${name}()`, 'a child process runs outside the simulation; run the other program as another simulated host (sim.host(name, { main }))'));
+    }
+    const RealWorker = workerThreads.Worker;
+    const Worker = function Worker(this: unknown, ...args: unknown[]) {
+      if (currentHost() !== undefined) {
+        throw new UnsupportedError('new worker_threads.Worker()', 'a worker thread runs outside the simulation; do the work on the host itself or in another simulated host');
+      }
+      return Reflect.construct(RealWorker, args, new.target ?? RealWorker);
+    } as unknown as typeof RealWorker;
+    Object.setPrototypeOf(Worker, RealWorker);
+    (Worker as unknown as { prototype: unknown }).prototype = RealWorker.prototype;
+    patches.replace(workerThreads, 'Worker', Worker);
+    const watchInstead =
+      'a file watcher reports real changes at real times; poll with fs.stat from a simulated timer (setInterval), or have the writer tell the reader over the simulated network';
+    const fsModule = fs as unknown as Record<string, (...args: any[]) => any>;
+    patches.replace(fsModule, 'watch', guard(fsModule.watch!, 'fs.watch()', watchInstead));
+    patches.replace(fsModule, 'watchFile', guard(fsModule.watchFile!, 'fs.watchFile()', watchInstead));
+    const fsPromises = fs.promises as unknown as Record<string, (...args: any[]) => any>;
+    patches.replace(fsPromises, 'watch', guard(fsPromises.watch!, 'fs.promises.watch()', watchInstead));
+  },
+};

@@ -1,0 +1,54 @@
+/**
+ * WebAssembly's asynchronous compilation: `WebAssembly.compile(bytes)` and
+ * `WebAssembly.instantiate(bytes, imports)` compile on V8's background threads and settle from a
+ * task Node runs on a later turn of its loop. A host's call is real work the simulation waits
+ * for (real-work.ts): virtual time stands still until it settles, and the settlement reaches the
+ * host as an 'io' event at that instant, in call order with the host's other real calls. (Before,
+ * a 1 ms interval ticked hundreds of times during one compile, a different number each run.)
+ *
+ * `instantiate(module)` of an already compiled module settles within the current turn's promise
+ * jobs (Node 22, 24) or from a task Node runs in the same turn, before that turn's immediates
+ * (Node 20): the simulation waits for it too, but its promise is left to settle where Node
+ * settles it. Left alone: calls with neither bytes nor a module (they reject at once); the
+ * streaming forms, whose source is a Response the simulation itself may still have to deliver;
+ * calls with none of the program's frames on the stack (Node's own: undici compiling llhttp);
+ * and calls outside every host.
+ */
+import { captureStack, programFrames } from '../../runtime/trace/site.js';
+import { currentHost } from '../context.js';
+import { heldInPlace, heldPromise } from './real-work.js';
+import { mirrorSignature, type PatchSet } from '../registry.js';
+import type { Realm, Shim } from '../shim.js';
+
+type Fn = (this: unknown, ...args: unknown[]) => Promise<unknown>;
+
+function isBytes(value: unknown): boolean {
+  return ArrayBuffer.isView(value) || value instanceof ArrayBuffer || value instanceof SharedArrayBuffer;
+}
+
+function held(original: Fn, Module: Function): Fn {
+  const wrapper = function (this: unknown, ...args: unknown[]): Promise<unknown> {
+    const host = currentHost();
+    const start = () => Reflect.apply(original, this, args) as Promise<unknown>;
+    // Node's own compiles are left alone: undici's llhttp (fetch.ts sees to that one), which in
+    // register mode counts as host "main"'s work even when it runs from dst-runtime's warm-up.
+    if (host === undefined || programFrames(captureStack(wrapper, 20).stack).length === 0) return start();
+    if (isBytes(args[0])) return heldPromise(host, start);
+    return args[0] instanceof Module ? heldInPlace(host, start) : start();
+  };
+  mirrorSignature(wrapper, original);
+  return wrapper;
+}
+
+export const wasmShim: Shim = {
+  name: 'wasm',
+  install() {},
+  realm(patches: PatchSet, realm: Realm) {
+    // Each realm has its own WebAssembly object. Absent under --jitless.
+    const wasm = (realm.global as { WebAssembly?: Record<string, Fn> & { Module: Function } }).WebAssembly;
+    if (wasm === undefined) return;
+    for (const key of ['compile', 'instantiate'] as const) {
+      if (typeof wasm[key] === 'function') patches.replace(wasm, key, held(wasm[key], wasm.Module));
+    }
+  },
+};

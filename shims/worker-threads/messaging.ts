@@ -1,0 +1,41 @@
+/**
+ * MessagePort and BroadcastChannel inside one thread. Node delivers a message through a libuv
+ * async handle: in plain Node a message posted from a callback is dispatched in the next loop
+ * iteration's poll phase, before any later timer. Simulated time does not wait for the real
+ * loop, so a timer of the poster's could run first. A postMessage from host code therefore holds
+ * the simulation until Node's loop has been through a poll phase since the post.
+ */
+import { BroadcastChannel, MessagePort } from 'node:worker_threads';
+import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
+import { currentHost } from '../context.js';
+import type { PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+
+type PostMessage = (this: unknown, ...args: unknown[]) => unknown;
+
+/** postMessage that holds the simulation until Node has delivered the message. */
+function held(real: PostMessage): PostMessage {
+  function postMessage(this: unknown, ...args: unknown[]): unknown {
+    // The native port's answer matters: BroadcastChannel#postMessage throws when it is not true.
+    const result = Reflect.apply(real, this, args);
+    const host = currentHost();
+    // Dispatched in Node's next poll phase, which two check phases from now have passed.
+    if (host !== undefined) holdForCheckPhases(host.world, 2);
+    return result;
+  }
+  Object.defineProperty(postMessage, 'length', { value: real.length, configurable: true });
+  return postMessage;
+}
+
+const ports = MessagePort.prototype as unknown as Record<string, PostMessage>;
+const channels = BroadcastChannel.prototype as unknown as Record<string, PostMessage>;
+const realPortPost = ports.postMessage!;
+const realChannelPost = channels.postMessage!;
+
+export const messagingShim: Shim = {
+  name: 'messaging',
+  install(patches: PatchSet) {
+    patches.replace(ports, 'postMessage', held(realPortPost));
+    patches.replace(channels, 'postMessage', held(realChannelPost));
+  },
+};
