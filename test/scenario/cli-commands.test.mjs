@@ -122,7 +122,13 @@ describe('dst replay, --trace, --time-limit', () => {
       assert.ok(lines.length > 100);
       // The first line says what the trace is; events keep their fields.
       assert.deepEqual(JSON.parse(lines[0]), { n: 0, tNs: 0, kind: 'run', format: 'dst-trace/2', seed: row.seed, mode: 'library', latency: { minMs: 1, maxMs: 5 } });
-      assert.deepEqual(Object.keys(JSON.parse(lines[1])), ['n', 'tNs', 'host', 'boot', 'kind', 'seq', 'site']);
+      // A boot is the runner's doing (no program frame made it): it has no site. The program's
+      // own events name theirs.
+      assert.deepEqual(JSON.parse(lines[1]), { n: 1, tNs: 0, host: 'n1', boot: 1, kind: 'boot', seq: 1 });
+      const records = lines.map((line) => JSON.parse(line));
+      const timer = records.find((r) => r.kind === 'interval' && r.host === 'writer');
+      assert.deepEqual(Object.keys(timer), ['n', 'tNs', 'host', 'boot', 'kind', 'seq', 'site']);
+      assert.match(timer.site, /^examples\/scenarios\/replicated-counter\.mjs:\d+:\d+$/);
     }
     assert.equal(typeof report.seedsPerSecond, 'number');
     assert.equal(report.jobs, 2);
