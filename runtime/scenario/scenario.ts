@@ -154,9 +154,9 @@ export interface ScheduledFault {
 export interface ScenarioResult {
   seed: string;
   /**
-   * Equal fingerprints mean equal executions. A failed run has no run fingerprint, so its
-   * fingerprint names where it failed ("fail:<kind>:<timeNs>:<event>"), which a faithful
-   * replay reproduces exactly.
+   * Equal fingerprints mean equal executions. A failed run's fingerprint names where it failed
+   * and hashes the run up to there ("fail:<kind>:<timeNs>:<event>:<hash>"): two runs that fail
+   * at the same instant by different paths differ, and a faithful replay reproduces it exactly.
    */
   fingerprint: string;
   ok: boolean;
