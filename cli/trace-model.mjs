@@ -17,16 +17,23 @@ export async function readTrace(file) {
     for await (const line of lines) {
       lineNo++;
       if (line.trim() === '') continue;
+      let record;
       try {
-        records.push(JSON.parse(line));
+        record = JSON.parse(line);
       } catch (error) {
         throw new Error(`Failed to read trace ${file}: line ${lineNo} is not JSON (${error.message})`);
       }
+      // Every line of a trace, events and annotations alike, says when (n, tNs) and what (kind).
+      if (record === null || typeof record !== 'object' || typeof record.n !== 'number' || typeof record.tNs !== 'number' || typeof record.kind !== 'string') {
+        throw new Error(`Failed to read trace ${file}: line ${lineNo} is no trace record (each has n, tNs and kind; write a trace with --trace or DST_TRACE)`);
+      }
+      records.push(record);
     }
   } catch (error) {
     if (error.code === 'ENOENT' || error.code === 'EACCES' || error.code === 'EISDIR') throw new Error(`Failed to read trace ${file}: ${error.message}`);
     throw error;
   }
+  if (records.length === 0) throw new Error(`Failed to read trace ${file}: it is empty`);
   return records;
 }
 

@@ -196,3 +196,69 @@ describe('dst trace export --format chrome', function () {
     assert.ok(incarnations.includes('client boot 1 (uncaught)'), incarnations.join(', '));
   });
 });
+
+describe('dst view and --view', function () {
+  this.timeout(120_000);
+  const COUNTER = 'examples/scenarios/replicated-counter.mjs';
+  const dst = (args, env = {}) =>
+    new Promise((resolve) => execFile(process.execPath, ['cli/dst.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env } }, (e, stdout, stderr) => resolve({ code: e ? e.code : 0, stdout, stderr })));
+  /** The data a page embeds, and that it needs nothing from elsewhere to open. */
+  const page = (file) => {
+    const html = readFileSync(file, 'utf8');
+    assert.doesNotMatch(html, /\b(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i, 'loads nothing from the network');
+    assert.doesNotMatch(html, /<link\b|@import|\bfetch\(/i, 'no stylesheet or data fetched');
+    const data = /<script type="application\/json" id="dst-data">(.*?)<\/script>/s.exec(html);
+    assert.ok(data !== null, 'the trace is in the page');
+    return JSON.parse(data[1]);
+  };
+
+  it('dst view writes one self-contained page of a trace beside it, and says what it holds', async () => {
+    const file = path.join(tmp, 'viewed.jsonl');
+    await assert.rejects(world(11, file, { fail: true }), SimulationError);
+    const r = await dst(['view', file]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = path.join(tmp, 'viewed.html');
+    assert.match(r.stdout, new RegExp(`^view +file://${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
+    assert.match(r.stdout, /3 hosts, \d+ events, \d+ messages, 3 fault bands, failed \(crash\) at event \d+/);
+    const data = page(out);
+    assert.deepEqual(data.hosts.map((h) => h.name), ['server', 'peer', 'client']);
+    assert.equal(data.failure.message, 'Error: planted failure');
+    assert.equal(data.run.seed, '0xb');
+  });
+
+  it('dst view refuses a missing trace, a file that is no trace, and no file, with 64', async () => {
+    assert.equal((await dst(['view'])).code, 64);
+    const missing = await dst(['view', path.join(tmp, 'nothing-here.jsonl')]);
+    assert.equal(missing.code, 64);
+    assert.match(missing.stderr, /nothing-here\.jsonl/);
+    const notTrace = path.join(tmp, 'not-a-trace.jsonl');
+    (await import('node:fs')).writeFileSync(notTrace, 'hello\n');
+    const bad = await dst(['view', notTrace]);
+    assert.equal(bad.code, 64, bad.stdout + bad.stderr);
+    assert.match(bad.stderr, /not-a-trace\.jsonl: line 1 is not JSON/);
+    // JSON, but not a trace (a report, say): each line of a trace has n, tNs and kind.
+    (await import('node:fs')).writeFileSync(notTrace, '{"seed":"0x1","fingerprint":"f"}\n');
+    const json = await dst(['view', notTrace]);
+    assert.equal(json.code, 64, json.stdout + json.stderr);
+    assert.match(json.stderr, /not-a-trace\.jsonl: line 1 is no trace record/);
+    (await import('node:fs')).writeFileSync(notTrace, '');
+    assert.match((await dst(['trace', 'export', '--format', 'chrome', notTrace])).stderr, /not-a-trace\.jsonl: it is empty/);
+  });
+
+  it('explore --view writes each failing seed\'s page beside its trace; replay --view the page of a recorded failure', async () => {
+    const base = path.join(tmp, 'explored');
+    const report = path.join(tmp, 'explored.json');
+    // Seeds 0x5 and 0x6 of the buggy counter: 0x6 fails.
+    const r = await dst(['explore', COUNTER, '--seeds', '2', '--first', '5', '--jobs', '1', '--trace', base, '--view', '--report', report], { DST_COUNTER_BUG: '1' });
+    assert.equal(r.code, 71, r.stdout + r.stderr);
+    assert.match(r.stdout, new RegExp(`^view +0x6: file://${base}\\.0x6\\.html$`, 'm'));
+    const explored = page(`${base}.0x6.html`);
+    assert.equal(explored.run.seed, '0x6');
+    assert.equal(explored.failure.failure, 'safety');
+    const replayed = path.join(tmp, 'replayed.html');
+    const again = await dst(['replay', report, '--view', '--out', replayed]);
+    assert.equal(again.code, 71, again.stdout + again.stderr);
+    const data = page(replayed);
+    assert.deepEqual([data.run.seed, data.failure.n, data.failure.site], ['0x6', explored.failure.n, explored.failure.site]);
+  });
+});
