@@ -695,11 +695,13 @@ async function explore(file, flags) {
   let failures = 0;
   let lastLine = 0;
   const tty = process.stderr.isTTY === true;
+  let lastText;
   const say = (line, final = false) => {
     if (tty) process.stderr.write(`\r${line}\x1b[K${final ? '\n' : ''}`);
-    else if (final || Date.now() - lastLine >= 2000) {
-      // Not a terminal (CI logs): a plain line every 2 s, and the last one.
+    else if ((final && line !== lastText) || Date.now() - lastLine >= 2000) {
+      // Not a terminal (CI logs): a plain line every 2 s, and the last one (once).
       lastLine = Date.now();
+      lastText = line;
       process.stderr.write(`${line}\n`);
     }
   };

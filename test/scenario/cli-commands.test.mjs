@@ -237,6 +237,7 @@ describe('dst --swarm and progress', () => {
     assert.match(stderr, /dst explore: 16\/16 seeds\s+[\d.]+ seeds\/s\s+(\d+) failing\n/);
     const failing = Number(/16\/16 seeds\s+[\d.]+ seeds\/s\s+(\d+) failing/.exec(stderr)[1]);
     assert.match(stderr, new RegExp(`dst explore: confirming failures in fresh processes: ${failing}/${failing}\\n$`));
+    assert.equal(stderr.split(`confirming failures in fresh processes: ${failing}/${failing}\n`).length, 2, 'the last line once');
     assert.match(stdout, new RegExp(`^16 seeds in [\\d.]+ s \\(exploring [\\d.]+ s, confirming ${failing} failure\\(s\\) [\\d.]+ s\\): [\\d.]+ seeds/s with 2 job\\(s\\)$`, 'm'));
   });
 });
