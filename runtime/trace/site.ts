@@ -16,6 +16,8 @@ export const OWN_DIST = OWN_DIR;
  * wasm.ts ask whether the program is on the stack). Pinned by test/runners/source-maps.test.mjs.
  */
 const PACKAGE_DIR = path.dirname(OWN_DIR);
+/** Node's process.cwd, taken at load: a program may replace the global process (a crash's site is still named). */
+const nodeCwd = process.cwd.bind(process);
 // cli/: the dst command's own frames (it boots a scenario's hosts) are not the program's either.
 const OWN_SOURCE_DIRS = ['runtime', 'shims', 'cli'].map((dir) => path.join(PACKAGE_DIR, dir) + path.sep);
 const OWN_SOURCE_FILES = new Set(['index.ts', 'register.ts', 'realm.ts'].map((file) => path.join(PACKAGE_DIR, file)));
@@ -35,7 +37,7 @@ export function programFrame(line: string): string | undefined {
   if (file.startsWith('node:')) return undefined;
   if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
   if (isOwnFile(file)) return undefined;
-  const rel = path.relative(process.cwd(), file);
+  const rel = path.relative(nodeCwd(), file);
   return `${rel.startsWith('..') ? file : rel}:${m[2]}:${m[3]}`;
 }
 
