@@ -1,4 +1,5 @@
 import { formatTimeNs } from './clock/units.js';
+import { userStack } from './trace/site.js';
 
 /**
  * How a run failed. 'aborted': stopped from outside before it ended (its AbortSignal,
@@ -19,6 +20,13 @@ export interface FailureReport {
   incarnation: number | undefined;
   /** The command that replays this run exactly. */
   replay: string;
+  /**
+   * The run's fingerprint up to the failure (a hash of every event run): two failing runs are
+   * the same run exactly when these are equal.
+   */
+  fingerprint?: string;
+  /** Where the failure was raised in the program (file:line:col), when known. */
+  site?: string;
 }
 
 /**
@@ -35,7 +43,7 @@ export function runtimeError(message: string): Error {
 export function formatFailure(report: FailureReport, options: { withError?: boolean } = {}): string {
   const lines = [`dst: ${report.summary}`];
   if (options.withError !== false && report.error !== undefined) {
-    const text = report.error instanceof Error ? (report.error.stack ?? String(report.error)) : String(report.error);
+    const text = report.error instanceof Error ? userStack(report.error.stack ?? String(report.error)) : String(report.error);
     for (const line of text.split('\n')) lines.push(`    ${line}`);
   }
   const where =

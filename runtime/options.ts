@@ -218,7 +218,7 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
   if (options.strict !== undefined && typeof options.strict !== 'boolean') {
     throw new UsageError(`Failed to configure simulation: strict must be true or false, got ${String(options.strict)}`);
   }
-  const strict = options.strict ?? env.DST_STRICT !== '0';
+  const strict = options.strict ?? envStrict(env);
   if (options.disk !== undefined && !isDiskMode(options.disk)) {
     throw new UsageError(`Failed to configure simulation: disk must be ${DISK_MODES.map((m) => `'${m}'`).join(' or ')}, got ${JSON.stringify(options.disk)}`);
   }
@@ -237,6 +237,14 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
   const pending = options.pending ?? envPending(env);
   const { signal, wallClockLimitMs } = stopOptions(options, 'Failed to configure simulation');
   return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk, diskFaults, pending, signal, wallClockLimitMs };
+}
+
+/** DST_STRICT: '0' lets real timers escape the simulation; '1' or unset keeps strict mode. */
+export function envStrict(env: NodeJS.ProcessEnv): boolean {
+  const text = env.DST_STRICT;
+  if (text === undefined || text === '' || text === '1') return true;
+  if (text === '0') return false;
+  throw new UsageError(`Failed to parse DST_STRICT: ${JSON.stringify(text)} is not 0 or 1 (DST_STRICT=0 lets real timers escape the simulation; the run is then not reproducible)`);
 }
 
 /** DST_PENDING: '1' reports the promises host code left pending (SimOptions.pending); '0' or unset does not. */
@@ -263,6 +271,12 @@ export function envDiskMode(env: NodeJS.ProcessEnv): DiskMode {
   }
   return text;
 }
+
+/**
+ * An environment (process.env or a copy): declared without @types/node, so the public types
+ * compile for a TypeScript user who has not installed it.
+ */
+export type Environment = Record<string, string | undefined>;
 
 /** Names the zone database gives UTC: a replay needs no TZ then. */
 const UTC_ZONES = new Set([
@@ -298,7 +312,7 @@ const DEFAULT_LOCALES = new Set(['C', 'POSIX', 'en_US', 'en-US']);
  *   takes it from the first of LC_ALL, LC_MESSAGES and LANG that is set (an empty one makes it
  *   "und"); the replay sets that value as LC_ALL, which comes first everywhere.
  */
-export function machineSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function machineSettings(env: Environment = process.env): Record<string, string> {
   const settings: Record<string, string> = {};
   const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : new Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (zone !== undefined && !UTC_ZONES.has(zone)) settings.TZ = zone;
@@ -309,7 +323,7 @@ export function machineSettings(env: NodeJS.ProcessEnv = process.env): Record<st
 }
 
 /** machineSettings() as shell assignments, for the front of a replay command. */
-export function replayEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+export function replayEnvironment(env: Environment = process.env): string[] {
   return Object.entries(machineSettings(env)).map(([name, value]) => `${name}=${shellQuote(value)}`);
 }
 

@@ -16,6 +16,21 @@ import { type CrashPolicy, kUntilIdle } from './hosts/lifecycle.js';
 import { World } from './world.js';
 import { originals } from './originals.js';
 
+/**
+ * Writes a fault or other change to the world (crash, partition, setLink, ...) to the trace as an
+ * `action` annotation, with the host whose code made it (none: the test, outside every host).
+ * The viewer draws a partition from its `partition` to its `repair`, a pause to its `resume`.
+ */
+function traceAction(world: World, action: string, fields: Record<string, unknown>): void {
+  if (world.tracing) world.annotate(world.currentHost(), 'action', { action, ...fields });
+}
+
+/** The hosts of a link fault, by their registered names ('*' for everyone). */
+function linkFields(world: World, a: string, b: string | undefined, options: FaultOptions): Record<string, unknown> {
+  const name = (n: string) => (n === '*' ? '*' : world.hosts.require(n, 'change the network of').name);
+  return { a: name(a), b: b === undefined ? '*' : name(b), ...(options.oneway ? { oneway: true } : {}) };
+}
+
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
 
@@ -329,6 +344,7 @@ export class Sim {
     // The machine goes with the process: its sockets vanish without a FIN or a reset, and until
     // it boots again nothing answers at its addresses (peers learn of it from their timeouts).
     host.poweredOff = true;
+    traceAction(world, 'crash', { target: host.name });
     world.hosts.takeDown(host, 'crashed');
     world.disks.powerLoss(host.name);
   }
@@ -343,6 +359,7 @@ export class Sim {
     const world = this.running('kill', name);
     const host = world.hosts.require(name, 'kill');
     if (host.state !== 'running') throw new UsageError(`Failed to kill host "${name}": it is already down`);
+    traceAction(world, 'kill', { target: host.name });
     const hooks = getHostProcessHooks();
     if (hooks !== undefined) hooks.signal(host, 'SIGKILL');
     else world.hosts.takeDown(host, 'crashed');
@@ -350,7 +367,9 @@ export class Sim {
 
   /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
   restart(name: string): void {
-    this.running('restart', name).hosts.restart(name);
+    const world = this.running('restart', name);
+    const host = world.hosts.restart(name);
+    traceAction(world, 'restart', { target: host.name, incarnation: host.incarnation });
   }
 
   /**
@@ -362,6 +381,7 @@ export class Sim {
     const world = this.running('stop', name);
     const host = world.hosts.require(name, 'stop');
     if (host.state !== 'running') throw new UsageError(`Failed to stop host "${name}": it is already down`);
+    traceAction(world, 'stop', { target: host.name, signal });
     const hooks = getHostProcessHooks();
     world.schedule(host, 0, 'fault', () => hooks?.signal(host, signal), undefined, true);
   }
@@ -374,31 +394,48 @@ export class Sim {
 
   /** Freezes a host (a GC pause, a stalled VM): its events wait while the others run. */
   pause(name: string): void {
-    this.running('pause', name).hosts.pause(name);
+    const world = this.running('pause', name);
+    world.hosts.pause(name);
+    traceAction(world, 'pause', { target: world.hosts.require(name, 'pause').name });
   }
 
   resume(name: string): void {
-    this.running('resume', name).hosts.resume(name);
+    const world = this.running('resume', name);
+    world.hosts.resume(name);
+    traceAction(world, 'resume', { target: world.hosts.require(name, 'resume').name });
   }
 
   // ---- network faults (turmoil's verb pairs; b omitted = between a and every other host) ----
 
   /** Drops every packet between a and b (both ways unless oneway) until repair(). */
   partition(a: string, b?: string, options: FaultOptions = {}): void {
-    this.onNetwork('partition', [a, b], (world) => world.network.partition(a, b, options));
+    this.onNetwork('partition', [a, b], (world) => {
+      world.network.partition(a, b, options);
+      traceAction(world, 'partition', linkFields(world, a, b, options));
+    });
   }
 
   repair(a: string, b?: string, options: FaultOptions = {}): void {
-    this.onNetwork('repair', [a, b], (world) => world.network.repair(a, b, options));
+    this.onNetwork('repair', [a, b], (world) => {
+      world.network.repair(a, b, options);
+      traceAction(world, 'repair', linkFields(world, a, b, options));
+    });
   }
 
   /** Keeps every packet between a and b until release(), then delivers them in order. */
   hold(a: string, b?: string, options: FaultOptions = {}): void {
-    this.onNetwork('hold', [a, b], (world) => world.network.hold(a, b, options));
+    this.onNetwork('hold', [a, b], (world) => {
+      world.network.hold(a, b, options);
+      traceAction(world, 'hold', linkFields(world, a, b, options));
+    });
   }
 
   release(a: string, b?: string, options: FaultOptions = {}): void {
-    this.onNetwork('release', [a, b], (world) => world.network.release(a, b, options));
+    this.onNetwork('release', [a, b], (world) => {
+      // Announced first: the packets it lets go are sent within the release.
+      traceAction(world, 'release', linkFields(world, a, b, options));
+      world.network.release(a, b, options);
+    });
   }
 
   /**
@@ -424,10 +461,12 @@ export class Sim {
     const network = world.network;
     const between = (x: { host: { name: string } }, y: { host: { name: string } }) =>
       x.host.name === hostA.name && (hostB === undefined || y.host.name === hostB.name);
-    return network.tcp.resetConnections(
+    const count = network.tcp.resetConnections(
       (x, y) => (between(x, y) || between(y, x)) && (port === undefined || x.local.port === port || y.local.port === port),
       afterBytes,
     );
+    traceAction(world, 'resetConnections', { a: hostA.name, ...(hostB === undefined ? {} : { b: hostB.name }), ...(port === undefined ? {} : { port }), ...(afterBytes === undefined ? {} : { afterBytes }), count });
+    return count;
   }
 
   /**
@@ -441,18 +480,27 @@ export class Sim {
     }
     let remove: (() => void) | undefined;
     let removed = false;
-    this.onNetwork('add a network rule to', [], (world) => {
-      if (!removed) remove = world.network.addRule(rule);
+    let world: World | undefined;
+    this.onNetwork('add a network rule to', [], (w) => {
+      if (removed) return;
+      world = w;
+      remove = w.network.addRule(rule);
+      traceAction(w, 'addRule', { rule: String(rule.name ?? '(unnamed)') });
     });
     return () => {
+      if (removed) return;
       removed = true;
+      if (remove !== undefined && world !== undefined) traceAction(world, 'removeRule', { rule: String(rule.name ?? '(unnamed)') });
       remove?.();
     };
   }
 
   /** Changes latency, loss or duplication of the link between a and b. */
   setLink(a: string, b: string, config: LinkConfig, options: FaultOptions = {}): void {
-    this.onNetwork('configure the link of', [a, b], (world) => world.network.setLink(a, b, config, options));
+    this.onNetwork('configure the link of', [a, b], (world) => {
+      world.network.setLink(a, b, config, options);
+      traceAction(world, 'setLink', { ...linkFields(world, a, b, options), ...config });
+    });
   }
 
   /**
@@ -486,6 +534,7 @@ export class Sim {
     }
     if (driftPpm !== undefined) world.setDrift(host, driftPpm);
     if (skewMs !== undefined) host.clock.skewMs = skewMs;
+    traceAction(world, 'setClock', { target: host.name, ...(skewMs === undefined ? {} : { skewMs }), ...(driftPpm === undefined ? {} : { driftPpm }) });
   }
 
   /**

@@ -32,9 +32,9 @@ import {
 } from './scheduler/event.js';
 import { Parking } from './scheduler/parking.js';
 import { EventQueue } from './scheduler/queue.js';
-import { Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
+import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
-import { captureSite } from './trace/site.js';
+import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
 
 /** A host of a World: its `world` is the whole simulation (lower layers see a HostWorld only). */
@@ -43,6 +43,9 @@ export type WorldHost = Host<World>;
 type WorldEntry = QueueEntry<WorldHost>;
 
 export type WorldMode = 'library' | 'register';
+
+/** The trace's format, named by its first line: 2 added annotations (send, recv, conn, action, stall, failure). */
+export const TRACE_FORMAT = 'dst-trace/2';
 
 export interface WorldOptions {
   seed: bigint;
@@ -139,6 +142,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private readonly queue = new EventQueue<WorldEntry>();
   readonly fingerprint = new Fingerprint();
   private readonly trace: TraceWriter | undefined;
+  /** Ids of traced messages and connections (counted only while tracing; never in the fingerprint). */
+  private readonly traceIds = { msg: 0, conn: 0 };
   readonly driver: Driver;
   /** The event being run, if any. */
   current: WorldEntry | undefined;
@@ -195,6 +200,17 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.idleWaiters = this.hosts.idleWaiters;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
+    // The trace's first line says what the rest is: its format (annotations since 2), the seed,
+    // and the network's default latency (a setLink back to it ends a latency spike).
+    this.trace?.write({
+      n: 0,
+      tNs: 0,
+      kind: 'run',
+      format: TRACE_FORMAT,
+      seed: this.seedText,
+      mode: options.mode,
+      latency: options.network?.latency ?? DEFAULT_LATENCY,
+    });
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());
@@ -351,6 +367,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   stall(host: Host, untilNs: number): void {
     if (!(untilNs > this.nowNs) || host.state !== 'running' || untilNs <= host.stalledUntilNs) return;
     host.stalledUntilNs = untilNs;
+    if (this.trace !== undefined) this.annotate(host, 'stall', { untilNs });
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
     this.kick();
   }
@@ -837,7 +854,25 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       host: host?.name,
       incarnation: host?.incarnation,
       replay: this.options.replay,
+      fingerprint: this.fingerprint.toString(),
+      ...siteField(failureSite(error)),
     };
+  }
+
+  /** Writes a failure to the trace (the viewer marks it where it happened), if tracing. */
+  traceFailure(report: FailureReport, failed?: Host): void {
+    if (this.trace === undefined) return;
+    const error = report.error;
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : report.summary;
+    const host = failed ?? (report.host === undefined ? undefined : this.hosts.get(report.host));
+    // A scenario's failed invariant names itself on the error (runtime/scenario/scenario.ts).
+    const invariant = error !== null && typeof error === 'object' ? (error as Record<symbol, unknown>)[Symbol.for('dst-runtime.invariant')] : undefined;
+    this.annotate(host, 'failure', {
+      failure: report.kind,
+      message,
+      ...(typeof invariant === 'string' ? { invariant } : {}),
+      ...(report.site === undefined ? {} : { site: report.site }),
+    });
   }
 
   /** Strict mode: real asynchronous work made by host code escaped the simulation; the run fails. */
@@ -857,6 +892,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
     if (this.outcome !== undefined) return;
     const report = this.report(kind, host, error, summary);
+    this.traceFailure(report, host);
     this.finish('failure', report);
     this.onFailure?.(report);
   }
@@ -898,6 +934,27 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.trace?.flush();
   }
 
+  /** True while a trace is written: annotations are built only then. */
+  get tracing(): boolean {
+    return this.trace !== undefined;
+  }
+
+  /**
+   * Writes an annotation to the trace: something that happened during event `n` (a message sent
+   * or delivered, a fault, the failure), not an event of its own. Annotations carry no `seq` and
+   * never reach the fingerprint, so a traced run is the same run as an untraced one.
+   */
+  annotate(host: Host | undefined, kind: string, fields: Record<string, unknown>): void {
+    if (this.trace === undefined) return;
+    const who = host === undefined || host.role === 'system' ? {} : { host: host.name, boot: host.incarnation };
+    this.trace.write({ n: this.eventsRun, tNs: this.nowNs, ...who, kind, ...fields });
+  }
+
+  /** A fresh id for a traced message or connection (each counted per run, from 1). */
+  nextTraceId(kind: 'msg' | 'conn' = 'msg'): number {
+    return ++this.traceIds[kind];
+  }
+
   get pendingEvents(): number {
     return this.queue.size;
   }
@@ -906,6 +963,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   get nowMs(): number {
     return this.nowNs / NS_PER_MS;
   }
+}
+
+function siteField(site: string | undefined): { site?: string } {
+  return site === undefined ? {} : { site };
 }
 
 // ---- the active world ---------------------------------------------------------------------

@@ -14,15 +14,16 @@ import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
-import { DEFAULTS, type DiskMode, envDiskFaults, envDiskMode, envDurationNs, envPending, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
+import { DEFAULTS, type DiskMode, envDiskFaults, envDiskMode, envDurationNs, envPending, envPositiveInteger, envStrict, replayEnvironment, shellQuote } from '../runtime/options.js';
 import type { ResolvedRule } from '../runtime/disk/faults.js';
 import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
-import { captureSite } from '../runtime/trace/site.js';
+import { captureSite, OWN_DIST, userStack } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
@@ -35,6 +36,37 @@ const nodeProcess: NodeJS.Process = originals.process;
 
 const VERSION_STATE = Symbol.for('dst-runtime.register');
 
+/** This build's register entries, as paths: a replay names them `dst-runtime/register`. */
+const OWN_REGISTER = new Set(['register.mjs', 'register.cjs'].map((file) => path.join(OWN_DIST, file)));
+
+function isOwnRegister(specifier: string): boolean {
+  try {
+    const file = specifier.startsWith('file:') ? fileURLToPath(specifier) : path.resolve(specifier);
+    return OWN_REGISTER.has(file);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Node's options as a replay should show them: the preload of this very build by path or file
+ * URL (as `dst run` starts its children) is the package's `dst-runtime/register`, which resolves
+ * wherever dst-runtime is installed (and inside its own checkout).
+ */
+function replayExecArgv(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    const inline = /^(--import|--require|-r)=(.*)$/.exec(arg);
+    if (inline !== null && isOwnRegister(inline[2]!)) out.push(`${inline[1]}=dst-runtime/register`);
+    else if ((arg === '--import' || arg === '--require' || arg === '-r') && i + 1 < execArgv.length && isOwnRegister(execArgv[i + 1]!)) {
+      out.push(arg, 'dst-runtime/register');
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 /**
  * The command that replays this run, made when first asked for (a failure report, DST_REPORT):
  * resolving the machine's time zone for it (machineSettings) loads ICU's zone data, a quarter of
@@ -42,8 +74,13 @@ const VERSION_STATE = Symbol.for('dst-runtime.register');
  * (argv, cwd, the environment) is copied at start, before the program can change it.
  */
 function lazyReplayCommand(seedText: string): () => string {
-  const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  const execArgv = process.execArgv.slice();
+  // The program as given when it is under the working directory, else by its absolute path.
+  const argv = process.argv.slice(1).map((arg, i) => {
+    if (i !== 0) return arg;
+    const rel = path.relative(process.cwd(), arg);
+    return rel === '' || rel.startsWith('..') ? arg : rel;
+  });
+  const execArgv = replayExecArgv(process.execArgv);
   const env = { ...process.env };
   let command: string | undefined;
   return () => {
@@ -146,6 +183,28 @@ export function registerSettings(env: NodeJS.ProcessEnv): RegisterSettings {
   };
 }
 
+/** True when `error` says the program's entry module itself does not exist. */
+function isMissingEntry(error: unknown): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined || !(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return false;
+  const file = path.resolve(entry);
+  const url = (error as { url?: unknown }).url;
+  return url === pathToFileURL(file).href || error.message.includes(`'${file}'`) || error.message.includes(`'${entry}'`);
+}
+
+/** Fails up front when the report could not be written at exit (a missing directory, a directory). */
+function checkWritable(file: string, name: string): void {
+  const existed = fs.existsSync(file);
+  try {
+    onRealDisk(() => fs.closeSync(fs.openSync(file, 'a')));
+    if (!existed) onRealDisk(() => fs.rmSync(file, { force: true }));
+  } catch (error) {
+    throw new UsageError(`Failed to write ${name}=${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (error as Error).message}`);
+  }
+}
+
 /** Starts register mode once per process (the ESM and CJS entries may both be loaded). */
 export function startRegisterMode(): World {
   const g = globalThis as Record<symbol, World | undefined>;
@@ -160,6 +219,8 @@ export function startRegisterMode(): World {
       ? parseSeed(env.DST_SEED, 'DST_SEED')
       : BigInt(Math.floor(Math.random() * 2 ** 32)); // outside the simulation: a fresh seed
     settings = registerSettings(env);
+    envStrict(env);
+    if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') checkWritable(env.DST_REPORT, 'DST_REPORT');
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
@@ -188,6 +249,7 @@ export function startRegisterMode(): World {
   } catch (error) {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));
   }
+  let summarized = false;
   const main = world.hosts.add('main', 'host');
   world.fallbackHost = main;
   g[VERSION_STATE] = world;
@@ -201,6 +263,20 @@ export function startRegisterMode(): World {
   nodeProcess.on('uncaughtExceptionMonitor', (error, origin) => {
     const fatal = nodeProcess.listenerCount('uncaughtException') === 0 && !nodeProcess.hasUncaughtExceptionCaptureCallback();
     if (!fatal) return;
+    if (world.eventsRun === 0 && isMissingEntry(error)) {
+      // `node --import dst-runtime/register missing.js`: one line, as `dst run missing.js` says it.
+      summarized = true;
+      nodeProcess.stderr.write(`dst: Failed to load ${process.argv[1]}: no such file\n`);
+      nodeProcess.exit(ExitCode.usage);
+    }
+    // Node prints the stack next: without dst-runtime's own frames (DST_DEBUG=1 keeps them).
+    if (error instanceof Error && typeof error.stack === 'string') {
+      try {
+        error.stack = userStack(error.stack);
+      } catch {
+        // a frozen error keeps its stack
+      }
+    }
     const host = world.currentHost() ?? main;
     const what = origin === 'unhandledRejection' ? 'an unhandled rejection' : 'an uncaught exception';
     const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -210,6 +286,7 @@ export function startRegisterMode(): World {
       error,
       `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
     );
+    world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(`${formatFailure(report, { withError: false })}\n`);
   });
@@ -227,6 +304,7 @@ export function startRegisterMode(): World {
       `run idle: no simulated event can ever happen again, yet ${count} ref'd handle${count === 1 ? ' keeps' : 's keep'} ` +
         `the program alive (real Node would wait for ever)`,
     );
+    world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(
       `${formatFailure(report)}\n  fix      close them (server.close(), socket.end()) or unref() them; ` +
@@ -239,7 +317,6 @@ export function startRegisterMode(): World {
   // listeners may still change (process.exitCode = n, or process.exit(n) inside one, which
   // exits at once): so it is written after every 'exit' listener, or when the process exits
   // from inside one, whichever comes first.
-  let summarized = false;
   const summarize = (code: unknown): void => {
     if (summarized) return;
     summarized = true;
@@ -295,6 +372,6 @@ export function startRegisterMode(): World {
     throw error;
   }
   recordCreationSites();
-  if (env.DST_STRICT !== '0') installTripwire(world);
+  if (envStrict(env)) installTripwire(world);
   return world;
 }

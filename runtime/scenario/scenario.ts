@@ -7,7 +7,8 @@ import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { RandomStream } from '../random/stream.js';
 import { attachToRun, setReplay, Sim } from '../sim.js';
 import { activeWorld, type World } from '../world.js';
-import { always, coverageOf, type CoverageEntry } from './assertions.js';
+import { coverageOf, type CoverageEntry, SafetyViolation } from './assertions.js';
+import { failureSite, functionLocation, kFailureSite } from '../trace/site.js';
 
 /**
  * What invariants and hosts share in one run. `state` is the scenario's own blackboard: hosts
@@ -147,14 +148,44 @@ export interface ScenarioFailure {
   timeNs: number;
   event: number;
   replay: string;
+  /** The invariant that failed (its function's name, else `safety[i]`/`liveness[i]`), for safety and liveness failures. */
+  invariant?: string;
+  /** Where the failure was raised: the failing invariant's definition, or the first program frame of the error. */
+  site?: string;
+  /** A crash: the error's stack. */
+  stack?: string;
+}
+
+/** The faults the fault driver can inject (the `*PerSecond` rates without the suffix). */
+export const FAULT_KINDS = [
+  'crash', 'kill', 'reset', 'stop', 'bounce', 'pause', 'partition', 'partitionOneway', 'hold', 'latencySpike', 'skewJump', 'clientCrash',
+  'diskSlow', 'diskFull',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/**
+ * One fault the driver injected, or is to inject: at tick `atMs` of the fault clock, of `fault`
+ * kind, on `target` (host faults) or the link `a`-`b`, lasting `downMs` (faults that end),
+ * with the spike's latency or the clock jump it drew. A run's list of them is its schedule:
+ * `runScenario(s, seed, { schedule })` injects exactly those faults instead of drawing them.
+ */
+export interface ScheduledFault {
+  atMs: number;
+  fault: FaultKind;
+  target?: string;
+  a?: string;
+  b?: string;
+  downMs?: number;
+  latencyMs?: number;
+  skewMs?: number;
 }
 
 export interface ScenarioResult {
   seed: string;
   /**
-   * Equal fingerprints mean equal executions. A failed run has no run fingerprint, so its
-   * fingerprint names where it failed ("fail:<kind>:<timeNs>:<event>"), which a faithful
-   * replay reproduces exactly.
+   * Equal fingerprints mean equal executions. A failed run's fingerprint names where it failed
+   * and hashes the run up to there ("fail:<kind>:<timeNs>:<event>:<hash>"): two runs that fail
+   * at the same instant by different paths differ, and a faithful replay reproduces it exactly.
    */
   fingerprint: string;
   ok: boolean;
@@ -166,6 +197,11 @@ export interface ScenarioResult {
   swarm?: Record<string, number>;
   /** With DST_PENDING=1 (a run that did not fail): promises host code left pending, by site (SimResult.pending). */
   pending?: Array<{ site: string; host: string; count: number }>;
+  /**
+   * The faults the driver injected, in order (up to the failure, for a failed run): its
+   * schedule, which `{ schedule }` replays exactly (the same fingerprint).
+   */
+  schedule: ScheduledFault[];
 }
 
 /** Options of runScenario. */
@@ -184,6 +220,19 @@ export interface RunScenarioOptions {
   signal?: AbortSignal;
   /** Stops the run after this many ms of real time, as `signal` would (SimOptions.wallClockLimitMs). */
   wallClockLimitMs?: number;
+  /**
+   * Inject exactly these faults (a `schedule` a run returned, or an edited one) instead of
+   * drawing them from the seed. Each is still subject to the profile's guards (`crashWhen`,
+   * `downCountMax`, its target being up), as a drawn one is; one that cannot apply is skipped.
+   * The rest of the run (the hosts' randomness) still comes from the seed.
+   */
+  schedule?: readonly ScheduledFault[];
+  /**
+   * End the run at this virtual time, as passing if it has not failed by then. The scenario's
+   * phases keep their times (healing starts at durationMs - healMs): every event before it is
+   * the full run's. For searches such as `dst shrink`.
+   */
+  stopAtMs?: number;
 }
 
 /** Whether a profile key is a rate swarm mode mixes: `*PerSecond`, and the disk's per-operation `disk*Rate`. */
@@ -341,17 +390,35 @@ function diskBase(faults: FaultProfile, healing: boolean): Array<Omit<DiskFaultR
   return rules;
 }
 
-function check(invariants: Invariant[], ctx: ScenarioContext): string | undefined {
-  for (const invariant of invariants) {
+/** The first invariant that does not hold: what it said, its name and where it is defined. */
+function check(invariants: Invariant[], ctx: ScenarioContext, list: string): { message: string; invariant: string; fn: Invariant } | undefined {
+  for (const [i, invariant] of invariants.entries()) {
     const verdict = invariant(ctx);
     if (verdict === true) continue;
-    return typeof verdict === 'string' ? verdict : `invariant ${invariant.name || '(anonymous)'} returned ${String(verdict)}`;
+    const message = typeof verdict === 'string' ? verdict : `invariant ${invariant.name || '(anonymous)'} returned ${String(verdict)}`;
+    return { message, invariant: invariant.name || `${list}[${i}]`, fn: invariant };
   }
   return undefined;
 }
 
+/** Where a failed invariant's error says it came from: the invariant's name and definition. */
+const kInvariant = Symbol.for('dst-runtime.invariant');
+function markInvariant(error: Error, failed: { invariant: string; fn: Invariant }): Error {
+  Object.defineProperty(error, kInvariant, { value: failed.invariant });
+  const site = functionLocation(failed.fn);
+  if (site !== undefined) Object.defineProperty(error, kFailureSite, { value: site });
+  return error;
+}
+
 /** The fault driver: a host of its own, so its Math.random is a seeded stream of the run. */
-function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, onWorld: (world: World) => void): () => Promise<void> {
+function chaos(
+  scenario: Scenario,
+  faults: FaultProfile,
+  ctx: ScenarioContext,
+  onWorld: (world: World) => void,
+  applied: ScheduledFault[],
+  schedule: readonly ScheduledFault[] | undefined,
+): () => Promise<void> {
   const tickMs = faults.tickMs ?? 10;
   const safetyEveryMs = scenario.safetyEveryMs ?? 10;
   const downMsMin = faults.downMsMin ?? 50;
@@ -379,53 +446,83 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     const running = () => ctx.targets.filter((t) => sim.status(t).state === 'running');
     const down = new Set<string>();
     const checkSafety = () => {
-      const violated = check(safety, ctx);
-      always(violated === undefined, `safety invariant violated: ${violated}`);
+      const violated = check(safety, ctx, 'safety');
+      if (violated === undefined) return;
+      // As always() fails: the host whose code checks (the driver) crashes, and the run fails.
+      const error = markInvariant(new SafetyViolation(`always: safety invariant violated: ${violated.message}`), violated);
+      world?.hosts.failed(world.currentHost(), error, 'safety');
+      throw error;
     };
-    const takeDown = (how: 'crash' | 'kill' | 'stop') => {
+    // The fault clock's tick now (ms since the run started): when a fault is injected.
+    let tickNo = 0;
+    const now = () => tickNo * tickMs;
+    // Every fault goes through one of these, drawn (scheduled undefined) or replayed (scheduled:
+    // what to inject). Draws keep their order of old (a seed's faults do not change), and a
+    // fault is recorded once it took effect: the recorded schedule replays the same run.
+    const takeDown = (how: 'crash' | 'kill' | 'stop', scheduled?: ScheduledFault) => {
       if (down.size >= downCountMax || (faults.crashWhen !== undefined && !faults.crashWhen(ctx))) return;
       const up = running().filter((t) => !down.has(t));
-      if (up.length === 0) return;
-      const target = pick(up);
+      if (up.length === 0 || (scheduled !== undefined && !up.includes(scheduled.target!))) return;
+      const target = scheduled?.target ?? pick(up);
       down.add(target);
       if (how === 'crash') sim.crash(target);
       else if (how === 'kill') sim.kill(target);
       else sim.stop(target);
-      later(downMs(), () => {
+      const fault: ScheduledFault = { atMs: now(), fault: how, target };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => {
         down.delete(target);
         if (sim.status(target).state !== 'running') sim.restart(target);
       });
     };
-    const linkFault = (apply: (a: string, b: string) => void, undo: (a: string, b: string) => void) => {
+    const linkFault = (
+      kind: 'partition' | 'partitionOneway' | 'hold',
+      apply: (a: string, b: string) => void,
+      undo: (a: string, b: string) => void,
+      scheduled?: ScheduledFault,
+    ) => {
       if (ctx.targets.length < 2) return;
-      const a = pick(ctx.targets);
-      const b = pick(ctx.targets.filter((t) => t !== a));
+      const a = scheduled?.a ?? pick(ctx.targets);
+      const b = scheduled?.b ?? pick(ctx.targets.filter((t) => t !== a));
       apply(a, b);
-      later(downMs(), () => undo(a, b));
+      const fault: ScheduledFault = { atMs: now(), fault: kind, a, b };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => undo(a, b));
     };
+    const partition = (scheduled?: ScheduledFault) => linkFault('partition', (a, b) => sim.partition(a, b), (a, b) => sim.repair(a, b), scheduled);
+    const partitionOneway = (scheduled?: ScheduledFault) =>
+      linkFault('partitionOneway', (a, b) => sim.partition(a, b, { oneway: true }), (a, b) => sim.repair(a, b, { oneway: true }), scheduled);
+    const hold = (scheduled?: ScheduledFault) => linkFault('hold', (a, b) => sim.hold(a, b), (a, b) => sim.release(a, b), scheduled);
     // Latency spikes: one at a time per link; undone at their end or at the heal phase.
     const [spikeMin, spikeMax] = faults.latencySpikeMs ?? [100, 1000];
     const spiked = new Set<string>();
     const unspike = (a: string, b: string) => {
       if (spiked.delete(`${a}|${b}`)) sim.setLink(a, b, { latency: { ...(scenario.network?.latency ?? DEFAULT_LATENCY) } });
     };
-    const spike = () => {
+    const spike = (scheduled?: ScheduledFault) => {
       if (ctx.targets.length < 2) return;
-      const a = pick(ctx.targets);
-      const b = pick(ctx.targets.filter((t) => t !== a));
+      const a = scheduled?.a ?? pick(ctx.targets);
+      const b = scheduled?.b ?? pick(ctx.targets.filter((t) => t !== a));
       const key = a < b ? `${a}|${b}` : `${b}|${a}`;
       if (spiked.has(key)) return;
-      const ms = spikeMin + Math.random() * (spikeMax - spikeMin);
+      const ms = scheduled?.latencyMs ?? spikeMin + Math.random() * (spikeMax - spikeMin);
       spiked.add(key);
       const [x, y] = key.split('|') as [string, string];
       sim.setLink(x, y, { latency: { minMs: ms, maxMs: ms } });
-      later(downMs(), () => unspike(x, y));
+      const fault: ScheduledFault = { atMs: now(), fault: 'latencySpike', a: x, b: y, latencyMs: ms };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => unspike(x, y));
     };
     const skewJumpMsMax = faults.skewJumpMsMax ?? 5000;
-    const skewJump = () => {
-      const target = pick(ctx.targets);
-      const skewMs = Math.floor(Math.random() * (2 * skewJumpMsMax + 1)) - skewJumpMsMax;
+    const skewJump = (scheduled?: ScheduledFault) => {
+      if (ctx.targets.length === 0) return;
+      const target = scheduled?.target ?? pick(ctx.targets);
+      const skewMs = scheduled?.skewMs ?? Math.floor(Math.random() * (2 * skewJumpMsMax + 1)) - skewJumpMsMax;
       (sim as unknown as { setClock: (name: string, clock: { skewMs: number }) => void }).setClock(target, { skewMs });
+      applied.push({ atMs: now(), fault: 'skewJump', target, skewMs });
     };
     // Disk faults: every target's base (rates, latency, quota, torn writes), plus a slow or full
     // disk for a downtime each; the layer sim.setDiskFaults holds is rebuilt from these.
@@ -439,60 +536,110 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
       sim.setDiskFaults(target, rules.length === 0 ? null : rules);
     };
     const [slowMin, slowMax] = faults.diskSlowMs ?? [50, 500];
-    const diskFault = (kind: 'slow' | 'full') => {
-      const target = pick(ctx.targets);
+    const diskFault = (kind: 'slow' | 'full', scheduled?: ScheduledFault) => {
+      if (ctx.targets.length === 0) return;
+      const target = scheduled?.target ?? pick(ctx.targets);
       const state = diskState.get(target) ?? {};
       if (kind === 'slow' ? state.slow !== undefined : state.full === true) return;
       if (kind === 'slow') state.slow = { minMs: slowMin, maxMs: slowMax };
       else state.full = true;
       diskState.set(target, state);
       applyDisk(target);
-      later(downMs(), () => {
+      const fault: ScheduledFault = { atMs: now(), fault: kind === 'slow' ? 'diskSlow' : 'diskFull', target };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => {
         if (kind === 'slow') delete state.slow;
         else delete state.full;
         applyDisk(target);
       });
     };
-    const clientCrash = () => {
+    const clientCrash = (scheduled?: ScheduledFault) => {
       const up = ctx.clients.filter((c) => sim.status(c).state === 'running');
-      if (up.length === 0) return;
-      const target = pick(up);
+      if (up.length === 0 || (scheduled !== undefined && !up.includes(scheduled.target!))) return;
+      const target = scheduled?.target ?? pick(up);
       sim.crash(target);
-      later(downMs(), () => {
+      const fault: ScheduledFault = { atMs: now(), fault: 'clientCrash', target };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => {
         if (sim.status(target).state !== 'running') sim.restart(target);
       });
     };
+    const reset = (scheduled?: ScheduledFault) => {
+      if (ctx.targets.length < 2) return;
+      const a = scheduled?.a ?? pick(ctx.targets);
+      const b = scheduled?.b ?? pick(ctx.targets.filter((t) => t !== a));
+      sim.resetConnections(a, b);
+      applied.push({ atMs: now(), fault: 'reset', a, b });
+    };
+    const bounce = (scheduled?: ScheduledFault) => {
+      const up = running().filter((t) => !down.has(t));
+      if (up.length === 0 || (faults.crashWhen !== undefined && !faults.crashWhen(ctx))) return;
+      if (scheduled !== undefined && !up.includes(scheduled.target!)) return;
+      const target = scheduled?.target ?? pick(up);
+      sim.bounce(target);
+      applied.push({ atMs: now(), fault: 'bounce', target });
+    };
+    const pause = (scheduled?: ScheduledFault) => {
+      const target = scheduled?.target ?? pick(ctx.targets);
+      const status = sim.status(target);
+      if (status.state !== 'running' || status.paused) return;
+      sim.pause(target);
+      const fault: ScheduledFault = { atMs: now(), fault: 'pause', target };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => sim.resume(target));
+    };
+    const inject: Record<FaultKind, (scheduled?: ScheduledFault) => void> = {
+      crash: (f) => takeDown('crash', f),
+      kill: (f) => takeDown('kill', f),
+      stop: (f) => takeDown('stop', f),
+      reset,
+      bounce,
+      pause,
+      partition,
+      partitionOneway,
+      hold,
+      latencySpike: spike,
+      skewJump,
+      clientCrash,
+      diskSlow: (f) => diskFault('slow', f),
+      diskFull: (f) => diskFault('full', f),
+    };
 
-    const interval = setInterval(() => attempt(() => {
-      if (ctx.phase !== 'faults') return;
-      if (chance(faults.crashPerSecond)) takeDown('crash');
-      if (chance(faults.killPerSecond)) takeDown('kill');
-      if (chance(faults.resetPerSecond) && ctx.targets.length >= 2) {
-        const a = pick(ctx.targets);
-        sim.resetConnections(a, pick(ctx.targets.filter((t) => t !== a)));
+    // Replaying a schedule: the faults of each tick, in the schedule's order.
+    const byTick = new Map<number, ScheduledFault[]>();
+    for (const fault of schedule ?? []) {
+      const list = byTick.get(fault.atMs) ?? [];
+      list.push(fault);
+      byTick.set(fault.atMs, list);
+    }
+    const interval = setInterval(() => {
+      tickNo++;
+      if (schedule !== undefined) {
+        if (ctx.phase !== 'faults') return;
+        for (const fault of byTick.get(now()) ?? []) attempt(() => inject[fault.fault](fault));
+        return;
       }
-      if (chance(faults.stopPerSecond)) takeDown('stop');
-      if (chance(faults.bouncePerSecond)) {
-        const up = running().filter((t) => !down.has(t));
-        if (up.length > 0 && (faults.crashWhen === undefined || faults.crashWhen(ctx))) sim.bounce(pick(up));
-      }
-      if (chance(faults.pausePerSecond)) {
-        const target = pick(ctx.targets);
-        const status = sim.status(target);
-        if (status.state === 'running' && !status.paused) {
-          sim.pause(target);
-          later(downMs(), () => sim.resume(target));
-        }
-      }
-      if (chance(faults.partitionPerSecond)) linkFault((a, b) => sim.partition(a, b), (a, b) => sim.repair(a, b));
-      if (chance(faults.partitionOnewayPerSecond)) linkFault((a, b) => sim.partition(a, b, { oneway: true }), (a, b) => sim.repair(a, b, { oneway: true }));
-      if (chance(faults.holdPerSecond)) linkFault((a, b) => sim.hold(a, b), (a, b) => sim.release(a, b));
-      if (chance(faults.latencySpikePerSecond)) spike();
-      if (chance(faults.skewJumpPerSecond) && ctx.targets.length > 0) skewJump();
-      if (chance(faults.clientCrashPerSecond)) clientCrash();
-      if (chance(faults.diskSlowPerSecond) && ctx.targets.length > 0) diskFault('slow');
-      if (chance(faults.diskFullPerSecond) && ctx.targets.length > 0) diskFault('full');
-    }), tickMs);
+      attempt(() => {
+        if (ctx.phase !== 'faults') return;
+        if (chance(faults.crashPerSecond)) takeDown('crash');
+        if (chance(faults.killPerSecond)) takeDown('kill');
+        if (chance(faults.resetPerSecond) && ctx.targets.length >= 2) reset();
+        if (chance(faults.stopPerSecond)) takeDown('stop');
+        if (chance(faults.bouncePerSecond)) bounce();
+        if (chance(faults.pausePerSecond)) pause();
+        if (chance(faults.partitionPerSecond)) partition();
+        if (chance(faults.partitionOnewayPerSecond)) partitionOneway();
+        if (chance(faults.holdPerSecond)) hold();
+        if (chance(faults.latencySpikePerSecond)) spike();
+        if (chance(faults.skewJumpPerSecond) && ctx.targets.length > 0) skewJump();
+        if (chance(faults.clientCrashPerSecond)) clientCrash();
+        if (chance(faults.diskSlowPerSecond)) diskFault('slow');
+        if (chance(faults.diskFullPerSecond)) diskFault('full');
+      });
+    }, tickMs);
     const safetyTimer = safety.length > 0 ? setInterval(checkSafety, safetyEveryMs) : undefined;
 
     await new Promise((resolve) => setTimeout(resolve, healAtMs));
@@ -521,14 +668,36 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, scenario.durationMs - healAtMs - 1)));
     if (safetyTimer !== undefined) clearInterval(safetyTimer);
     checkSafety();
-    const failed = check(liveness, ctx);
+    const failed = check(liveness, ctx, 'liveness');
     if (failed !== undefined) {
-      const error = new Error(`liveness check failed after ${scenario.healMs} ms of healing: ${failed}`);
+      const error = markInvariant(new Error(`liveness check failed after ${scenario.healMs} ms of healing: ${failed.message}`), failed);
       error.name = 'LivenessFailure';
       world?.hosts.failed(world.currentHost(), error, 'liveness');
       throw error;
     }
   };
+}
+
+/** Checks a schedule against the scenario's hosts; a copy sorted by tick (stable: same-tick faults keep their order). */
+function validateSchedule(schedule: readonly ScheduledFault[], ctx: ScenarioContext, tickMs: number): ScheduledFault[] {
+  const where = 'Failed to run scenario with a fault schedule';
+  if (!Array.isArray(schedule)) throw new UsageError(`${where}: the schedule must be an array of faults, got ${typeof schedule}`);
+  const names = new Set([...ctx.targets, ...ctx.clients]);
+  for (const [i, f] of schedule.entries()) {
+    const at = `fault ${i + 1} (${JSON.stringify(f)})`;
+    if (f === null || typeof f !== 'object') throw new UsageError(`${where}: ${at} is not an object`);
+    if (!(FAULT_KINDS as readonly string[]).includes(f.fault)) throw new UsageError(`${where}: ${at}: fault must be one of ${FAULT_KINDS.join(', ')}`);
+    if (!(Number.isSafeInteger(f.atMs) && f.atMs > 0 && f.atMs % tickMs === 0)) {
+      throw new UsageError(`${where}: ${at}: atMs must be a tick of the fault clock: a positive multiple of ${tickMs} ms`);
+    }
+    for (const key of ['target', 'a', 'b'] as const) {
+      if (f[key] !== undefined && !names.has(f[key]!)) throw new UsageError(`${where}: ${at}: ${key} "${f[key]}" is not a target or client of the scenario (known: ${[...names].join(', ')})`);
+    }
+    const needs = ['partition', 'partitionOneway', 'hold', 'latencySpike', 'reset'].includes(f.fault) ? ['a', 'b'] : ['target'];
+    for (const key of needs) if ((f as unknown as Record<string, unknown>)[key] === undefined) throw new UsageError(`${where}: ${at}: a ${f.fault} fault needs ${needs.join(' and ')}`);
+    if (f.downMs !== undefined && !(Number.isFinite(f.downMs) && f.downMs >= 0)) throw new UsageError(`${where}: ${at}: downMs must be a number of ms >= 0`);
+  }
+  return [...schedule].sort((x, y) => x.atMs - y.atMs);
 }
 
 /** Runs one seed of a scenario. Never rejects for a failure of the system under test: it is in `failure`. */
@@ -537,9 +706,12 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   const seedText = formatSeed(parseSeed(seed, 'seed'));
   const swarm = options.swarm === true ? swarmFaults(scenario.faults ?? {}, seedText) : undefined;
   const faults: FaultProfile = { ...scenario.faults, ...swarm };
+  if (options.stopAtMs !== undefined && !(Number.isFinite(options.stopAtMs) && options.stopAtMs > 0)) {
+    throw new UsageError(`Failed to run scenario "${scenario.name}": stopAtMs must be a positive number of ms, got ${String(options.stopAtMs)}`);
+  }
   const sim = new Sim({
     seed: seedText,
-    durationMs: scenario.durationMs,
+    durationMs: Math.min(scenario.durationMs, options.stopAtMs ?? Infinity),
     ...(options.trace === undefined ? {} : { trace: options.trace }),
     ...(scenario.disk === undefined ? {} : { disk: scenario.disk }),
     ...(scenario.network === undefined ? {} : { network: scenario.network }),
@@ -566,7 +738,9 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   let world: World | undefined;
   // A crashed client counts as settled, and the run ends once every client has: with client
   // crashes the fault driver is a client itself, so the run lasts its whole budget.
-  const driver = chaos(scenario, faults, ctx, (w) => (world = w));
+  const applied: ScheduledFault[] = [];
+  const schedule = options.schedule === undefined ? undefined : validateSchedule(options.schedule, ctx, faults.tickMs ?? 10);
+  const driver = chaos(scenario, faults, ctx, (w) => (world = w), applied, schedule);
   if ((scenario.faults?.clientCrashPerSecond ?? 0) > 0) sim.client(CHAOS, driver);
   else sim.host(CHAOS, driver);
   const replay = options.replay ?? `runScenario(${scenario.name}, ${seedText})`;
@@ -574,21 +748,46 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   try {
     const result = await sim.run();
     const pending = result.pending === undefined ? {} : { pending: result.pending };
-    return { seed: seedText, fingerprint: result.fingerprint, ok: true, elapsedNs: result.elapsedNs, events: result.events, coverage: coverageOf(world), ...extra, ...pending };
+    return {
+      seed: seedText,
+      fingerprint: result.fingerprint,
+      ok: true,
+      elapsedNs: result.elapsedNs,
+      events: result.events,
+      coverage: coverageOf(world),
+      ...extra,
+      ...pending,
+      schedule: applied,
+    };
   } catch (error) {
     if (!(error instanceof SimulationError) || error.report.kind === 'aborted') throw error;
     const report = error.report;
     const kind = report.kind === 'safety' || report.kind === 'liveness' || report.kind === 'limit' ? report.kind : 'crash';
     const cause = report.error instanceof Error ? `${report.error.name}: ${report.error.message}` : report.summary;
+    const invariant = (report.error as Record<symbol, unknown> | undefined)?.[kInvariant];
+    const site = report.site ?? failureSite(report.error);
     return {
       seed: seedText,
-      fingerprint: `fail:${kind}:${report.timeNs}:${report.event}`,
+      // Kind, time and event stay readable; the hash of the run up to the failure tells apart
+      // two runs that failed at the same instant.
+      fingerprint: `fail:${kind}:${report.timeNs}:${report.event}:${report.fingerprint ?? 'unknown'}`,
       ok: false,
       elapsedNs: report.timeNs,
       events: report.event,
-      failure: { kind, message: cause, host: report.host, timeNs: report.timeNs, event: report.event, replay },
+      failure: {
+        kind,
+        message: cause,
+        host: report.host,
+        timeNs: report.timeNs,
+        event: report.event,
+        replay,
+        ...(typeof invariant === 'string' ? { invariant } : {}),
+        ...(site === undefined ? {} : { site }),
+        ...(kind === 'crash' && report.error instanceof Error && typeof report.error.stack === 'string' ? { stack: report.error.stack } : {}),
+      },
       coverage: coverageOf(world),
       ...extra,
+      schedule: applied,
     };
   }
 }
