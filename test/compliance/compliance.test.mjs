@@ -18,7 +18,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describeReplays, listPrograms, REGISTER_MJS, runProgram } from '../support/programs.mjs';
+import { describeReplays, listPrograms, REGISTER_MJS, runAndKeep, runProgram } from '../support/programs.mjs';
 
 const PROGRAMS_DIR = fileURLToPath(new URL('./programs/', import.meta.url));
 /** How the simulator is loaded: the package's own export, resolved from inside the package. */
@@ -41,7 +41,8 @@ describe(`compliance: plain Node ${process.version} vs --import ${REGISTER_SPECI
 
   function compare(program, plainPreload, simulatedPreload) {
     const plain = run(program, { preload: plainPreload });
-    const simulated = run(program, { seed: SEED_MAIN, preload: simulatedPreload });
+    // Kept: for an ESM program, the replay test below reuses this run as its first with SEED_MAIN.
+    const simulated = runAndKeep(PROGRAMS_DIR, program, { register: REGISTER_SPECIFIER, seed: SEED_MAIN, preload: simulatedPreload });
     const context = `\n--- plain stderr ---\n${plain.stderr}\n--- simulated stderr ---\n${simulated.stderr}`;
     assert.equal(simulated.stdout, plain.stdout, `stdout differs (seed ${SEED_MAIN})${context}`);
     assert.equal(simulated.status, plain.status, `exit code differs (seed ${SEED_MAIN})${context}`);
