@@ -4,7 +4,7 @@
  * corpora share.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,12 +26,13 @@ export function childEnv(extra) {
 }
 
 /**
- * Runs `program` (a file name in `dir`) with the Node that runs mocha. `seed` undefined: plain
- * Node. Otherwise under the simulator with that seed, preloaded with `--import register`
- * (default) or `--require register` (`preload: 'require'`), where `register` defaults to the
- * built dist/register.mjs (.cjs for --require); `reportFile` receives the run's JSON report.
+ * The command line, environment and description of a run of `program` (a file name in `dir`)
+ * with the Node that runs mocha. `seed` undefined: plain Node. Otherwise under the simulator
+ * with that seed, preloaded with `--import register` (default) or `--require register`
+ * (`preload: 'require'`), where `register` defaults to the built dist/register.mjs (.cjs for
+ * --require); `reportFile` receives the run's JSON report.
  */
-export function runProgram(dir, program, { seed, reportFile, preload = 'import', register, env = {} } = {}) {
+function command(dir, program, { seed, reportFile, preload = 'import', register, env = {} } = {}) {
   let args = [program];
   if (seed !== undefined) {
     const flag = preload === 'require' ? '--require' : '--import';
@@ -39,11 +40,120 @@ export function runProgram(dir, program, { seed, reportFile, preload = 'import',
   }
   const extra = seed === undefined ? { ...env } : { ...env, DST_QUIET: '1', DST_SEED: seed };
   if (reportFile !== undefined) extra.DST_REPORT = reportFile;
-  const result = spawnNode(dir, args, childEnv(extra), seed === undefined);
   const how = seed === undefined ? 'plainly' : `under the simulator (DST_SEED=${seed})`;
+  return { args, env: childEnv(extra), how, plain: seed === undefined };
+}
+
+/** Fails the test when the run did not finish by itself; else its stdout, exit code, stderr and warning lines. */
+function finished(program, how, result) {
   assert.equal(result.error, undefined, `${program} ${how}: failed to run: ${result.error?.message}`);
   assert.equal(result.signal, null, `${program} ${how}: killed by ${result.signal}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`);
   return { stdout: result.stdout, status: result.status, stderr: result.stderr, warnings: warningLines(result.stderr) };
+}
+
+/** Runs `program` and waits for it (options as `command`'s); plain runs go through the cache. */
+export function runProgram(dir, program, options = {}) {
+  const { args, env, how, plain } = command(dir, program, options);
+  const cacheFile = plain ? plainCacheFile(dir, args, env) : undefined;
+  let result = cacheFile === undefined ? undefined : readCached(cacheFile);
+  if (result === undefined) {
+    result = spawnSync(process.execPath, args, { cwd: dir, env, encoding: 'utf8', timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 });
+    if (cacheFile !== undefined) keep(cacheFile, result);
+  }
+  return finished(program, how, result);
+}
+
+/** spawnSync's result, from a child that runs while this process goes on; never rejects. */
+function spawnAsync(dir, args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    let error;
+    const timer = setTimeout(() => {
+      error = new Error(`still running after ${RUN_TIMEOUT_MS} ms: killed`);
+      child.kill('SIGKILL');
+    }, RUN_TIMEOUT_MS);
+    child.stdout.on('data', (chunk) => out.push(chunk));
+    child.stderr.on('data', (chunk) => err.push(chunk));
+    child.on('error', (e) => (error ??= e));
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), status, signal, error });
+    });
+  });
+}
+
+/**
+ * How many programs run at once in one mocha process: one per core. On two cores, with mocha's
+ * workers running other files beside, the machine stays busy while a program sleeps on a real
+ * timer or waits for the loopback.
+ */
+const RUNS_AT_ONCE = Math.max(2, os.availableParallelism?.() ?? os.cpus().length);
+let running = 0;
+const waiting = [];
+
+/** Calls `start` when fewer than RUNS_AT_ONCE runs are going (a freed slot passes to the longest waiter). */
+async function limited(start) {
+  if (running < RUNS_AT_ONCE) running++;
+  else await new Promise((resolve) => waiting.push(resolve));
+  try {
+    return await start();
+  } finally {
+    const next = waiting.shift();
+    if (next === undefined) running--;
+    else next();
+  }
+}
+
+/**
+ * The runs of a corpus's programs, started ahead of the tests that check them: a test calls
+ * `ahead(program, names)`, which starts those runs of its program and of the next programs
+ * (RUNS_AT_ONCE of them, in the corpus's order) unless already started, then awaits its own
+ * with `result(program, name)`. The tests still check one program at a time, in order, with
+ * the same assertions; only the child processes overlap. `plan` maps a run's name to its
+ * options (as runProgram's), given the program; a `report: true` option gets a report file.
+ * Each run is made once per process, so two tests that name the same run share it.
+ */
+export function programRuns(dir, programs, plan) {
+  const started = new Map();
+  let reportDir;
+  const start = (program, name) => {
+    const key = `${program}\0${name}`;
+    if (!started.has(key)) {
+      const { report, ...options } = plan[name](program);
+      if (report) {
+        if (reportDir === undefined) {
+          reportDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-compliance-reports-'));
+          process.once('exit', () => fs.rmSync(reportDir, { recursive: true, force: true }));
+        }
+        options.reportFile = path.join(reportDir, `${program}.${name}.json`);
+      }
+      const { args, env, how, plain } = command(dir, program, options);
+      const cacheFile = plain ? plainCacheFile(dir, args, env) : undefined;
+      const cached = cacheFile === undefined ? undefined : readCached(cacheFile);
+      const promise =
+        cached !== undefined
+          ? Promise.resolve(cached)
+          : limited(() => spawnAsync(dir, args, env)).then((result) => {
+              if (cacheFile !== undefined) keep(cacheFile, result);
+              return result;
+            });
+      started.set(key, { promise, how, reportFile: options.reportFile });
+    }
+    return started.get(key);
+  };
+  return {
+    ahead(program, names) {
+      const from = programs.indexOf(program);
+      for (const next of programs.slice(from, from + RUNS_AT_ONCE + 1)) for (const name of names) start(next, name);
+    },
+    /** The run's stdout, exit code, stderr, warnings and report file; fails the test if it did not finish. */
+    async result(program, name) {
+      const run = start(program, name);
+      return { ...finished(program, run.how, await run.promise), reportFile: run.reportFile };
+    },
+  };
 }
 
 /**
@@ -88,60 +198,26 @@ function plainCacheKey(dir, args, env) {
   return createHash('sha256').update(JSON.stringify(what)).digest('hex');
 }
 
-/** spawnSync of the Node that runs mocha, through the plain-run cache when `cacheable`. */
-function spawnNode(dir, args, env, cacheable) {
-  const options = { cwd: dir, env, encoding: 'utf8', timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 };
-  if (!cacheable || PLAIN_CACHE_DIR === undefined) return spawnSync(process.execPath, args, options);
-  const file = path.join(PLAIN_CACHE_DIR, `${plainCacheKey(dir, args, env)}.json`);
+/** Where the plain run (args, env) in `dir` is kept, or undefined when the cache is off. */
+function plainCacheFile(dir, args, env) {
+  return PLAIN_CACHE_DIR === undefined ? undefined : path.join(PLAIN_CACHE_DIR, `${plainCacheKey(dir, args, env)}.json`);
+}
+
+function readCached(file) {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
-    // not cached yet (or a torn file from a crashed run): run it
+    return undefined; // not kept yet (or a torn file from a crashed run): run it
   }
-  const result = spawnSync(process.execPath, args, options);
-  if (result.error === undefined && result.signal === null) {
-    const kept = { stdout: result.stdout, stderr: result.stderr, status: result.status, signal: null };
-    fs.mkdirSync(PLAIN_CACHE_DIR, { recursive: true });
-    // Written whole, then renamed: mocha's parallel workers may read the same entry meanwhile.
-    const partial = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(partial, JSON.stringify(kept));
-    fs.renameSync(partial, file);
-  }
-  return result;
 }
 
-/**
- * A simulated run that a compliance test made and the replay test of the same program reuses as
- * the first of its two runs with the main seed: the run is the same (same program, seed,
- * preload and environment, reported to a file), so running it a third time would test nothing
- * more. The replay test still makes its second run with that seed, and its run with the other
- * seed, afresh. Keyed by directory, program and options; each entry is taken once.
- */
-const keptRuns = new Map();
-let keptDir;
-
-function keptKey(dir, program, { seed, preload = 'import', register, env = {} }) {
-  return JSON.stringify([dir, program, seed, preload, register ?? null, Object.entries(env).sort()]);
-}
-
-/** Runs `program` under the simulator (options as runProgram's, `seed` required) and keeps the run, with its report, for takeKeptRun. */
-export function runAndKeep(dir, program, options) {
-  if (keptDir === undefined) {
-    keptDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-kept-runs-'));
-    process.once('exit', () => fs.rmSync(keptDir, { recursive: true, force: true }));
-  }
-  const reportFile = path.join(keptDir, `${keptRuns.size}.json`);
-  const run = runProgram(dir, program, { ...options, reportFile });
-  keptRuns.set(keptKey(dir, program, options), { ...run, reportFile });
-  return run;
-}
-
-/** The run runAndKeep made with these options, removed from the store; undefined when there is none. */
-export function takeKeptRun(dir, program, options) {
-  const key = keptKey(dir, program, options);
-  const run = keptRuns.get(key);
-  keptRuns.delete(key);
-  return run;
+function keep(file, result) {
+  if (result.error !== undefined || result.signal !== null) return;
+  fs.mkdirSync(PLAIN_CACHE_DIR, { recursive: true });
+  // Written whole, then renamed: a parallel worker may read the same entry meanwhile.
+  const partial = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(partial, JSON.stringify({ stdout: result.stdout, stderr: result.stderr, status: result.status, signal: null }));
+  fs.renameSync(partial, file);
 }
 
 /** The warning lines of stderr, with the `(node:PID)` prefix made comparable. */
@@ -170,7 +246,7 @@ export function listPrograms(dir, pattern) {
  * environment (DST_DISK=simulated for the disk corpus).
  */
 export function describeNetCompliance({ name, dir, programs, minPrograms, seedMain, seedOther, plainFinished, simulatedEnv = {} }) {
-  const run = (program, options = {}) => runProgram(dir, program, options);
+  const runs = programRuns(dir, programs, replayPlan({ seedMain, seedOther, env: simulatedEnv }));
 
   describe(`${name} compliance: plain Node ${process.version} vs the simulator (--import dist/register.mjs)`, function () {
     before(function () {
@@ -179,9 +255,10 @@ export function describeNetCompliance({ name, dir, programs, minPrograms, seedMa
     });
 
     for (const program of programs) {
-      it(`${program}: same stdout and exit code`, function () {
-        const plain = run(program);
-        const simulated = runAndKeep(dir, program, { seed: seedMain, env: simulatedEnv });
+      it(`${program}: same stdout and exit code`, async function () {
+        runs.ahead(program, ['plain', 'main']);
+        const plain = await runs.result(program, 'plain');
+        const simulated = await runs.result(program, 'main');
         const context = `\n--- plain stderr ---\n${plain.stderr}\n--- simulated stderr ---\n${simulated.stderr}`;
         assert.ok(plainFinished(plain.stdout), `${program} did not finish cleanly on plain Node:\n${plain.stdout}${context}`);
         assert.equal(simulated.stdout, plain.stdout, `stdout differs (DST_SEED=${seedMain})${context}`);
@@ -190,38 +267,42 @@ export function describeNetCompliance({ name, dir, programs, minPrograms, seedMa
     }
   });
 
-  describeReplays({ title: `${name} compliance programs are deterministic under the simulator`, dir, programs, seedMain, seedOther, env: simulatedEnv });
+  describeReplays({ title: `${name} compliance programs are deterministic under the simulator`, programs, seedMain, seedOther, runs });
+}
+
+/**
+ * The runs describeReplays checks, for programRuns: `plain`; `main`, `again` (both `seedMain`,
+ * reported) and `other` (`seedOther`) under the simulator, preloaded as `register` (see
+ * runProgram) with `env` added. A comparison with plain Node uses `main` too: it is the first
+ * of the two runs with the main seed, so no third run of that seed is made.
+ */
+export function replayPlan({ seedMain, seedOther, register, env = {} }) {
+  return {
+    plain: () => ({}),
+    main: () => ({ seed: seedMain, register, env, report: true }),
+    again: () => ({ seed: seedMain, register, env, report: true }),
+    other: () => ({ seed: seedOther, register, env }),
+  };
 }
 
 /**
  * Under the simulator each program replays exactly with `seedMain` (stdout, exit code,
- * fingerprint and event count of two runs) and prints the same with `seedOther`. `register`:
- * what the simulator is preloaded as (see runProgram).
+ * fingerprint and event count of two runs) and prints the same with `seedOther`. `runs`: the
+ * programRuns of the corpus, with a replayPlan.
  */
-export function describeReplays({ title, dir, programs, seedMain, seedOther, register, env = {} }) {
-  const run = (program, options = {}) => runProgram(dir, program, { register, env, ...options });
+export function describeReplays({ title, programs, seedMain, seedOther, runs }) {
   describe(title, function () {
-    let tmpDir;
-    before(function () {
-      tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-compliance-net-'));
-    });
-    after(function () {
-      fs.rmSync(tmpDir, { recursive: true, force: true });
-    });
-
     for (const program of programs) {
-      it(`${program}: seed ${seedMain} twice replays exactly; seed ${seedOther} prints the same`, function () {
-        const firstReport = path.join(tmpDir, `${program}.1.json`);
-        const secondReport = path.join(tmpDir, `${program}.2.json`);
-        const kept = takeKeptRun(dir, program, { seed: seedMain, register, env });
-        const first = kept ?? run(program, { seed: seedMain, reportFile: firstReport });
-        const again = run(program, { seed: seedMain, reportFile: secondReport });
-        const other = run(program, { seed: seedOther });
+      it(`${program}: seed ${seedMain} twice replays exactly; seed ${seedOther} prints the same`, async function () {
+        runs.ahead(program, ['main', 'again', 'other']);
+        const first = await runs.result(program, 'main');
+        const again = await runs.result(program, 'again');
+        const other = await runs.result(program, 'other');
 
         assert.equal(again.stdout, first.stdout, `stdout differs between two runs of seed ${seedMain}`);
         assert.equal(again.status, first.status, `exit code differs between two runs of seed ${seedMain}`);
-        const a = readReport(kept?.reportFile ?? firstReport);
-        const b = readReport(secondReport);
+        const a = readReport(first.reportFile);
+        const b = readReport(again.reportFile);
         assert.equal(a.seed, seedMain);
         assert.equal(b.fingerprint, a.fingerprint, `fingerprint differs between two runs of seed ${seedMain}`);
         assert.equal(b.events, a.events, `event count differs between two runs of seed ${seedMain}`);
