@@ -162,10 +162,11 @@ export function programRuns(dir, programs, plan) {
  * imports), its arguments and the environment variables Node itself reads, so a run repeated
  * with all of those unchanged (the next `npm test` or `npm run test:quick` on the same Node) is
  * read from os.tmpdir()/dst-runtime-plain-runs-<uid>/ instead of run again. Only finished runs
- * (no timeout, no signal) are kept. DST_TEST_PLAIN_CACHE=0 runs every plain program afresh (CI
- * does). Simulated runs are never cached: they are what the tests test.
+ * (no timeout, no signal) are kept. TEST_PLAIN_CACHE=0 runs every plain program afresh (CI
+ * does; not a DST_ name: dst-runtime carries every DST_* variable into replay commands and
+ * reports, which other tests check). Simulated runs are never cached: they are what the tests test.
  */
-const PLAIN_CACHE_DIR = process.env.DST_TEST_PLAIN_CACHE === '0' ? undefined : path.join(os.tmpdir(), `dst-runtime-plain-runs-${process.getuid?.() ?? 'user'}`);
+const PLAIN_CACHE_DIR = process.env.TEST_PLAIN_CACHE === '0' ? undefined : path.join(os.tmpdir(), `dst-runtime-plain-runs-${process.getuid?.() ?? 'user'}`);
 /** Environment variables Node or libuv read, which can change what a plain run prints. */
 const NODE_READS_ENV = /^(TZ|LANG|LC_[A-Z_]+|NODE_[A-Z_]+|UV_[A-Z_]+|OPENSSL_[A-Z_]+|SSL_CERT_[A-Z_]+)$/;
 const dirHashes = new Map();
