@@ -44,9 +44,13 @@ const INTEGRATIONS = { vitest: ['es'], jest: ['cjs'], 'node-test': ['cjs'], moch
 /** What the integrations import and must not bundle. */
 const RUNNER_PACKAGES = new Set(['dst-runtime', 'vitest', '@jest/globals', 'mocha']);
 
-/** "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES. */
+/**
+ * "./register" -> "register", "." -> "index"; source is <name>.ts at the top level unless listed in SOURCES.
+ * Exports served from outside dist/ (services/postgres.mjs, shipped as written) are not built.
+ */
+const builtHere = (target) => typeof target === 'object' && Object.values(target).some((file) => typeof file === 'string' && file.startsWith('./dist/'));
 const entries = Object.keys(pkg.exports)
-  .filter((key) => key !== './package.json')
+  .filter((key) => key !== './package.json' && builtHere(pkg.exports[key]))
   .map((key) => (key === '.' ? 'index' : key.slice(2)))
   .filter((name) => !(name in INTEGRATIONS));
 
@@ -55,12 +59,15 @@ const SOURCES = { check: 'runtime/check/index.ts' };
 
 const input = Object.fromEntries(entries.map((name) => [name, SOURCES[name] ?? `${name}.ts`]));
 
-/** The JavaScript entries: the main one's implementation is runtime.cjs; realm.cjs is internal. */
+/**
+ * The JavaScript entries: the main one's implementation is runtime.cjs; realm.cjs and
+ * program-seeds.cjs (the explorer's many-seeds-per-process runner, cli/dst.mjs) are internal.
+ */
 const { index: mainSource, ...otherInputs } = input;
-const jsInput = { runtime: mainSource, ...otherInputs, realm: 'realm.ts' };
+const jsInput = { runtime: mainSource, ...otherInputs, realm: 'realm.ts', 'program-seeds': 'shims/program-seeds.ts' };
 /** ESM wrappers: the file each imports, by the entry chunk it re-exports. */
 const ESM_WRAPPER_TARGET = { runtime: 'index' };
-const INTERNAL_ENTRIES = new Set(['realm']);
+const INTERNAL_ENTRIES = new Set(['realm', 'program-seeds']);
 const external = (id) => id.startsWith('node:') || Object.keys(pkg.dependencies ?? {}).some((d) => id === d || id.startsWith(`${d}/`));
 
 /** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports (and, for the main build, dist/index.cjs). */

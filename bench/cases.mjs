@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
+import tls from 'node:tls';
 import FakeTimers from '@sinonjs/fake-timers';
 import { Sim } from 'dst-runtime';
 import {
@@ -25,6 +26,8 @@ import {
   startTimerChains,
   timerCallbacksTotal,
   timerWorkloadSpanMs,
+  plainTransport,
+  tlsTransport,
 } from './workloads.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -253,14 +256,20 @@ export async function fakeTimersInterval(sizes) {
  * TCP request/response: a server host answering each request line, a client host running
  * `roundTrips` sequential round trips spread over `connections` concurrent connections.
  */
-async function simTcpRoundTrips(params) {
+async function simTcpRoundTrips(params, { secure = false, connectionPerRequest = false } = {}) {
   const sim = new Sim({ seed: BENCH_SEED });
-  sim.host('server', () => startRpcServer(net, params));
+  const transport = secure ? tlsTransport(tls, sim.tls(), 'server') : plainTransport;
+  sim.host('server', () => startRpcServer(net, params, transport));
   let answered = 0;
   sim.client('client', async () => {
+    if (connectionPerRequest) {
+      // A new connection (and, over TLS, a full handshake: no session is kept) per round trip.
+      for (let i = 0; i < params.roundTrips; i++) answered += await runRpcConnection(net, 'server', params, i, 1, transport);
+      return;
+    }
     const perConnection = Math.ceil(params.roundTrips / params.connections);
     const connections = [];
-    for (let c = 0; c < params.connections; c++) connections.push(runRpcConnection(net, 'server', params, c, perConnection));
+    for (let c = 0; c < params.connections; c++) connections.push(runRpcConnection(net, 'server', params, c, perConnection, transport));
     for (const count of await Promise.all(connections)) answered += count;
   });
   addNondeterminism(sim);
@@ -275,6 +284,12 @@ async function simTcpRoundTrips(params) {
 
 export const simTcpSequential = (sizes) => simTcpRoundTrips(sizes.rpc);
 export const simTcpConcurrent = (sizes) => simTcpRoundTrips(sizes.rpcConcurrent);
+/** Figure 6: the figure 3 workload over TLS, and its plain-TCP baseline of the same size. */
+export const simTlsRequests = (sizes) => simTcpRoundTrips(sizes.tlsRequests, { secure: true });
+export const simTcpRequestsTlsSize = (sizes) => simTcpRoundTrips(sizes.tlsRequests);
+/** Figure 6: one connection per round trip, with a TLS handshake each, and its plain-TCP baseline. */
+export const simTlsHandshakes = (sizes) => simTcpRoundTrips(sizes.tlsHandshakes, { secure: true, connectionPerRequest: true });
+export const simTcpConnects = (sizes) => simTcpRoundTrips(sizes.tlsHandshakes, { connectionPerRequest: true });
 
 /** Five hosts gossiping over UDP every 100 ms, for `durationMs` of virtual time. */
 export async function simGossip(sizes) {
@@ -315,13 +330,13 @@ function childrenCpuNs() {
  * child (as a user would); CPU time is the children's. The fingerprint digests which seeds ran
  * and which failed, so a repetition that explores differently is caught like any other.
  */
-function exploreSeeds(params, jobs) {
+function exploreSeeds(params, jobs, { file = params.scenario, seeds = params.seeds, flags = [] } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dst-bench-explore-'));
   const report = path.join(dir, 'report.json');
   try {
     const cpuBefore = childrenCpuNs();
     const time = stopwatch();
-    const run = spawnSync(process.execPath, [CLI, 'explore', params.scenario, '--seeds', String(params.seeds), '--jobs', String(jobs), '--report', report], {
+    const run = spawnSync(process.execPath, [CLI, 'explore', file, '--seeds', String(seeds), '--jobs', String(jobs), '--report', report, ...flags], {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, DST_SEED: '' },
@@ -330,18 +345,35 @@ function exploreSeeds(params, jobs) {
     const cpuAfter = childrenCpuNs();
     check(run.status === 0, `dst explore exited with ${run.status}: ${run.stderr}`);
     const json = JSON.parse(readFileSync(report, 'utf8'));
-    check(json.ran.length === params.seeds && json.passed === params.seeds, `expected ${params.seeds} passing seeds, got ${json.passed}/${json.ran.length}`);
+    check(json.ran.length === seeds && json.passed === seeds, `expected ${seeds} passing seeds, got ${json.passed}/${json.ran.length}`);
     const digest = createHash('sha256').update(JSON.stringify([json.ran, json.passed, json.failing.map((f) => f.seed)])).digest('hex').slice(0, 16);
     const cpuNs = cpuBefore === undefined || cpuAfter === undefined ? wallNs : cpuAfter - cpuBefore;
-    return { events: params.seeds, seeds: params.seeds, wallNs, cpuNs, fingerprint: digest };
+    return { events: seeds, seeds, wallNs, cpuNs, fingerprint: digest };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/**
+ * Figure 6's baseline: the database work of `runs` seeds of the Postgres bank demo in plain Node
+ * (bench/postgres.mjs), counted as seeds. Loaded only when the figure runs (it needs PGlite).
+ */
+async function plainPostgres(params) {
+  const { plainBankRun } = await import('./postgres.mjs');
+  const time = stopwatch();
+  for (let i = 0; i < params.seeds; i++) await plainBankRun();
+  return { events: params.seeds, seeds: params.seeds, ...time.stop() };
+}
+
 export const CASES = {
+  'explore-postgres': (sizes) => exploreSeeds(sizes.postgres, 1),
+  'plain-postgres': (sizes) => plainPostgres(sizes.postgres),
   'explore-jobs-1': (sizes) => exploreSeeds(sizes.explore, 1),
   'explore-jobs-2': (sizes) => exploreSeeds(sizes.explore, 2),
+  // Figure 6: a plain program, one job, seeds in a worker process against a process per seed.
+  'explore-program-workers': (sizes) => exploreSeeds(sizes.program, 1, { file: sizes.program.file }),
+  'explore-program-process-per-seed': (sizes) =>
+    exploreSeeds(sizes.program, 1, { file: sizes.program.file, seeds: sizes.program.seedsPerSeedProcess, flags: ['--process-per-seed'] }),
   'baseline-immediate-als': immediateAlsBaseline,
   'floor-timers': floorTimers,
   'sim-timers': simTimers,
@@ -351,4 +383,8 @@ export const CASES = {
   'sim-tcp-sequential': simTcpSequential,
   'sim-tcp-concurrent': simTcpConcurrent,
   'sim-gossip': simGossip,
+  'sim-tls-requests': simTlsRequests,
+  'sim-tcp-requests-tls-size': simTcpRequestsTlsSize,
+  'sim-tls-handshakes': simTlsHandshakes,
+  'sim-tcp-connects': simTcpConnects,
 };

@@ -7,6 +7,7 @@
  * `metric` (default: the figure's) is the figure shown for it in the table. The subjects' `case`
  * names are the functions in cases.mjs.
  */
+import { postgresMissing } from './postgres.mjs';
 import { BENCH_SEED, SIZES, timerCallbacksTotal } from './workloads.mjs';
 
 export const BENCH_SEED_TEXT = `0x${BENCH_SEED.toString(16)}`;
@@ -68,14 +69,13 @@ export const FIGURES = {
     },
     goals: [
       {
-        id: 'simulator-vs-driver-ceiling',
-        description: 'simulator / driver ceiling',
-        target: 0.5,
+        // Issue 16: the floor, not the driver ceiling, is what a simulator of this design can
+        // reach (docs/benchmarks.md, figure 1). The ceiling stays, as a comparison.
+        id: 'simulator-vs-workload-floor',
+        description: 'simulator / workload floor',
+        target: 0.75,
         format: percent,
-        ratio: (sim, base, clock) =>
-          clock === 'cpu'
-            ? sim.eventsPerCpuSecond / base.driverCeiling.eventsPerCpuSecond
-            : sim.eventsPerSecond / base.driverCeiling.eventsPerSecond,
+        ratio: (sim, base, clock) => eventsRate(sim, clock) / eventsRate(base.workloadFloor, clock),
       },
       {
         id: 'simulator-vs-fake-timers',
@@ -88,18 +88,18 @@ export const FIGURES = {
     ],
     comparisons: [
       {
-        // The most any simulator of this design could score on the first goal with this workload.
+        // The most any simulator of this design could score against the ceiling with this workload.
         id: 'workload-floor-vs-driver-ceiling',
         description: 'workload floor / driver ceiling (a zero-cost simulator)',
         format: percent,
         ratio: (_sim, base, clock) => eventsRate(base.workloadFloor, clock) / eventsRate(base.driverCeiling, clock),
       },
       {
-        // What the simulator's own machinery costs: 100% would be a zero-cost simulator.
-        id: 'simulator-vs-workload-floor',
-        description: 'simulator / workload floor',
+        // The goal of issue 2, kept for comparison with earlier results.
+        id: 'simulator-vs-driver-ceiling',
+        description: 'simulator / driver ceiling',
         format: percent,
-        ratio: (sim, base, clock) => eventsRate(sim, clock) / eventsRate(base.workloadFloor, clock),
+        ratio: (sim, base, clock) => eventsRate(sim, clock) / eventsRate(base.driverCeiling, clock),
       },
     ],
   },
@@ -127,7 +127,7 @@ export const FIGURES = {
       {
         id: 'simulator-virtual-speed',
         description: 'simulator virtual speed',
-        target: 10_000,
+        target: 50_000,
         format: (ratio) => `${Math.round(ratio).toLocaleString('en-US')}×`,
         ratio: (sim, _base, clock) => (clock === 'cpu' ? sim.virtualSecondsPerCpuSecond : sim.virtualSecondsPerWallSecond),
       },
@@ -260,6 +260,117 @@ export const FIGURES = {
         description: 'seeds/s with 2 workers / with 1 (at most ~2 on 2 free cores)',
         format: times,
         ratio: (sim, base, clock) => (clock === 'cpu' ? sim.seedsPerCpuSecond / base.oneJob.seedsPerCpuSecond : sim.seedsPerSecond / base.oneJob.seedsPerSecond),
+      },
+    ],
+  },
+  programSeeds: {
+    title: '6. dst explore of a plain program: seeds/s, worker vs a process per seed',
+    metric: 'seedsPerSecond',
+    unit: 'seeds per wall-clock second',
+    plan(size) {
+      const p = SIZES[size].program;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...p,
+          description:
+            `dst explore ${p.file} --jobs 1: ${p.seeds} seeds in worker processes (many seeds each), ` +
+            `${p.seedsPerSeedProcess} with --process-per-seed; every seed passes; CPU is the children's`,
+        },
+        subjects: {
+          simulator: { label: 'dst explore (seeds in a worker)', case: 'explore-program-workers', warmups: r.warmups, reps: r.slow },
+          processPerSeed: { label: 'dst explore --process-per-seed', case: 'explore-program-process-per-seed', metric: 'seedsPerSecond', warmups: r.warmups, reps: r.slow },
+        },
+      };
+    },
+    goals: [
+      {
+        id: 'program-worker-vs-process-per-seed',
+        description: 'seeds/s in a worker / with a process per seed',
+        target: 10,
+        format: times,
+        ratio: (sim, base, clock) =>
+          clock === 'cpu' ? sim.seedsPerCpuSecond / base.processPerSeed.seedsPerCpuSecond : sim.seedsPerSecond / base.processPerSeed.seedsPerSecond,
+      },
+    ],
+    comparisons: [],
+  },
+  postgresSeeds: {
+    title: '7. Postgres bank demo, seeds/s',
+    metric: 'seedsPerSecond',
+    unit: 'seeds per wall-clock second',
+    plan(size) {
+      // PGlite is an optional peer dependency: without it the figure is skipped, saying why.
+      const missing = postgresMissing();
+      if (missing !== undefined) return { skip: missing };
+      const p = SIZES[size].postgres;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...p,
+          description:
+            `dst explore ${p.scenario} --seeds ${p.seeds} --jobs 1 (the fixed API: every seed passes; each seed boots Postgres from its template), ` +
+            `against the same database work per seed in plain Node (bench/postgres.mjs: PGlite from the same template, pglite-socket, node:http, pg.Pool)`,
+        },
+        subjects: {
+          simulator: { label: 'dst explore --jobs 1, bank demo', case: 'explore-postgres', warmups: r.warmups, reps: r.slow },
+          plainNode: { label: 'plain Node: the same work per seed', case: 'plain-postgres', metric: 'seedsPerSecond', warmups: r.warmups, reps: r.slow },
+        },
+      };
+    },
+    goals: [],
+    comparisons: [
+      {
+        id: 'postgres-explore-vs-plain-node',
+        description: 'bank demo seeds/s under dst explore / the same work in plain Node',
+        format: percent,
+        ratio: (sim, base, clock) => (clock === 'cpu' ? sim.seedsPerCpuSecond / base.plainNode.seedsPerCpuSecond : sim.seedsPerSecond / base.plainNode.seedsPerSecond),
+      },
+    ],
+  },
+  tlsRequests: {
+    title: '8. TLS: requests/s and handshakes/s, next to plain TCP',
+    metric: 'roundTripsPerSecond',
+    unit: 'request/response round trips per wall-clock second',
+    plan(size) {
+      const req = SIZES[size].tlsRequests;
+      const hs = SIZES[size].tlsHandshakes;
+      const r = REPS[size];
+      return {
+        workload: {
+          requests: req,
+          handshakes: hs,
+          description:
+            `figure 3's workload over TLS (tls.createServer with a certificate from sim.tls(), tls.connect verifying it): ` +
+            `${req.roundTrips} sequential round trips over 1 connection; variant: ${hs.roundTrips} connections one after the other, ` +
+            'each a full TLS handshake (no session kept), one round trip and a close; baselines: both over plain TCP, same sizes; ' +
+            'default network (latency 1-5 ms uniform)',
+        },
+        subjects: {
+          simulator: { label: 'dst-runtime Sim, TLS, 1 connection', case: 'sim-tls-requests', warmups: r.networkWarmups, reps: r.fast },
+          handshakes: { label: 'dst-runtime Sim, TLS, a connection per request', case: 'sim-tls-handshakes', variant: true, warmups: r.networkWarmups, reps: r.fast },
+          tcpRequests: { label: 'plain TCP, 1 connection', case: 'sim-tcp-requests-tls-size', warmups: r.networkWarmups, reps: r.fast },
+          tcpConnects: { label: 'plain TCP, a connection per request', case: 'sim-tcp-connects', warmups: r.networkWarmups, reps: r.fast },
+        },
+      };
+    },
+    goals: [],
+    comparisons: [
+      {
+        id: 'tls-vs-tcp-requests',
+        description: 'requests/s over TLS / over plain TCP (1 connection)',
+        format: percent,
+        ratio: (sim, base, clock) =>
+          clock === 'cpu' ? sim.roundTripsPerCpuSecond / base.tcpRequests.roundTripsPerCpuSecond : sim.roundTripsPerSecond / base.tcpRequests.roundTripsPerSecond,
+      },
+      {
+        id: 'tls-handshakes-vs-tcp-connects',
+        description: 'TLS handshakes/s / plain TCP connects/s (a connection per request)',
+        format: percent,
+        ratio: (_sim, base, clock, variants) =>
+          clock === 'cpu'
+            ? variants.handshakes.roundTripsPerCpuSecond / base.tcpConnects.roundTripsPerCpuSecond
+            : variants.handshakes.roundTripsPerSecond / base.tcpConnects.roundTripsPerSecond,
       },
     ],
   },

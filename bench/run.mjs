@@ -3,8 +3,9 @@
  *
  *   --quick        tiny workloads, for the smoke test (figures are meaningless, shapes are not)
  *   --out <file>   where to write the JSON (default bench/results/latest.json)
- *   --only <id>    measure one figure only (timerThroughput, virtualSpeed, tcpRoundTrips or
- *                  udpGossip); repeatable
+ *   --only <id>    measure one figure only (timerThroughput, virtualSpeed, tcpRoundTrips,
+ *                  udpGossip, exploreSeeds, programSeeds, postgresSeeds or tlsRequests); repeatable. postgresSeeds
+ *                  needs PGlite in examples/postgres, and is skipped with the reason without it.
  *
  * Every case runs in its own child process (same node binary as this one, so running this file
  * with another node measures that version): warm-ups first, then a few repetitions taken in
@@ -271,6 +272,7 @@ function printReport(result) {
       );
     }
   }
+  for (const { title, reason } of Object.values(result.skipped)) out.push(`  skipped  ${title}: ${reason}`);
   const starved = Object.values(result.figures).flatMap(subjectsOf).filter((s) => s.starved);
   if (starved.length > 0) {
     out.push('');
@@ -301,6 +303,8 @@ const result = {
   seed: BENCH_SEED_TEXT,
   environment: environment(),
   figures: {},
+  /** Figures that could not run here (figure 7 without PGlite), with the reason. */
+  skipped: {},
   fingerprintsConsistent: true,
   allGoalsMet: true,
   wallSecondsTotal: 0,
@@ -309,6 +313,11 @@ const result = {
 for (const [id, figure] of Object.entries(FIGURES)) {
   if (args.only.length > 0 && !args.only.includes(id)) continue;
   const plan = figure.plan(size);
+  if (plan.skip !== undefined) {
+    process.stderr.write(`bench: skipping ${figure.title}: ${plan.skip}\n`);
+    result.skipped[id] = { title: figure.title, reason: plan.skip };
+    continue;
+  }
   process.stderr.write(`bench: ${figure.title}\n`);
   const reports = await runSubjects(plan.subjects, size);
   let simulator;

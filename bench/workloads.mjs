@@ -18,6 +18,12 @@ export const SIZES = {
     rpcConcurrent: { port: 7000, roundTrips: 100_000, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 3_600_000, port: 9000 },
     explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 200 },
+    // Process-per-seed runs fewer seeds: at about a second per seed on a loaded machine, as many
+    // as the workers run would take minutes. Seeds per second are compared, not totals.
+    program: { file: 'bench/programs/small-program.mjs', seeds: 200, seedsPerSeedProcess: 20 },
+    postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 10 },
+    tlsRequests: { port: 7443, roundTrips: 5_000, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
+    tlsHandshakes: { port: 7443, roundTrips: 300, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
   },
   quick: {
     timers: { hostsCount: 2, chainsPerHost: 20, stepsPerChain: 50, delayMsMax: 10 },
@@ -27,6 +33,10 @@ export const SIZES = {
     rpcConcurrent: { port: 7000, roundTrips: 200, connections: 4, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     gossip: { hostsCount: 5, intervalMs: 100, durationMs: 30_000, port: 9000 },
     explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 6 },
+    program: { file: 'bench/programs/small-program.mjs', seeds: 2, seedsPerSeedProcess: 1 },
+    postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 1 },
+    tlsRequests: { port: 7443, roundTrips: 100, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
+    tlsHandshakes: { port: 7443, roundTrips: 10, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
   },
 };
 
@@ -113,6 +123,25 @@ export function startIntervalHost(timers, params) {
 
 // ---- figure 3: TCP request/response ------------------------------------------------------------
 
+/** How the request/response workload connects: plain TCP (figure 3) or TLS over it (figure 6). */
+export const plainTransport = {
+  createServer: (net, onConnection) => net.createServer(onConnection),
+  connect: (net, port, host) => net.connect(port, host),
+  connectEvent: 'connect',
+};
+
+/**
+ * TLS over the same TCP (figure 6): `tls` is node:tls, `pki` a set of test certificates (a
+ * server certificate for `host`, verified against the CA). `net` is ignored.
+ */
+export function tlsTransport(tls, pki, host) {
+  return {
+    createServer: (_net, onConnection) => tls.createServer({ key: pki.key(host), cert: pki.cert(host) }, onConnection),
+    connect: (_net, port, name) => tls.connect({ port, host: name, ca: pki.ca }),
+    connectEvent: 'secureConnect',
+  };
+}
+
 /**
  * The request/response server: every line a client sends is one request; the server does a
  * little work and answers with one line. Handles any number of connections.
@@ -132,8 +161,8 @@ function onLines(socket, onLine) {
   });
 }
 
-export function startRpcServer(net, params) {
-  const server = net.createServer((socket) => {
+export function startRpcServer(net, params, transport = plainTransport) {
+  const server = transport.createServer(net, (socket) => {
     const ring = new Array(8);
     let handled = 0;
     onLines(socket, (line) => {
@@ -152,10 +181,10 @@ export function startRpcServer(net, params) {
  * answer, then the next, as code awaiting an RPC does. Resolves with the number of answers
  * after closing the connection.
  */
-export async function runRpcConnection(net, host, params, connectionIndex, roundTrips) {
-  const socket = net.connect(params.port, host);
+export async function runRpcConnection(net, host, params, connectionIndex, roundTrips, transport = plainTransport) {
+  const socket = transport.connect(net, params.port, host);
   await new Promise((resolve, reject) => {
-    socket.once('connect', resolve);
+    socket.once(transport.connectEvent, resolve);
     socket.once('error', reject);
   });
   let answer;

@@ -9,56 +9,188 @@
 // Exit codes: ExitCode, and FAILURE_EXIT_CODES for each failure kind, in runtime/exit-codes.ts:
 // the table register mode exits by too. The usage text lists them from there.
 import { fork, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatFaultSpec, formatSeed, parseFaultSpec, parseSeed, machineSettings, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
 import { describeRecord, firstDivergence } from './trace-diff.mjs';
+import { toChromeTrace } from './trace-export.mjs';
+import { readTrace } from './trace-model.mjs';
+import { shrink } from './shrink.mjs';
+import { writeView } from './view.mjs';
 
 const CLI = fileURLToPath(import.meta.url);
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
 const REGISTER = pathToFileURL(fileURLToPath(new URL('../dist/register.mjs', import.meta.url))).href;
 const REPORT_FORMAT = 'dst-explore-report/1';
 
-const USAGE = `usage:
-  dst run <file> [--seed S] [--swarm] [--faults K,...]  one seed (default: DST_SEED, else 1)
-  dst explore <file> --seeds N [--first S] [--jobs J] [--shard k/n] [--report file.json]
-              [--swarm] [--faults K,...] [--keep-going|--stop-on-failure]
-  dst check <file> [--seed S] [--swarm] [--faults K,...] run the seed twice, compare the traces
-  dst replay <report.json> [--index i]                   rerun a failing seed of an explore report
-  dst merge-reports <a.json> <b.json> ... [--out merged.json]
-every command but merge-reports also takes --trace <file.jsonl> and --time-limit <duration>.
+const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+/** What each of ExitCode's codes means to a user; the help lists every code of ExitCode. */
+const EXIT_CODE_MEANINGS = {
+  ok: 'ok: the run passed (explore: every seed passed)',
+  hostCrash: 'a host crashed (uncaught exception or unhandled rejection)',
+  usage: 'usage error (a bad command line or DST_* variable, an unwritable --report/--out)',
+  limit: 'a run limit tripped (events or virtual time)',
+  safety: 'a safety invariant or always()/unreachable() failed',
+  liveness: 'a liveness check failed',
+  nondeterminism: 'nondeterminism (dst check, dst replay, a failure that did not replay)',
+  escape: 'strict mode: real asynchronous work escaped the simulation',
+  idle: "a plain program went idle for ever (ref'd handles, nothing scheduled)",
+  aborted: 'the run was stopped from outside (an AbortSignal, sim.abort(), wallClockLimitMs)',
+};
+const EXIT_CODES = `exit codes:
+${Object.entries(ExitCode)
+  .map(([name, code]) => `  ${String(code).padEnd(4)}${EXIT_CODE_MEANINGS[name] ?? name}`)
+  .join('\n')}
+  a plain program's own exit code otherwise`;
+
+/**
+ * The commands, each with its flags (value flags take `--name value` or `--name=value`), its
+ * usage line and what it does. A flag of another command is an error, not silently ignored.
+ */
+const COMMANDS = {
+  run: {
+    usage: 'dst run <file> [--seed S] [--swarm] [--faults K,...] [--schedule s.json] [--trace t.jsonl] [--view] [--time-limit D]',
+    about: 'Runs one seed (default: DST_SEED, else 1) and prints its outcome and replay command.',
+    values: ['seed', 'trace', 'time-limit', 'schedule', 'out', 'faults'],
+    booleans: ['swarm', 'view'],
+    details: `  --seed S           the seed, decimal or 0x-hex (also --seed=S)
+  --swarm            the seed draws its own fault mix (a scenario's from its profile; a program's from --faults)
+  --faults K,...     a plain program's fault kinds: latency, reorder, reset, loss, lag, stall, skew, or all
+                     (default all; kind=scale sets how hard); sent to the program as DST_FAULTS
+  --schedule s.json  inject exactly the faults of a schedule (written by dst shrink) instead of drawing them
+  --trace t.jsonl    write every event (and every message, fault and the failure) as JSON lines
+  --view             write the run's timeline as one HTML page (dst-view-<seed>.html, or --out)
+  --time-limit D     a virtual-time limit (5000 ms, 90s, 2h), as DST_TIME_LIMIT`,
+  },
+  explore: {
+    usage: 'dst explore <file> --seeds N [--first S] [--jobs J] [--shard k/n|auto] [--report r.json] [--swarm] [--faults K,...] [--stop-on-failure] [--process-per-seed] [--trace t] [--view]',
+    about: 'Runs many seeds over worker processes; confirms each failure in a fresh process.',
+    values: ['seeds', 'first', 'jobs', 'shard', 'report', 'trace', 'time-limit', 'faults'],
+    booleans: ['swarm', 'keep-going', 'stop-on-failure', 'process-per-seed', 'view'],
+    details: `  --seeds N          how many seeds (required)
+  --first S          the first seed (default 1)
+  --jobs J           worker processes (default: the cores, at most 8)
+  --shard k/n        run the k-th of n shares of the seeds (merge with dst merge-reports)
+  --shard auto       the share from the environment: DST_SHARD=k/n, a Kubernetes Indexed Job
+                     (JOB_COMPLETION_INDEX with DST_SHARD_COUNT), GitLab (CI_NODE_INDEX/CI_NODE_TOTAL),
+                     CircleCI (CIRCLE_NODE_INDEX/CIRCLE_NODE_TOTAL), Buildkite (BUILDKITE_PARALLEL_JOB/_COUNT)
+  --report r.json    write the exploration as JSON (checked writable before any seed runs)
+  --swarm            each seed draws its own fault mix
+  --faults K,...     a plain program's fault kinds (as for dst run); each failing seed prints its mix
+  --stop-on-failure  stop starting seeds after the first failure
+  --process-per-seed a plain program: one process per seed instead of many seeds per worker process
+  --trace t          each failing seed's confirmation run writes t.<seed>.jsonl
+  --view             and its timeline t.<seed>.html (dst-view-<seed>.html without --trace)`,
+  },
+  check: {
+    usage: 'dst check <file> [--seed S] [--swarm] [--faults K,...] [--trace t] [--time-limit D]',
+    about: 'Runs the seed twice in fresh processes and compares the traces event by event.',
+    values: ['seed', 'trace', 'time-limit', 'faults'],
+    booleans: ['swarm'],
+    details: `  --faults K,...     a plain program's fault kinds (as for dst run)
+  --trace t          keep the two traces as t.1.jsonl and t.2.jsonl`,
+  },
+  replay: {
+    usage: 'dst replay <report.json> [--index i] [--trace t.jsonl] [--view]',
+    about: 'Reruns failing seed --index i (counted from 0, default 0) of an explore report with its settings.',
+    values: ['index', 'trace', 'time-limit', 'out'],
+    booleans: ['view'],
+    details: `  --index i          which failing seed of the report, counted from 0 (the report's order)`,
+  },
+  'merge-reports': {
+    usage: 'dst merge-reports <a.json> <b.json> ... [--out merged.json]',
+    about: "Merges the reports of shards; exits as explore would for the merged failures.",
+    values: ['out'],
+    booleans: [],
+    details: `  --out merged.json  write the merged report there (default: stdout)`,
+  },
+  shrink: {
+    usage: 'dst shrink <scenario> --seed S [--out s.json] [--jobs J] [--swarm] [--time-limit D]',
+    about: 'Finds a small fault schedule that still fails the same way, and writes it for dst run --schedule.',
+    values: ['seed', 'out', 'jobs', 'time-limit'],
+    booleans: ['swarm'],
+    details: `  --seed S           the failing seed to shrink (required)
+  --out s.json       where to write the shrunk schedule (default: shrink-<seed>.json)
+  --jobs J           candidates tried at once (default: the cores, at most 8)`,
+  },
+  view: {
+    usage: 'dst view <trace.jsonl> [--out view.html]',
+    about: 'Writes a trace as one self-contained HTML timeline (no network needed to open it).',
+    values: ['out'],
+    booleans: [],
+    details: `  --out view.html    where to write it (default: the trace's name with .html)`,
+  },
+  trace: {
+    usage: 'dst trace export --format chrome <trace.jsonl> [--out trace.json]',
+    about: 'Exports a trace as Trace Event JSON for Perfetto (ui.perfetto.dev) and chrome://tracing.',
+    values: ['format', 'out'],
+    booleans: [],
+    details: `  --format chrome    Trace Event JSON: hosts as processes, events as slices, messages as flows
+  --out trace.json   where to write it (default: the trace's name with .chrome.json)`,
+  },
+  help: { usage: 'dst help [command]', about: 'Prints this help, or a command\'s.', values: [], booleans: [] },
+};
+// Internal commands: a scenario worker of explore, one seed in a child process.
+const HIDDEN = {
+  __worker: { values: [], booleans: ['swarm'] },
+  '__app-worker': { values: [], booleans: [] },
+  __seed: { values: ['seed', 'result', 'trace', 'schedule', 'stop-at'], booleans: ['swarm'] },
+};
+
+function usage() {
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.about}`);
+  return `dst ${PACKAGE.version}: deterministic simulation testing for Node.js (run, explore, check, replay, shrink and view seeds)
+usage:
+${lines.join('\n')}
 <file> is a scenario (default export = defineScenario(...)) or a plain program (run as
-node --import dst-runtime/register <file>).
---swarm: each seed draws its own fault mix (a scenario's from its fault profile; a program's
-from the kinds of --faults). --faults (programs only) picks the kinds: latency, reorder, reset,
-loss, lag, stall, skew, or all (the default); it travels to the program as DST_FAULTS.
-exit codes: ${Object.entries(ExitCode)
-  .map(([name, code]) => `${name.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)} ${code}`)
-  .join(', ')}`;
+node --import dst-runtime/register <file>); --swarm and --faults perturb a plain program with
+production-shaped faults (DST_FAULTS). \`dst <command> --help\` shows a command's flags.
+${EXIT_CODES}`;
+}
+
+function commandHelp(name) {
+  const c = COMMANDS[name];
+  return `usage: ${c.usage}\n${c.about}\n${c.details ? `${c.details}\n` : ''}${EXIT_CODES}`;
+}
 
 class Usage extends Error {}
 
-const BOOLEAN_FLAGS = new Set(['keep-going', 'stop-on-failure', 'swarm']);
-const VALUE_FLAGS = new Set(['seed', 'seeds', 'first', 'jobs', 'shard', 'report', 'trace', 'time-limit', 'index', 'out', 'result', 'faults']);
-
 function parseArgs(argv) {
   const [command, ...rest] = argv;
+  const spec = COMMANDS[command] ?? HIDDEN[command];
   const flags = {};
   const positional = [];
+  const known = (name) => Object.entries(COMMANDS).filter(([, c]) => c.values.includes(name) || c.booleans.includes(name)).map(([n]) => n);
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
-    if (!arg.startsWith('--')) {
+    if (arg === '--help' || arg === '-h') {
+      flags.help = true;
+      continue;
+    }
+    if (!arg.startsWith('--') || arg === '--') {
       positional.push(arg);
       continue;
     }
-    const name = arg.slice(2);
-    if (BOOLEAN_FLAGS.has(name)) flags[name] = true;
-    else if (!VALUE_FLAGS.has(name)) throw new Usage(`unknown flag --${name}`);
-    else if (i + 1 < rest.length) flags[name] = rest[++i];
-    else throw new Usage(`--${name} needs a value`);
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const inline = eq === -1 ? undefined : arg.slice(eq + 1);
+    if (spec === undefined) throw new Usage(command === undefined ? 'missing command' : `unknown command ${command}`);
+    if (spec.booleans.includes(name)) {
+      if (inline !== undefined) throw new Usage(`--${name} takes no value, got --${name}=${inline}`);
+      flags[name] = true;
+    } else if (spec.values.includes(name)) {
+      if (inline !== undefined) flags[name] = inline;
+      else if (i + 1 < rest.length && !rest[i + 1].startsWith('--')) flags[name] = rest[++i];
+      else throw new Usage(`--${name} needs a value (--${name} V or --${name}=V)`);
+    } else {
+      const owners = known(name);
+      throw new Usage(owners.length > 0 ? `--${name} is not a flag of dst ${command} (it belongs to dst ${owners.join(', dst ')})` : `unknown flag --${name} for dst ${command}`);
+    }
   }
   return { command, file: positional[0], positional, flags };
 }
@@ -110,7 +242,7 @@ function shellQuote(word) {
  * Settings of this process that change a run: DST_* ones (a planted bug switch, DST_TIME_LIMIT),
  * and the machine's time zone and locale when they are not UTC and en-US (machineSettings).
  */
-const PER_RUN = new Set(['DST_SEED', 'DST_TRACE', 'DST_REPORT', 'DST_QUIET', 'DST_PROBE_OUT']);
+const PER_RUN = new Set(['DST_SEED', 'DST_TRACE', 'DST_REPORT', 'DST_QUIET', 'DST_PROBE_OUT', 'DST_SHARD', 'DST_SHARD_COUNT', 'DST_DEBUG']);
 function settingsEnv() {
   const settings = Object.fromEntries(
     Object.keys(process.env)
@@ -121,10 +253,29 @@ function settingsEnv() {
   return { ...settings, ...machineSettings() };
 }
 
+/**
+ * How to run this CLI again from here, as a user would paste it: `dst` when it is installed on
+ * the PATH, `npx dst` when it is a dependency of the project in the working directory, else
+ * `node <path to cli/dst.mjs>` (a checkout of dst-runtime itself, where `dst` is not on the PATH).
+ */
+export function cliCommand(cwd = process.cwd()) {
+  const cli = realpathSync(CLI);
+  const segments = cli.split(path.sep);
+  const nm = segments.lastIndexOf('node_modules');
+  if (nm !== -1) {
+    // Installed: a dependency of a project at or above cwd runs with npx; otherwise (global) dst.
+    const project = segments.slice(0, nm).join(path.sep) || path.sep;
+    const rel = path.relative(project, cwd);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)) ? 'npx dst' : 'dst';
+  }
+  const rel = path.relative(cwd, cli);
+  return `node ${shellQuote(rel.startsWith('..') ? cli : rel)}`;
+}
+
 /** The command that replays one seed; the settings of this process (settingsEnv) go with it. */
-function replayCommand(file, seed, swarm = false) {
+function replayCommand(file, seed, swarm = false, extra = []) {
   const env = Object.entries(settingsEnv()).map(([k, v]) => `${k}=${shellQuote(v)}`);
-  return [...env, 'dst', 'run', shellQuote(file), '--seed', seed, ...(swarm ? ['--swarm'] : [])].join(' ');
+  return [...env, cliCommand(), 'run', shellQuote(file), '--seed', seed, ...(swarm ? ['--swarm'] : []), ...extra].join(' ');
 }
 
 function exitCodeOf(result) {
@@ -222,22 +373,70 @@ function runApp(file, seed, { trace, inherit = false } = {}) {
         data = JSON.parse(readFileSync(report, 'utf8'));
       } catch {}
       rmSync(dir, { recursive: true, force: true });
-      const exitCode = code ?? 128;
-      const elapsedNs = data.elapsedNs ?? 0;
-      const events = data.events ?? 0;
-      const base = { seed, elapsedNs, events, coverage: [], ...(data.faults === undefined ? {} : { faults: data.faults }) };
-      if (exitCode === 0) return resolve({ ...base, ok: true, fingerprint: data.fingerprint ?? 'unknown' });
-      const kind = failureKindOfExitCode(exitCode) ?? 'exit';
       const dstLine = stderr.split('\n').find((l) => l.startsWith('dst: ') && !l.startsWith('dst: seed ') && !l.startsWith('dst: faults '));
-      const message = dstLine?.slice(5).replace(/ \(Node's report follows\)$/, '') ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
-      resolve({
-        ...base,
-        ok: false,
-        fingerprint: `fail:${kind}:${elapsedNs}:${events}:${data.fingerprint ?? 'unknown'}`,
-        failure: { kind, message, host: undefined, timeNs: elapsedNs, event: events, replay: replayCommand(file, seed), exitCode },
-      });
+      const exitCode = code ?? 128;
+      const message = dstLine?.slice(5) ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
+      resolve(appResult(file, seed, { exitCode, elapsedNs: data.elapsedNs ?? 0, events: data.events ?? 0, fingerprint: data.fingerprint ?? 'unknown', message, faults: data.faults }));
     });
   });
+}
+
+/**
+ * The result of one seed of a plain program, from its exit code and register mode's report: the
+ * same whether the seed ran in a process of its own (runApp) or in a worker (AppWorker). A
+ * failing seed's fingerprint carries how it failed, so a replay must fail the same way.
+ */
+function appResult(file, seed, { exitCode, elapsedNs, events, fingerprint, message, faults }) {
+  const base = { seed, elapsedNs, events, coverage: [], ...(faults === undefined ? {} : { faults }) };
+  if (exitCode === 0) return { ...base, ok: true, fingerprint };
+  const kind = failureKindOfExitCode(exitCode) ?? 'exit';
+  return {
+    ...base,
+    ok: false,
+    fingerprint: `fail:${kind}:${elapsedNs}:${events}:${fingerprint}`,
+    failure: { kind, message: message.replace(/ \(Node's report follows\)$/, ''), host: undefined, timeNs: elapsedNs, event: events, replay: replayCommand(file, seed), exitCode },
+  };
+}
+
+/**
+ * A worker process that runs seeds of a plain program one after the other (`__app-worker`,
+ * shims/program-seeds.ts): each seed as `DST_SEED=S node --import dst-runtime/register app` runs
+ * it, without a process start per seed. run(seed) resolves with the seed's result and whether
+ * the worker can take another, or with { died } when the worker ended before answering.
+ */
+class AppWorker {
+  constructor(file) {
+    this.child = fork(CLI, ['__app-worker', file], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    this.stderr = '';
+    this.pending = undefined;
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+    this.child.stderr.on('data', (chunk) => {
+      this.stderr = (this.stderr + chunk).slice(-16384);
+    });
+    this.child.on('message', (message) => {
+      if (message.type !== 'result' || this.pending === undefined) return;
+      const resolve = this.pending;
+      this.pending = undefined;
+      resolve({ result: message.result, reusable: message.reusable });
+    });
+    this.exited.then(({ code, signal }) => {
+      const resolve = this.pending;
+      this.pending = undefined;
+      resolve?.({ died: signal ? `killed by ${signal}` : `exited with code ${code}` });
+    });
+  }
+
+  run(seed, trace) {
+    return new Promise((resolve) => {
+      this.pending = resolve;
+      this.child.send({ type: 'seed', seed, trace });
+    });
+  }
+
+  stop() {
+    if (this.child.connected) this.child.send({ type: 'stop' });
+    return this.exited;
+  }
 }
 
 /**
@@ -262,8 +461,25 @@ async function runSeedInChild(target, seed, { trace, swarm = false } = {}) {
   }
 }
 
-async function runScenarioSeed(file, scenario, seed, { trace, swarm = false } = {}) {
-  return runScenario(scenario, seed, { replay: replayCommand(file, seed, swarm), swarm, ...(trace === undefined ? {} : { trace }) });
+async function runScenarioSeed(file, scenario, seed, { trace, swarm = false, schedule, scheduleFile, stopAtMs } = {}) {
+  const extra = scheduleFile === undefined ? [] : ['--schedule', shellQuote(scheduleFile)];
+  return runScenario(scenario, seed, {
+    replay: replayCommand(file, seed, swarm, extra),
+    swarm,
+    ...(trace === undefined ? {} : { trace }),
+    ...(schedule === undefined ? {} : { schedule }),
+    ...(stopAtMs === undefined ? {} : { stopAtMs }),
+  });
+}
+
+/** A stack for users: dst-runtime's own frames (World.invoke, Driver.step, bundle chunks) left out unless DST_DEBUG=1. */
+function userStack(stack) {
+  if (stack === undefined || process.env.DST_DEBUG === '1') return stack;
+  const own = [path.dirname(CLI) + path.sep, path.join(path.dirname(CLI), '..', 'dist') + path.sep];
+  return stack
+    .split('\n')
+    .filter((line, i) => i === 0 || !/^\s+at /.test(line) || !own.some((dir) => line.includes(dir) || line.includes(pathToFileURL(dir).href)))
+    .join('\n');
 }
 
 function printResult(name, result) {
@@ -277,61 +493,167 @@ function printResult(name, result) {
     const f = result.failure;
     console.log(`FAILED       ${f.kind}: ${f.message}`);
     console.log(`  at         ${(f.timeNs / 1e9).toFixed(9)} s (virtual)   event ${f.event}   host ${f.host ?? '-'}`);
+    if (f.invariant !== undefined) console.log(`  invariant  ${f.invariant}${f.site === undefined ? '' : ` (${f.site})`}`);
+    else if (f.site !== undefined) console.log(`  site       ${f.site}`);
+    // A crash shows where: the error's stack, without dst-runtime's own frames.
+    const stack = userStack(f.stack);
+    if (f.kind === 'crash' && stack !== undefined) for (const line of stack.split('\n').slice(1)) console.log(`  ${line.trim().startsWith('at ') ? '  ' : ''}${line.trim()}`);
     console.log(`  replay     ${f.replay}`);
   }
+  console.log(`faults       ${result.schedule?.length ?? 0} injected${result.ok ? '' : ' before the failure'}`);
   for (const c of result.coverage) console.log(`coverage     ${c.kind} ${JSON.stringify(c.message)}: ${c.hits}`);
   for (const p of result.pending ?? []) console.log(`pending      ${p.count} promise(s) created at ${p.site} (host ${p.host}) never settled`);
 }
 
-function seedOf(flags) {
-  return formatSeed(parseSeed(flags.seed ?? process.env.DST_SEED ?? 1, '--seed'));
+function seedOf(flags, fallback) {
+  return formatSeed(parseSeed(flags.seed ?? fallback ?? process.env.DST_SEED ?? 1, '--seed'));
+}
+
+/** Fails (64) before anything runs when `file` cannot be written (a missing directory, a directory, no permission). */
+function checkWritable(file, what) {
+  const existed = existsSync(file);
+  try {
+    closeSync(openSync(file, 'a'));
+    if (!existed) rmSync(file, { force: true });
+  } catch (error) {
+    throw new Usage(`Failed to write ${what} ${file}: ${error.code === 'ENOENT' ? 'no such directory' : error.message}`);
+  }
+}
+
+const SCHEDULE_FORMAT = 'dst-fault-schedule/1';
+
+/** Reads a schedule file (dst shrink writes them; a plain array of faults is taken too). */
+function readSchedule(file) {
+  let data;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Usage(`Failed to read schedule ${file}: ${error.message}`);
+  }
+  const faults = Array.isArray(data) ? data : data?.faults;
+  if (!Array.isArray(faults)) throw new Usage(`Failed to read schedule ${file}: not a fault schedule (an object with "faults", as dst shrink writes, or an array)`);
+  return { faults, seed: Array.isArray(data) ? undefined : data.seed, settings: Array.isArray(data) ? {} : (data.settings ?? {}), swarm: data.swarm === true };
+}
+
+/**
+ * The settings a schedule was made with (a planted bug switch, DST_TIME_LIMIT) apply whatever the
+ * environment says, as a report's do for dst replay: the schedule replays the run it came from.
+ */
+function applySettings(settings) {
+  const applied = [];
+  for (const [key, value] of Object.entries(settings)) {
+    if (process.env[key] === value) continue;
+    process.env[key] = value;
+    applied.push(`${key}=${shellQuote(value)}`);
+  }
+  return applied;
+}
+
+/** Where --view writes a run's page: --out, else beside --trace, else dst-view-<seed>.html here. */
+function viewFile(flags, seed) {
+  if (flags.out !== undefined) return flags.out;
+  if (flags.trace !== undefined) return `${flags.trace.replace(/\.jsonl?$/, '')}.html`;
+  return `dst-view-${seed}.html`;
 }
 
 // ---- commands ---------------------------------------------------------------------------------
 
 async function run(file, flags) {
+  if (flags.out !== undefined && flags.view !== true) throw new Usage('--out names the page of --view: give --view too');
   const target = await resolveTarget(file);
-  const seed = seedOf(flags);
-  const swarm = applyFaults(flags, target);
-  if (target.kind === 'app') {
-    // The program's own output and register mode's summary line go straight to the terminal.
-    const result = await runApp(file, seed, { trace: flags.trace, inherit: true });
-    if (!result.ok) console.log(`FAILED       ${result.failure.kind} (exit code ${result.failure.exitCode})\n  replay     ${result.failure.replay}`);
-    return exitCodeOf(result);
+  let schedule;
+  if (flags.schedule !== undefined) {
+    if (target.kind === 'app') throw new Usage('--schedule needs a scenario: a plain program has no fault driver');
+    schedule = readSchedule(flags.schedule);
+    const applied = applySettings(schedule.settings);
+    if (applied.length > 0) console.log(`settings     ${applied.join(' ')} (from ${flags.schedule})`);
   }
-  const scenario = await loadScenario(file);
-  const result = await runScenarioSeed(file, scenario, seed, { trace: flags.trace, swarm });
-  printResult(scenario.name, result);
-  if (flags.trace !== undefined) console.log(`trace        ${flags.trace}`);
-  return exitCodeOf(result);
+  const seed = seedOf(flags, schedule?.seed);
+  const swarm = applyFaults(flags, target) || schedule?.swarm === true;
+  const view = flags.view === true ? viewFile(flags, seed) : undefined;
+  if (view !== undefined) checkWritable(view, 'the view');
+  if (flags.trace !== undefined) checkWritable(flags.trace, '--trace');
+  const dir = view !== undefined && flags.trace === undefined ? tempDir() : undefined;
+  const trace = flags.trace ?? (dir === undefined ? undefined : path.join(dir, 'trace.jsonl'));
+  try {
+    let code;
+    if (target.kind === 'app') {
+      // The program's own output and register mode's summary line go straight to the terminal.
+      const result = await runApp(file, seed, { trace, inherit: true });
+      if (!result.ok) console.log(`FAILED       ${result.failure.kind} (exit code ${result.failure.exitCode})\n  replay     ${result.failure.replay}`);
+      code = exitCodeOf(result);
+    } else {
+      const scenario = await loadScenario(file);
+      const result = await runScenarioSeed(file, scenario, seed, { trace, swarm, schedule: schedule?.faults, scheduleFile: flags.schedule });
+      printResult(scenario.name, result);
+      code = exitCodeOf(result);
+    }
+    if (flags.trace !== undefined) console.log(`trace        ${flags.trace}`);
+    if (view !== undefined) {
+      const { file: page } = await writeView(trace, view);
+      console.log(`view         ${pathToFileURL(path.resolve(page)).href}`);
+    }
+    return code;
+  } finally {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Hidden: one scenario seed, its result written as JSON to --result (for check and replay). */
 async function seedCommand(file, flags) {
   const scenario = await loadScenario(file);
-  const result = await runScenarioSeed(file, scenario, seedOf(flags), { trace: flags.trace, swarm: flags.swarm === true });
+  const schedule = flags.schedule === undefined ? undefined : readSchedule(flags.schedule).faults;
+  const result = await runScenarioSeed(file, scenario, seedOf(flags), { trace: flags.trace, swarm: flags.swarm === true, schedule, scheduleFile: flags.schedule });
   writeFileSync(flags.result, JSON.stringify(result));
   return ExitCode.ok;
 }
 
-/** A worker: runs the scenario seeds the parent sends over IPC, one at a time, and answers each result. */
+/**
+ * A worker: runs the scenario seeds the parent sends over IPC, one at a time, and answers each
+ * result. A message may carry a fault schedule and a stop time (dst shrink's candidates).
+ */
 async function worker(file, flags) {
   const scenario = await loadScenario(file);
   const swarm = flags.swarm === true;
   process.on('message', async (message) => {
     if (message.type === 'stop') return process.disconnect();
-    const result = await runScenarioSeed(file, scenario, message.seed, { trace: message.trace, swarm });
-    process.send({ type: 'result', result });
+    const result = await runScenarioSeed(file, scenario, message.seed, { trace: message.trace, swarm, schedule: message.schedule, stopAtMs: message.stopAtMs });
+    process.send({ type: 'result', id: message.id, result });
   });
   process.send({ type: 'ready' });
 }
 
 /**
- * Runs seeds over `jobs` slots; onResult sees each result as it arrives. A scenario slot is a
- * worker process running many seeds; an app slot starts one process per seed.
+ * A worker for the seeds of a plain program: runs each seed the parent sends in this process
+ * (shims/program-seeds.ts) and answers its result. It exits after a seed that left something of
+ * the program running (process.exit(), a crash, a failure): the parent starts a fresh one.
+ */
+async function appWorker(file) {
+  const { runProgramSeed } = createRequire(import.meta.url)('../dist/program-seeds.cjs');
+  process.on('message', async (message) => {
+    if (message.type === 'stop') return process.disconnect();
+    // The channel must not keep the loop alive: a seed ends when Node's loop has nothing left.
+    process.channel.unref();
+    const seed = await runProgramSeed(path.resolve(file), message.seed, {
+      replay: replayCommand(file, message.seed),
+      ...(message.trace === undefined ? {} : { trace: message.trace }),
+      env: { DST_QUIET: '1' },
+    });
+    process.channel.ref();
+    const result = appResult(file, message.seed, { ...seed, message: seed.failure?.summary ?? `exited with code ${seed.exitCode}` });
+    process.send({ type: 'result', result, reusable: seed.reusable }, () => {
+      if (!seed.reusable) process.reallyExit(0);
+    });
+  });
+}
+
+/**
+ * Runs seeds over `jobs` slots; onResult sees each result as it arrives. A slot is a worker
+ * process running many seeds (a scenario's, or a plain program's: AppWorker); with
+ * `processPerSeed` an app slot starts one process per seed instead.
  * `traceOf(seed)` names a trace file for a seed, or undefined.
  */
-function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined } = {}, onResult = () => {}, shouldStop = () => false) {
+function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined, processPerSeed = false } = {}, onResult = () => {}, shouldStop = () => false) {
   return new Promise((resolve, reject) => {
     const queue = [...seeds];
     const results = [];
@@ -343,7 +665,7 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
     };
     const take = () => (shouldStop() ? undefined : queue.shift());
     for (let j = 0; j < slots; j++) {
-      if (target.kind === 'app') {
+      if (target.kind === 'app' && processPerSeed) {
         const loop = async () => {
           for (let seed = take(); seed !== undefined; seed = take()) {
             const s = formatSeed(seed);
@@ -351,6 +673,31 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
             results.push(result);
             onResult(result);
           }
+        };
+        loop().then(finished, reject);
+        continue;
+      }
+      if (target.kind === 'app') {
+        const loop = async () => {
+          let worker;
+          for (let seed = take(); seed !== undefined; seed = take()) {
+            const s = formatSeed(seed);
+            worker ??= new AppWorker(target.file);
+            const answer = await worker.run(s, traceOf(s));
+            let result = answer.result;
+            if (answer.died !== undefined) {
+              // The seed ended the worker itself (a signal, a crash of the worker): it runs
+              // again in a process of its own, exactly as its replay command runs it.
+              worker = undefined;
+              result = await runApp(target.file, s, { trace: traceOf(s) });
+            } else if (!answer.reusable) {
+              await worker.exited;
+              worker = undefined;
+            }
+            results.push(result);
+            onResult(result);
+          }
+          await worker?.stop();
         };
         loop().then(finished, reject);
         continue;
@@ -408,42 +755,100 @@ function exitCodeOfRows(rows) {
   return rows.length > 0 ? (rows[0].exitCode ?? ExitCode.hostCrash) : ExitCode.ok;
 }
 
+/**
+ * The shard this process runs with `--shard auto`: from the variables batch systems set. Returns
+ * { k, n, source } (k from 1), or throws a usage error naming what it looked for.
+ */
+export function shardFromEnvironment(env = process.env) {
+  const set = (name) => env[name] !== undefined && env[name] !== '';
+  const int = (name) => {
+    const text = env[name];
+    if (!/^\d+$/.test(text)) throw new Usage(`--shard auto: ${name}=${JSON.stringify(text)} is not a whole number`);
+    return Number(text);
+  };
+  const from = (k, n, source) => {
+    if (!(n >= 1 && k >= 1 && k <= n)) throw new Usage(`--shard auto: ${source} gives shard ${k} of ${n}, outside 1..${n}`);
+    return { k, n, source };
+  };
+  if (set('DST_SHARD')) {
+    const m = /^(\d+)\/(\d+)$/.exec(env.DST_SHARD);
+    if (!m) throw new Usage(`--shard auto: DST_SHARD must be k/n (1 <= k <= n), got ${JSON.stringify(env.DST_SHARD)}`);
+    return from(Number(m[1]), Number(m[2]), `DST_SHARD=${env.DST_SHARD}`);
+  }
+  // Kubernetes Indexed Job: the pod's index from 0; the completions count is not in the pod's
+  // environment, so the Job sets DST_SHARD_COUNT to it.
+  if (set('JOB_COMPLETION_INDEX')) {
+    if (!set('DST_SHARD_COUNT')) throw new Usage('--shard auto: JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but DST_SHARD_COUNT is not: set it to the Job\'s completions');
+    return from(int('JOB_COMPLETION_INDEX') + 1, int('DST_SHARD_COUNT'), `JOB_COMPLETION_INDEX=${env.JOB_COMPLETION_INDEX}, DST_SHARD_COUNT=${env.DST_SHARD_COUNT}`);
+  }
+  const pairs = [
+    ['CI_NODE_INDEX', 'CI_NODE_TOTAL', 1, 'GitLab parallel'],
+    ['CIRCLE_NODE_INDEX', 'CIRCLE_NODE_TOTAL', 0, 'CircleCI parallelism'],
+    ['BUILDKITE_PARALLEL_JOB', 'BUILDKITE_PARALLEL_JOB_COUNT', 0, 'Buildkite parallelism'],
+  ];
+  for (const [index, total, base] of pairs) {
+    if (set(index) && set(total)) return from(int(index) + 1 - base, int(total), `${index}=${env[index]}, ${total}=${env[total]}`);
+  }
+  throw new Usage(
+    '--shard auto found no shard in the environment: set DST_SHARD=k/n (a GitHub Actions matrix), or run as a Kubernetes ' +
+      'Indexed Job (JOB_COMPLETION_INDEX, with DST_SHARD_COUNT = completions), GitLab parallel (CI_NODE_INDEX/CI_NODE_TOTAL), ' +
+      'CircleCI (CIRCLE_NODE_INDEX/CIRCLE_NODE_TOTAL) or Buildkite (BUILDKITE_PARALLEL_JOB/BUILDKITE_PARALLEL_JOB_COUNT)',
+  );
+}
+
+function parseShard(text) {
+  if (text === undefined) return undefined;
+  if (text === 'auto') return shardFromEnvironment();
+  const match = /^(\d+)\/(\d+)$/.exec(text);
+  const [k, n] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (!match || n < 1 || k < 1 || k > n) throw new Usage(`--shard must be k/n with 1 <= k <= n, or auto, got ${text}`);
+  return { k, n };
+}
+
+function seconds(ms) {
+  return ms >= 120_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
 async function explore(file, flags) {
-  const target = await resolveTarget(file);
-  const swarm = applyFaults(flags, target);
-  const name = target.kind === 'scenario' ? (await loadScenario(file)).name : `${file} (program)`;
+  if (flags.seeds === undefined) throw new Usage('--seeds is required: how many seeds to explore (dst explore <file> --seeds N)');
   const count = positiveInt(flags.seeds, 'seeds');
   const jobs = flags.jobs === undefined ? Math.max(1, Math.min(os.availableParallelism?.() ?? 2, 8)) : positiveInt(flags.jobs, 'jobs');
   const first = parseSeed(flags.first ?? 1, '--first');
-  let shard;
-  if (flags.shard !== undefined) {
-    const match = /^(\d+)\/(\d+)$/.exec(flags.shard);
-    const [k, n] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
-    if (!match || n < 1 || k < 1 || k > n) throw new Usage(`--shard must be k/n with 1 <= k <= n, got ${flags.shard}`);
-    shard = { k, n };
-  }
+  const shard = parseShard(flags.shard);
+  // Everything that could fail at the end fails now, before any seed runs.
+  if (flags.report !== undefined) checkWritable(flags.report, '--report');
+  const target = await resolveTarget(file);
+  const swarm = applyFaults(flags, target);
+  const name = target.kind === 'scenario' ? (await loadScenario(file)).name : `${file} (program)`;
+  if (shard?.source !== undefined) console.error(`dst explore: shard ${shard.k}/${shard.n} (from ${shard.source})`);
   const seeds = shardSeeds(first, count, shard);
   const started = Date.now();
   let done = 0;
   let failures = 0;
   let lastLine = 0;
   const tty = process.stderr.isTTY === true;
-  const progress = (final = false) => {
-    const rate = done / Math.max(0.001, (Date.now() - started) / 1000);
-    const line = `dst explore: ${done}/${seeds.length} seeds   ${rate.toFixed(1)} seeds/s   ${failures} failing`;
+  let lastText;
+  const say = (line, final = false) => {
     if (tty) process.stderr.write(`\r${line}\x1b[K${final ? '\n' : ''}`);
-    else if (final || Date.now() - lastLine >= 2000) {
-      // Not a terminal (CI logs): a plain line every 2 s, and the last one.
+    else if ((final && line !== lastText) || Date.now() - lastLine >= 2000) {
+      // Not a terminal (CI logs): a plain line every 2 s, and the last one (once).
       lastLine = Date.now();
+      lastText = line;
       process.stderr.write(`${line}\n`);
     }
+  };
+  const progress = (final = false) => {
+    const elapsed = Date.now() - started;
+    const rate = done / Math.max(0.001, elapsed / 1000);
+    const eta = done > 0 && done < seeds.length ? `   ETA ${seconds(((seeds.length - done) / rate) * 1000)}` : '';
+    say(`dst explore: ${done}/${seeds.length} seeds   ${rate.toFixed(1)} seeds/s   ${failures} failing${eta}`, final);
   };
   lastLine = Date.now();
   const results = await runPool(
     target,
     seeds,
     jobs,
-    { swarm },
+    { swarm, processPerSeed: flags['process-per-seed'] === true },
     (result) => {
       done++;
       if (!result.ok) failures++;
@@ -452,13 +857,47 @@ async function explore(file, flags) {
     () => flags['stop-on-failure'] === true && failures > 0,
   );
   progress(true);
-  const elapsedMs = Date.now() - started;
+  const exploredMs = Date.now() - started;
   const failing = results.filter((r) => !r.ok).sort((a, b) => (BigInt(a.seed) < BigInt(b.seed) ? -1 : 1));
 
-  // Confirm each failure replays: the same seed in a fresh process must fail identically.
-  const traceOf = flags.trace === undefined ? () => undefined : (seed) => `${flags.trace}.${seed}.jsonl`;
-  const confirmations = failing.length === 0 ? [] : await runPool(target, failing.map((r) => BigInt(r.seed)), jobs, { swarm, traceOf });
+  // Confirm each failure replays: the same seed in a fresh process must fail identically (for a
+  // plain program: run by its replay command, so a seed that failed in a worker is also checked
+  // against a process of its own).
+  const view = flags.view === true;
+  const viewDir = view && flags.trace === undefined ? tempDir() : undefined;
+  const traceBase = flags.trace ?? (viewDir === undefined ? undefined : path.join(viewDir, 'dst-view'));
+  const traceOf = traceBase === undefined ? () => undefined : (seed) => `${traceBase}.${seed}.jsonl`;
+  let confirmed = 0;
+  const confirmStarted = Date.now();
+  const confirming = (final = false) => {
+    const elapsed = Date.now() - confirmStarted;
+    const eta = confirmed > 0 && confirmed < failing.length ? `   ETA ${seconds((elapsed / confirmed) * (failing.length - confirmed))}` : '';
+    say(`dst explore: confirming failures in fresh processes: ${confirmed}/${failing.length}${eta}`, final);
+  };
+  if (failing.length > 0) {
+    lastLine = 0;
+    confirming();
+  }
+  const confirmations = failing.length === 0 ? [] : await runPool(target, failing.map((r) => BigInt(r.seed)), jobs, { swarm, traceOf, processPerSeed: true }, () => {
+    confirmed++;
+    confirming();
+  });
+  if (failing.length > 0) confirming(true);
   const bySeed = new Map(confirmations.map((r) => [r.seed, r]));
+  const pages = new Map();
+  if (view) {
+    for (const r of failing) {
+      const page = flags.trace === undefined ? `dst-view-${r.seed}.html` : `${flags.trace}.${r.seed}.html`;
+      try {
+        await writeView(traceOf(r.seed), page);
+        pages.set(r.seed, page);
+      } catch (error) {
+        console.error(`dst explore: ${error.message}`);
+      }
+    }
+    if (viewDir !== undefined) rmSync(viewDir, { recursive: true, force: true });
+  }
+  const elapsedMs = Date.now() - started;
   const rows = failing.map((r) => ({
     seed: r.seed,
     kind: r.failure.kind,
@@ -471,6 +910,7 @@ async function explore(file, flags) {
     ...(r.swarm === undefined ? {} : { swarm: r.swarm }),
     ...(r.faults === undefined ? {} : { faults: r.faults }),
     ...(flags.trace === undefined ? {} : { trace: traceOf(r.seed) }),
+    ...(pages.has(r.seed) ? { view: pages.get(r.seed) } : {}),
   }));
 
   // Coverage across seeds: how many seeds hit each sometimes/reachable message, and how often.
@@ -486,10 +926,12 @@ async function explore(file, flags) {
 
   if (rows.length > 0) printFailureTable(rows, results.length);
   else console.log(`\nall ${results.length} seeds passed (${name})`);
+  for (const row of rows) if (row.view !== undefined) console.log(`view      ${row.seed}: ${pathToFileURL(path.resolve(row.view)).href}`);
   const coverageSorted = [...coverage.values()].sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
   for (const c of coverageSorted) console.log(`coverage  ${c.kind} ${JSON.stringify(c.message)}: ${c.seeds} seed(s), ${c.hits} hit(s)`);
-  const seedsPerSecond = Math.round((results.length / Math.max(0.001, elapsedMs / 1000)) * 10) / 10;
-  console.log(`${results.length} seeds in ${(elapsedMs / 1000).toFixed(1)} s: ${seedsPerSecond} seeds/s with ${jobs} job(s)`);
+  const seedsPerSecond = Math.round((results.length / Math.max(0.001, exploredMs / 1000)) * 10) / 10;
+  const confirmation = failing.length === 0 ? '' : ` (exploring ${seconds(exploredMs)}, confirming ${failing.length} failure(s) ${seconds(elapsedMs - exploredMs)})`;
+  console.log(`${results.length} seeds in ${seconds(elapsedMs)}${confirmation}: ${seedsPerSecond} seeds/s with ${jobs} job(s)`);
 
   const report = {
     format: REPORT_FORMAT,
@@ -566,6 +1008,7 @@ async function replay(reportFile, flags) {
     throw new Usage(`Failed to read report ${reportFile}: ${error.message}`);
   }
   if (!Array.isArray(report?.failing) || typeof report.file !== 'string') throw new Usage(`Failed to read report ${reportFile}: not a dst explore report`);
+  if (flags.out !== undefined && flags.view !== true) throw new Usage('--out names the page of --view: give --view too');
   if (report.failing.length === 0) throw new Usage(`Failed to replay: ${reportFile} has no failing seed (all ${report.passed} passed)`);
   const index = flags.index === undefined ? 0 : Number(flags.index);
   if (!Number.isInteger(index) || index < 0 || index >= report.failing.length) {
@@ -577,14 +1020,26 @@ async function replay(reportFile, flags) {
   // The file as explore was given it: relative to this directory, else to the one explore ran in.
   const file = existsSync(report.file) || typeof report.cwd !== 'string' ? report.file : path.resolve(report.cwd, report.file);
   const target = { kind: report.target ?? (await resolveTarget(file)).kind, file };
-  const result = await runSeedInChild(target, row.seed, { trace: flags.trace, swarm: report.swarm === true });
+  const page = flags.view === true ? viewFile(flags, row.seed) : undefined;
+  if (page !== undefined) checkWritable(page, 'the view');
+  const dir = page !== undefined && flags.trace === undefined ? tempDir() : undefined;
+  const trace = flags.trace ?? (dir === undefined ? undefined : path.join(dir, 'trace.jsonl'));
+  let result;
+  try {
+    result = await runSeedInChild(target, row.seed, { trace, swarm: report.swarm === true });
+    if (page !== undefined) await writeView(trace, page);
+  } finally {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }
   const same = result.fingerprint === row.fingerprint && !result.ok && result.failure.kind === row.kind;
-  console.log(`replay       ${report.file} seed ${row.seed} (failing seed ${index + 1} of ${report.failing.length} in ${reportFile})`);
+  const ordinal = ['first', 'second', 'third'][index] ?? `${index + 1}th`;
+  console.log(`replay       ${report.file} seed ${row.seed} (--index ${index}: the ${ordinal} of the ${report.failing.length} failing seed(s) in ${reportFile}, counted from 0)`);
   if (result.swarm !== undefined) console.log(`swarm        ${formatFaultMix(result.swarm)}`);
   if (result.faults !== undefined) console.log(`faults       ${formatFaultMix(result.faults)}`);
   console.log(`recorded     ${row.kind}: ${row.message}   fingerprint ${row.fingerprint}`);
   console.log(`now          ${result.ok ? 'ok' : `${result.failure.kind}: ${result.failure.message}`}   fingerprint ${result.fingerprint}`);
   if (flags.trace !== undefined) console.log(`trace        ${flags.trace}`);
+  if (page !== undefined) console.log(`view         ${pathToFileURL(path.resolve(page)).href}`);
   if (!same) {
     console.log('NOT REPRODUCED: the seed ran differently than recorded (nondeterminism, or the code or settings changed)');
     return ExitCode.nondeterminism;
@@ -595,6 +1050,7 @@ async function replay(reportFile, flags) {
 
 async function mergeCommand(files, flags) {
   if (files.length === 0) throw new Usage('missing reports: dst merge-reports a.json b.json ... [--out merged.json]');
+  if (flags.out !== undefined) checkWritable(flags.out, '--out');
   const reports = files.map((f) => {
     try {
       return JSON.parse(readFileSync(f, 'utf8'));
@@ -617,21 +1073,174 @@ async function mergeCommand(files, flags) {
   return exitCodeOfRows(merged.failing);
 }
 
+async function viewCommand(file, flags) {
+  if (file === undefined) throw new Usage('missing <trace.jsonl> (write one with DST_TRACE=t.jsonl, --trace or the trace option)');
+  if (flags.out !== undefined) checkWritable(flags.out, '--out');
+  let written;
+  try {
+    written = await writeView(file, flags.out);
+  } catch (error) {
+    throw new Usage(error.message);
+  }
+  const { model } = written;
+  console.log(`view         ${pathToFileURL(path.resolve(written.file)).href}`);
+  console.log(`             ${model.hosts.length} hosts, ${model.events.length} events, ${model.messages.length} messages, ${model.bands.length} fault bands${model.failure === undefined ? '' : `, failed (${model.failure.failure}) at event ${model.failure.n}`}`);
+  return ExitCode.ok;
+}
+
+async function traceCommand(positional, flags) {
+  const [sub, file] = positional;
+  if (sub !== 'export') throw new Usage(sub === undefined ? 'missing subcommand: dst trace export --format chrome <trace.jsonl>' : `unknown subcommand dst trace ${sub} (known: export)`);
+  if (flags.format !== 'chrome') throw new Usage(flags.format === undefined ? '--format is required: --format chrome (Trace Event JSON for Perfetto and chrome://tracing)' : `unknown --format ${flags.format} (known: chrome)`);
+  if (file === undefined) throw new Usage('missing <trace.jsonl>');
+  const out = flags.out ?? `${file.replace(/\.jsonl?$/, '')}.chrome.json`;
+  checkWritable(out, '--out');
+  let records;
+  try {
+    records = await readTrace(file);
+  } catch (error) {
+    throw new Usage(error.message);
+  }
+  const chrome = toChromeTrace(records);
+  writeFileSync(out, JSON.stringify(chrome));
+  console.log(`exported     ${out} (${chrome.traceEvents.length} trace events; open it in ui.perfetto.dev or chrome://tracing)`);
+  return ExitCode.ok;
+}
+
+async function shrinkCommand(file, flags) {
+  if (flags.seed === undefined) throw new Usage('--seed is required: the failing seed to shrink (dst shrink <scenario> --seed S)');
+  const seed = seedOf(flags);
+  const out = flags.out ?? `shrink-${seed}.json`;
+  checkWritable(out, '--out');
+  const target = await resolveTarget(file);
+  if (target.kind === 'app') throw new Usage('dst shrink needs a scenario: a plain program has no fault driver whose faults could be shrunk');
+  const scenario = await loadScenario(file);
+  const jobs = flags.jobs === undefined ? Math.max(1, Math.min(os.availableParallelism?.() ?? 2, 8)) : positiveInt(flags.jobs, 'jobs');
+  const swarm = flags.swarm === true;
+  const pool = workerPool(file, jobs, swarm);
+  let outcome;
+  try {
+    outcome = await shrink({ scenario, seed, run: pool.run, jobs, log: (line) => console.error(`dst shrink: ${line}`) });
+  } finally {
+    pool.close();
+  }
+  if (outcome.passed) {
+    console.log(`seed ${seed} passes: nothing to shrink`);
+    return ExitCode.ok;
+  }
+  const { original, final, faults, runs, elapsedMs } = outcome;
+  const schedule = {
+    format: SCHEDULE_FORMAT,
+    scenario: scenario.name,
+    file,
+    seed,
+    swarm,
+    settings: settingsEnv(),
+    failure: { kind: final.failure.kind, message: final.failure.message, ...(final.failure.invariant === undefined ? {} : { invariant: final.failure.invariant }), timeNs: final.failure.timeNs, event: final.failure.event, fingerprint: final.fingerprint },
+    original: { faults: original.schedule.length, fingerprint: original.fingerprint, timeNs: original.failure.timeNs },
+    faults,
+  };
+  writeFileSync(out, `${JSON.stringify(schedule, null, 2)}\n`);
+  console.log(`shrunk       ${scenario.name} seed ${seed}: ${original.schedule.length} fault(s) -> ${faults.length}, in ${runs} runs, ${seconds(elapsedMs)}`);
+  console.log(`failure      ${final.failure.kind}: ${final.failure.message}`);
+  console.log(`  at         ${(final.failure.timeNs / 1e9).toFixed(9)} s (virtual)   event ${final.failure.event}   (the original failed at ${(original.failure.timeNs / 1e9).toFixed(9)} s)`);
+  for (const f of faults) console.log(`fault        ${describeFault(f)}`);
+  console.log(`schedule     ${out}`);
+  console.log(`replay       ${replayCommand(file, seed, swarm, ['--schedule', shellQuote(out)])}`);
+  return exitCodeOf(final);
+}
+
+/** One fault of a schedule, for people: "at 0.320 s partition r1 <-> r2 for 970 ms". */
+function describeFault(f) {
+  const at = `at ${(f.atMs / 1000).toFixed(3)} s`;
+  const who = f.target ?? `${f.a} ${f.fault === 'partitionOneway' ? '->' : '<->'} ${f.b}`;
+  const extra = [f.latencyMs === undefined ? '' : `latency ${Math.round(f.latencyMs * 1000) / 1000} ms`, f.skewMs === undefined ? '' : `skew ${f.skewMs} ms`, f.downMs === undefined ? '' : `for ${f.downMs} ms`].filter(Boolean);
+  return `${at}  ${f.fault} ${who}${extra.length > 0 ? ` ${extra.join(' ')}` : ''}`;
+}
+
+/**
+ * Scenario worker processes taking one task at a time: run(task) resolves with the result of
+ * { seed, schedule?, stopAtMs? }. Tasks go to the first free worker, in the order given.
+ */
+function workerPool(file, jobs, swarm) {
+  const queue = [];
+  const idle = [];
+  const pending = new Map();
+  let nextId = 0;
+  let closed = false;
+  const dispatch = () => {
+    while (idle.length > 0 && queue.length > 0) {
+      const child = idle.shift();
+      const task = queue.shift();
+      pending.set(task.id, task);
+      child.send({ type: 'seed', ...task.message, id: task.id });
+    }
+  };
+  const children = [];
+  for (let j = 0; j < jobs; j++) {
+    const child = fork(CLI, ['__worker', file, ...(swarm ? ['--swarm'] : [])], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    children.push(child);
+    child.on('message', (message) => {
+      if (message.type === 'result') {
+        const task = pending.get(message.id);
+        pending.delete(message.id);
+        task?.resolve(message.result);
+      }
+      idle.push(child);
+      dispatch();
+    });
+    child.on('exit', (code) => {
+      if (closed) return;
+      for (const task of pending.values()) task.reject(new Error(`Failed to shrink: a worker exited with code ${code}`));
+    });
+  }
+  return {
+    run: (message) =>
+      new Promise((resolve, reject) => {
+        queue.push({ id: ++nextId, message, resolve, reject });
+        dispatch();
+      }),
+    close: () => {
+      closed = true;
+      for (const child of children) if (child.connected) child.send({ type: 'stop' });
+    },
+  };
+}
+
 async function main(argv) {
   try {
+    if (argv.length === 0) throw new Usage('missing command');
+    if (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version') {
+      console.log(PACKAGE.version);
+      return ExitCode.ok;
+    }
+    if (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+      const topic = argv[1];
+      if (topic !== undefined && COMMANDS[topic] === undefined) throw new Usage(`unknown command ${topic} (dst help lists them)`);
+      console.log(topic === undefined || topic === 'help' ? usage() : commandHelp(topic));
+      return ExitCode.ok;
+    }
     const { command, file, positional, flags } = parseArgs(argv);
+    if (flags.help === true && COMMANDS[command] !== undefined) {
+      console.log(commandHelp(command));
+      return ExitCode.ok;
+    }
     applyTimeLimit(flags);
     if (command === '__worker') return await worker(file, flags);
+    if (command === '__app-worker') return await appWorker(file);
     if (command === '__seed') return await seedCommand(file, flags);
     if (command === 'run') return await run(file, flags);
     if (command === 'explore') return await explore(file, flags);
     if (command === 'check') return await check(file, flags);
     if (command === 'replay') return await replay(file, flags);
     if (command === 'merge-reports') return await mergeCommand(positional, flags);
-    throw new Usage(command === undefined ? 'missing command' : `unknown command ${command}`);
+    if (command === 'shrink') return await shrinkCommand(file, flags);
+    if (command === 'view') return await viewCommand(file, flags);
+    if (command === 'trace') return await traceCommand(positional, flags);
+    throw new Usage(`unknown command ${command}`);
   } catch (error) {
     if (error instanceof Usage || error?.name === 'UsageError') {
-      console.error(`dst: ${error.message}\n${USAGE}`);
+      console.error(`dst: ${error.message}\n(dst --help lists the commands, dst <command> --help their flags)`);
       return ExitCode.usage;
     }
     throw error;

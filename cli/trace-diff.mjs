@@ -1,10 +1,21 @@
 // Compares two DST_TRACE files (JSON lines: n, tNs, host, boot, kind, seq, site) and names the
-// first record where they differ.
+// first event where they differ. Only events (and the crashed/exited records of hosts going
+// down) are compared, what the fingerprint hashes: the annotations between them (messages,
+// faults, the failure) follow from the events.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 
+/** Event records of a trace: those with a seq, and hosts going down. */
+function isEventLine(line) {
+  return line.includes('"seq":') || line.includes('"kind":"crashed"') || line.includes('"kind":"exited"');
+}
+
+async function* eventLines(file) {
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (isEventLine(line)) yield line;
+}
+
 function lines(file) {
-  return createInterface({ input: createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  return eventLines(file);
 }
 
 const LOOKAHEAD = 10_000;

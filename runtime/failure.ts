@@ -1,4 +1,5 @@
 import { formatTimeNs } from './clock/units.js';
+import { userStack } from './trace/site.js';
 
 /**
  * How a run failed. 'aborted': stopped from outside before it ended (its AbortSignal,
@@ -21,6 +22,13 @@ export interface FailureReport {
   replay: string;
   /** The fault mix the run ran with (DST_FAULTS), when faults were on. */
   faults?: string;
+  /**
+   * The run's fingerprint up to the failure (a hash of every event run): two failing runs are
+   * the same run exactly when these are equal.
+   */
+  fingerprint?: string;
+  /** Where the failure was raised in the program (file:line:col), when known. */
+  site?: string;
 }
 
 /**
@@ -37,7 +45,7 @@ export function runtimeError(message: string): Error {
 export function formatFailure(report: FailureReport, options: { withError?: boolean } = {}): string {
   const lines = [`dst: ${report.summary}`];
   if (options.withError !== false && report.error !== undefined) {
-    const text = report.error instanceof Error ? (report.error.stack ?? String(report.error)) : String(report.error);
+    const text = report.error instanceof Error ? userStack(report.error.stack ?? String(report.error)) : String(report.error);
     for (const line of text.split('\n')) lines.push(`    ${line}`);
   }
   const where =

@@ -1,5 +1,6 @@
 import { NS_PER_MS, parseDurationNs, TIME_NS_MAX } from './clock/units.js';
 import { UsageError } from './errors.js';
+import { type DiskFaultRule, parseDiskFaultsEnv, type ResolvedRule, resolveDiskFaultRules } from './disk/faults.js';
 import { type NetworkOptions, validateNetworkOptions } from './network/network.js';
 import { parseSeed, type SeedInput } from './random/seed.js';
 
@@ -39,6 +40,13 @@ export interface SimOptions {
    */
   disk?: DiskMode;
   /**
+   * Disk faults of the simulated disks (needs `disk: 'simulated'`): EIO on read, write and fsync,
+   * corrupted reads, latency, a quota (ENOSPC), torn writes at a crash; per host and path pattern.
+   * One rule or a list (later rules override earlier ones where both apply). Default:
+   * DST_DISK_FAULTS. Change them while running with `sim.setDiskFaults(name, faults)`.
+   */
+  diskFaults?: DiskFaultRule | DiskFaultRule[];
+  /**
    * Report, at the end of the run, the promises host code created and that never settled,
    * grouped by where they were created (SimResult.pending). Default: DST_PENDING=1.
    */
@@ -75,7 +83,7 @@ export function isDiskMode(value: unknown): value is DiskMode {
   return (DISK_MODES as readonly unknown[]).includes(value);
 }
 
-const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict', 'disk', 'pending', 'signal', 'wallClockLimitMs'];
+const KNOWN = ['seed', 'epochMs', 'eventsMax', 'timeLimitMs', 'durationMs', 'trace', 'network', 'strict', 'disk', 'diskFaults', 'pending', 'signal', 'wallClockLimitMs'];
 const RUN_KNOWN = ['signal', 'wallClockLimitMs'];
 
 export interface ResolvedOptions {
@@ -89,6 +97,7 @@ export interface ResolvedOptions {
   network: NetworkOptions | undefined;
   strict: boolean;
   disk: DiskMode;
+  diskFaults: ResolvedRule[] | undefined;
   pending: boolean;
   signal: AbortSignal | undefined;
   wallClockLimitMs: number | undefined;
@@ -209,17 +218,33 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
   if (options.strict !== undefined && typeof options.strict !== 'boolean') {
     throw new UsageError(`Failed to configure simulation: strict must be true or false, got ${String(options.strict)}`);
   }
-  const strict = options.strict ?? env.DST_STRICT !== '0';
+  const strict = options.strict ?? envStrict(env);
   if (options.disk !== undefined && !isDiskMode(options.disk)) {
     throw new UsageError(`Failed to configure simulation: disk must be ${DISK_MODES.map((m) => `'${m}'`).join(' or ')}, got ${JSON.stringify(options.disk)}`);
   }
   const disk = options.disk ?? envDiskMode(env);
+  const diskFaults =
+    options.diskFaults !== undefined
+      ? resolveDiskFaultRules(options.diskFaults, 'Failed to configure simulation: diskFaults', process.cwd())
+      : envDiskFaults(env);
+  if (diskFaults !== undefined && disk !== 'simulated') {
+    const from = options.diskFaults !== undefined ? 'the diskFaults option' : 'DST_DISK_FAULTS';
+    throw new UsageError(`Failed to configure simulation: ${from} needs simulated disks: add disk: 'simulated' (or DST_DISK=simulated)`);
+  }
   if (options.pending !== undefined && typeof options.pending !== 'boolean') {
     throw new UsageError(`Failed to configure simulation: pending must be true or false, got ${String(options.pending)}`);
   }
   const pending = options.pending ?? envPending(env);
   const { signal, wallClockLimitMs } = stopOptions(options, 'Failed to configure simulation');
-  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk, pending, signal, wallClockLimitMs };
+  return { seed, seedSource, epochMs, eventsMax, timeLimitNs, durationNs, traceFile, network: options.network, strict, disk, diskFaults, pending, signal, wallClockLimitMs };
+}
+
+/** DST_STRICT: '0' lets real timers escape the simulation; '1' or unset keeps strict mode. */
+export function envStrict(env: NodeJS.ProcessEnv): boolean {
+  const text = env.DST_STRICT;
+  if (text === undefined || text === '' || text === '1') return true;
+  if (text === '0') return false;
+  throw new UsageError(`Failed to parse DST_STRICT: ${JSON.stringify(text)} is not 0 or 1 (DST_STRICT=0 lets real timers escape the simulation; the run is then not reproducible)`);
 }
 
 /** DST_PENDING: '1' reports the promises host code left pending (SimOptions.pending); '0' or unset does not. */
@@ -228,6 +253,13 @@ export function envPending(env: NodeJS.ProcessEnv): boolean {
   if (text === undefined || text === '' || text === '0') return false;
   if (text === '1') return true;
   throw new UsageError(`Failed to parse DST_PENDING: ${JSON.stringify(text)} is not 0 or 1 (DST_PENDING=1 reports the promises host code left pending)`);
+}
+
+/** DST_DISK_FAULTS: the disk faults of every run of this process (see parseDiskFaultsEnv), or undefined. */
+export function envDiskFaults(env: NodeJS.ProcessEnv): ResolvedRule[] | undefined {
+  const text = env.DST_DISK_FAULTS;
+  if (text === undefined || text.trim() === '') return undefined;
+  return resolveDiskFaultRules(parseDiskFaultsEnv(text), 'Failed to parse DST_DISK_FAULTS', process.cwd());
 }
 
 /** DST_DISK: 'simulated' or 'real' (the default when unset). */
@@ -239,6 +271,12 @@ export function envDiskMode(env: NodeJS.ProcessEnv): DiskMode {
   }
   return text;
 }
+
+/**
+ * An environment (process.env or a copy): declared without @types/node, so the public types
+ * compile for a TypeScript user who has not installed it.
+ */
+export type Environment = Record<string, string | undefined>;
 
 /** Names the zone database gives UTC: a replay needs no TZ then. */
 const UTC_ZONES = new Set([
@@ -274,7 +312,7 @@ const DEFAULT_LOCALES = new Set(['C', 'POSIX', 'en_US', 'en-US']);
  *   takes it from the first of LC_ALL, LC_MESSAGES and LANG that is set (an empty one makes it
  *   "und"); the replay sets that value as LC_ALL, which comes first everywhere.
  */
-export function machineSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function machineSettings(env: Environment = process.env): Record<string, string> {
   const settings: Record<string, string> = {};
   const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : new Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (zone !== undefined && !UTC_ZONES.has(zone)) settings.TZ = zone;
@@ -285,7 +323,7 @@ export function machineSettings(env: NodeJS.ProcessEnv = process.env): Record<st
 }
 
 /** machineSettings() as shell assignments, for the front of a replay command. */
-export function replayEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+export function replayEnvironment(env: Environment = process.env): string[] {
   return Object.entries(machineSettings(env)).map(([name, value]) => `${name}=${shellQuote(value)}`);
 }
 

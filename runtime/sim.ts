@@ -1,3 +1,4 @@
+import { certificatesOf, type TlsCertificates } from './tls/certificates.js';
 import { randomBytes } from 'node:crypto';
 import { NS_PER_MS } from './clock/units.js';
 import { UsageError } from './errors.js';
@@ -5,6 +6,7 @@ import { runtimeError, SimulationError } from './failure.js';
 import { getHostProcessHooks } from './hosts/process-hooks.js';
 import { getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
 import { replayEnvironment, resolveOptions, resolveRunOptions, shellQuote, type ResolvedOptions, type RunOptions, type SimOptions } from './options.js';
+import { type DiskFaultRule, type ResolvedRule, resolveDiskFaultRules } from './disk/faults.js';
 import { formatSeed } from './random/seed.js';
 import { rerunCommand, withoutRerunCommand } from './testing/rerun.js';
 import { runnerTestSignal } from './testing/runner-test.js';
@@ -14,6 +16,21 @@ import { ipv4Of, ipv6Of } from './network/addresses.js';
 import { type CrashPolicy, kUntilIdle } from './hosts/lifecycle.js';
 import { World } from './world.js';
 import { originals } from './originals.js';
+
+/**
+ * Writes a fault or other change to the world (crash, partition, setLink, ...) to the trace as an
+ * `action` annotation, with the host whose code made it (none: the test, outside every host).
+ * The viewer draws a partition from its `partition` to its `repair`, a pause to its `resume`.
+ */
+function traceAction(world: World, action: string, fields: Record<string, unknown>): void {
+  if (world.tracing) world.annotate(world.currentHost(), 'action', { action, ...fields });
+}
+
+/** The hosts of a link fault, by their registered names ('*' for everyone). */
+function linkFields(world: World, a: string, b: string | undefined, options: FaultOptions): Record<string, unknown> {
+  const name = (n: string) => (n === '*' ? '*' : world.hosts.require(n, 'change the network of').name);
+  return { a: name(a), b: b === undefined ? '*' : name(b), ...(options.oneway ? { oneway: true } : {}) };
+}
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -75,7 +92,7 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     const withMachine = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
     return `new Sim({ seed: ${seedText} }) (the seed is pinned in the test${withMachine})`;
   }
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_PENDING']
+  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_PENDING']
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   const assignments = [...machine, `DST_SEED=${seedText}`, ...settings];
@@ -328,8 +345,9 @@ export class Sim {
     // The machine goes with the process: its sockets vanish without a FIN or a reset, and until
     // it boots again nothing answers at its addresses (peers learn of it from their timeouts).
     host.poweredOff = true;
+    traceAction(world, 'crash', { target: host.name });
     world.hosts.takeDown(host, 'crashed');
-    world.powerLoss(host.name);
+    world.disks.powerLoss(host.name);
   }
 
   /**
@@ -342,6 +360,7 @@ export class Sim {
     const world = this.running('kill', name);
     const host = world.hosts.require(name, 'kill');
     if (host.state !== 'running') throw new UsageError(`Failed to kill host "${name}": it is already down`);
+    traceAction(world, 'kill', { target: host.name });
     const hooks = getHostProcessHooks();
     if (hooks !== undefined) hooks.signal(host, 'SIGKILL');
     else world.hosts.takeDown(host, 'crashed');
@@ -349,7 +368,9 @@ export class Sim {
 
   /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
   restart(name: string): void {
-    this.running('restart', name).hosts.restart(name);
+    const world = this.running('restart', name);
+    const host = world.hosts.restart(name);
+    traceAction(world, 'restart', { target: host.name, incarnation: host.incarnation });
   }
 
   /**
@@ -361,6 +382,7 @@ export class Sim {
     const world = this.running('stop', name);
     const host = world.hosts.require(name, 'stop');
     if (host.state !== 'running') throw new UsageError(`Failed to stop host "${name}": it is already down`);
+    traceAction(world, 'stop', { target: host.name, signal });
     const hooks = getHostProcessHooks();
     world.schedule(host, 0, 'fault', () => hooks?.signal(host, signal), undefined, true);
   }
@@ -373,11 +395,15 @@ export class Sim {
 
   /** Freezes a host (a GC pause, a stalled VM): its events wait while the others run. */
   pause(name: string): void {
-    this.running('pause', name).hosts.pause(name);
+    const world = this.running('pause', name);
+    world.hosts.pause(name);
+    traceAction(world, 'pause', { target: world.hosts.require(name, 'pause').name });
   }
 
   resume(name: string): void {
-    this.running('resume', name).hosts.resume(name);
+    const world = this.running('resume', name);
+    world.hosts.resume(name);
+    traceAction(world, 'resume', { target: world.hosts.require(name, 'resume').name });
   }
 
   /**
@@ -419,20 +445,33 @@ export class Sim {
 
   /** Drops every packet between a and b (both ways unless oneway) until repair(). */
   partition(a: string, b?: string, options: FaultOptions = {}): void {
-    this.onNetwork('partition', [a, b], (world) => world.network.partition(a, b, options));
+    this.onNetwork('partition', [a, b], (world) => {
+      world.network.partition(a, b, options);
+      traceAction(world, 'partition', linkFields(world, a, b, options));
+    });
   }
 
   repair(a: string, b?: string, options: FaultOptions = {}): void {
-    this.onNetwork('repair', [a, b], (world) => world.network.repair(a, b, options));
+    this.onNetwork('repair', [a, b], (world) => {
+      world.network.repair(a, b, options);
+      traceAction(world, 'repair', linkFields(world, a, b, options));
+    });
   }
 
   /** Keeps every packet between a and b until release(), then delivers them in order. */
   hold(a: string, b?: string, options: FaultOptions = {}): void {
-    this.onNetwork('hold', [a, b], (world) => world.network.hold(a, b, options));
+    this.onNetwork('hold', [a, b], (world) => {
+      world.network.hold(a, b, options);
+      traceAction(world, 'hold', linkFields(world, a, b, options));
+    });
   }
 
   release(a: string, b?: string, options: FaultOptions = {}): void {
-    this.onNetwork('release', [a, b], (world) => world.network.release(a, b, options));
+    this.onNetwork('release', [a, b], (world) => {
+      // Announced first: the packets it lets go are sent within the release.
+      traceAction(world, 'release', linkFields(world, a, b, options));
+      world.network.release(a, b, options);
+    });
   }
 
   /**
@@ -458,10 +497,12 @@ export class Sim {
     const network = world.network;
     const between = (x: { host: { name: string } }, y: { host: { name: string } }) =>
       x.host.name === hostA.name && (hostB === undefined || y.host.name === hostB.name);
-    return network.tcp.resetConnections(
+    const count = network.tcp.resetConnections(
       (x, y) => (between(x, y) || between(y, x)) && (port === undefined || x.local.port === port || y.local.port === port),
       afterBytes,
     );
+    traceAction(world, 'resetConnections', { a: hostA.name, ...(hostB === undefined ? {} : { b: hostB.name }), ...(port === undefined ? {} : { port }), ...(afterBytes === undefined ? {} : { afterBytes }), count });
+    return count;
   }
 
   /**
@@ -475,18 +516,27 @@ export class Sim {
     }
     let remove: (() => void) | undefined;
     let removed = false;
-    this.onNetwork('add a network rule to', [], (world) => {
-      if (!removed) remove = world.network.addRule(rule);
+    let world: World | undefined;
+    this.onNetwork('add a network rule to', [], (w) => {
+      if (removed) return;
+      world = w;
+      remove = w.network.addRule(rule);
+      traceAction(w, 'addRule', { rule: String(rule.name ?? '(unnamed)') });
     });
     return () => {
+      if (removed) return;
       removed = true;
+      if (remove !== undefined && world !== undefined) traceAction(world, 'removeRule', { rule: String(rule.name ?? '(unnamed)') });
       remove?.();
     };
   }
 
   /** Changes latency, loss or duplication of the link between a and b. */
   setLink(a: string, b: string, config: LinkConfig, options: FaultOptions = {}): void {
-    this.onNetwork('configure the link of', [a, b], (world) => world.network.setLink(a, b, config, options));
+    this.onNetwork('configure the link of', [a, b], (world) => {
+      world.network.setLink(a, b, config, options);
+      traceAction(world, 'setLink', { ...linkFields(world, a, b, options), ...config });
+    });
   }
 
   /**
@@ -520,6 +570,48 @@ export class Sim {
     }
     if (driftPpm !== undefined) world.setDrift(host, driftPpm);
     if (skewMs !== undefined) host.clock.skewMs = skewMs;
+    traceAction(world, 'setClock', { target: host.name, ...(skewMs === undefined ? {} : { skewMs }), ...(driftPpm === undefined ? {} : { driftPpm }) });
+  }
+
+  /**
+   * Sets the disk faults of a host's simulated disk from now on (before run(): from the start),
+   * on top of the run's `diskFaults` rules; `null` removes them. The faults are those of the
+   * diskFaults option, with `paths` for the per-operation ones: e.g. a slow disk,
+   * `sim.setDiskFaults('db', { latency: { minMs: 50, maxMs: 500 } })`, a full one,
+   * `{ full: true }`, or a failing one, `{ fsyncErrorRate: 1, paths: 'data/**' }`; a list of
+   * such rules applies in order. Replaces what the last call set.
+   */
+  setDiskFaults(name: string, faults: Omit<DiskFaultRule, 'hosts'> | Array<Omit<DiskFaultRule, 'hosts'>> | null): void {
+    const verb = 'set the disk faults of';
+    if (this.resolved.disk !== 'simulated') {
+      throw new UsageError(`Failed to ${verb} host "${name}": disk faults need simulated disks: add disk: 'simulated' to the Sim's options (or DST_DISK=simulated)`);
+    }
+    let layer: ResolvedRule[] | undefined;
+    if (faults !== null) {
+      if ((Array.isArray(faults) ? faults : [faults]).some((f) => f !== null && typeof f === 'object' && 'hosts' in f)) {
+        throw new UsageError(`Failed to ${verb} host "${name}": the faults apply to the host named; remove "hosts"`);
+      }
+      layer = resolveDiskFaultRules(faults, `Failed to ${verb} host "${name}": faults`, process.cwd());
+    }
+    if (this.state === 'new') {
+      if (!this.pending.some((p) => p.name.toLowerCase() === String(name).toLowerCase())) {
+        const known = this.pending.map((p) => p.name).join(', ') || 'none';
+        throw new UsageError(`Failed to ${verb} host "${name}": no such host (known: ${known}; add hosts before setting their disk faults)`);
+      }
+      this.setup.push((world) => world.disks.setFaults(world.hosts.require(name, verb).name, layer));
+      return;
+    }
+    const world = this.running(verb, name);
+    world.disks.setFaults(world.hosts.require(name, verb).name, layer);
+  }
+
+  /**
+   * A certificate authority and per-host certificates made from this simulation's seed, for TLS
+   * between its hosts: `{ ca, caKey, cert(name), key(name) }` in PEM (see TlsCertificates).
+   * Host code gets the same set from `tlsCertificates()`.
+   */
+  tls(): TlsCertificates {
+    return certificatesOf(this.resolved.seed);
   }
 
   /** The addresses of a host on the simulated network. */
@@ -595,6 +687,7 @@ export class Sim {
       replay: replays.get(this) ?? replayCommand(this.resolved, this.seed),
       strict: this.resolved.strict,
       disk: this.resolved.disk,
+      ...(this.resolved.diskFaults === undefined ? {} : { diskFaults: this.resolved.diskFaults }),
       pending: this.resolved.pending,
     }));
     const abortedSignal = signals.find((s) => s.signal.aborted);
@@ -645,6 +738,12 @@ export class Sim {
       this.state = 'done';
     };
     try {
+      for (const rule of this.resolved.diskFaults ?? []) {
+        const unknown = (rule.hosts ?? []).filter((h) => !this.pending.some((p) => p.name.toLowerCase() === h));
+        if (unknown.length > 0) {
+          throw new UsageError(`Failed to configure simulation: diskFaults name host "${unknown[0]}", which the simulation does not have (hosts: ${this.pending.map((p) => p.name).join(', ') || 'none'})`);
+        }
+      }
       for (const p of this.pending) {
         const host = world.hosts.add(p.name, p.role, p.options.skewMs ?? 0, p.options.onCrash ?? 'fail', p.options.driftPpm ?? 0);
         world.hosts.boot(host, p.main);

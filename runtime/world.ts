@@ -1,6 +1,7 @@
 import { type AsyncLocalStorage, AsyncResource, executionAsyncId, executionAsyncResource } from 'node:async_hooks';
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
-import type { Disk } from './disk/disk.js';
+import { HostDisks } from './disk/disks.js';
+import type { ResolvedRule } from './disk/faults.js';
 import { Driver } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
@@ -31,9 +32,9 @@ import {
 } from './scheduler/event.js';
 import { Parking } from './scheduler/parking.js';
 import { EventQueue } from './scheduler/queue.js';
-import { Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
+import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
-import { captureSite } from './trace/site.js';
+import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
 
 /** A host of a World: its `world` is the whole simulation (lower layers see a HostWorld only). */
@@ -42,6 +43,9 @@ export type WorldHost = Host<World>;
 type WorldEntry = QueueEntry<WorldHost>;
 
 export type WorldMode = 'library' | 'register';
+
+/** The trace's format, named by its first line: 2 added annotations (send, recv, conn, action, stall, failure). */
+export const TRACE_FORMAT = 'dst-trace/2';
 
 export interface WorldOptions {
   seed: bigint;
@@ -63,6 +67,8 @@ export interface WorldOptions {
   strict?: boolean;
   /** 'simulated': every host has a disk of its own over the real files (runtime/disk). Default 'real'. */
   disk?: DiskMode;
+  /** Disk faults (validated): which hosts' disks fail, tear, fill up or lag, and on which paths. */
+  diskFaults?: ResolvedRule[];
   /** Track the promises host code creates, to report those never settled (SimOptions.pending). */
   pending?: boolean;
 }
@@ -136,6 +142,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private readonly queue = new EventQueue<WorldEntry>();
   readonly fingerprint = new Fingerprint();
   private readonly trace: TraceWriter | undefined;
+  /** Ids of traced messages and connections (counted only while tracing; never in the fingerprint). */
+  private readonly traceIds = { msg: 0, conn: 0 };
   readonly driver: Driver;
   /** The event being run, if any. */
   current: WorldEntry | undefined;
@@ -213,9 +221,21 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // Its stores are hosts, each of the world that set it: currentHost() checks which.
     this.als = processAls as AsyncLocalStorage<WorldHost>;
     this.hosts = new HostLifecycle<World>(this, this.natives);
+    this.disks = new HostDisks(options.diskFaults ?? [], (name) => this.stream(name));
     this.idleWaiters = this.hosts.idleWaiters;
     this.trace = options.traceFile === undefined ? undefined : new TraceWriter(options.traceFile);
     this.captureSites = this.trace !== undefined;
+    // The trace's first line says what the rest is: its format (annotations since 2), the seed,
+    // and the network's default latency (a setLink back to it ends a latency spike).
+    this.trace?.write({
+      n: 0,
+      tNs: 0,
+      kind: 'run',
+      format: TRACE_FORMAT,
+      seed: this.seedText,
+      mode: options.mode,
+      latency: options.network?.latency ?? DEFAULT_LATENCY,
+    });
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());
@@ -241,15 +261,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private networkInstance: Network | undefined;
 
   /**
-   * The hosts' simulated disks by host name (a disk outlives the incarnations of its host),
-   * made by the fs shim on first use when options.disk is 'simulated'.
+   * The hosts' simulated disks and their faults (runtime/disk/disks.ts), made by the fs shim on
+   * first use when options.disk is 'simulated'.
    */
-  readonly disks = new Map<string, Disk>();
-
-  /** The machine `name` lost power: its disk keeps only what was synced. */
-  powerLoss(name: string): void {
-    this.disks.get(name)?.powerLoss();
-  }
+  readonly disks: HostDisks;
 
   /** The simulated network, created on first use. */
   get network(): Network {
@@ -284,6 +299,16 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       this.spinHost = host;
     }
     return this.nowNs + this.spinNs;
+  }
+
+  /**
+   * `host`'s code spends `ns` of virtual time in a call that blocks its process (a synchronous read
+   * of a slow disk): counted as a spin, so its clock reads after the call see the time gone, and
+   * its other events run late, as after a busy loop.
+   */
+  busy(host: Host, ns: number): void {
+    this.spinNs += ns;
+    this.spinHost = host;
   }
 
   /** The CPU time `host`'s code has spent spinning on the clock in the current event (see clockNowNs). */
@@ -367,6 +392,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   stall(host: Host, untilNs: number): void {
     if (!(untilNs > this.nowNs) || host.state !== 'running' || untilNs <= host.stalledUntilNs) return;
     host.stalledUntilNs = untilNs;
+    if (this.trace !== undefined) this.annotate(host, 'stall', { untilNs });
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
     this.kick();
   }
@@ -704,8 +730,15 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     });
   }
 
+  /**
+   * Asked before each event while set: true after it took a hold for real work Node must run
+   * before the next event (immediates native code queued: TLS, HTTP/2; shims/timers/native-immediates.ts).
+   */
+  preStepHold: (() => boolean) | undefined;
+
   private next(): WorldEntry | undefined {
     if (this.clockReads !== 0) this.endSpin();
+    if (this.preStepHold !== undefined && !this.stopped && this.blockers === 0 && this.preStepHold()) return undefined;
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
       if (this.idleWaiters.size > 0) this.hosts.settleIdleClients();
@@ -952,7 +985,25 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       incarnation: host?.incarnation,
       replay: this.options.replay,
       ...(this.faultMix === undefined ? {} : { faults: this.faultMix }),
+      fingerprint: this.fingerprint.toString(),
+      ...siteField(failureSite(error)),
     };
+  }
+
+  /** Writes a failure to the trace (the viewer marks it where it happened), if tracing. */
+  traceFailure(report: FailureReport, failed?: Host): void {
+    if (this.trace === undefined) return;
+    const error = report.error;
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : report.summary;
+    const host = failed ?? (report.host === undefined ? undefined : this.hosts.get(report.host));
+    // A scenario's failed invariant names itself on the error (runtime/scenario/scenario.ts).
+    const invariant = error !== null && typeof error === 'object' ? (error as Record<symbol, unknown>)[Symbol.for('dst-runtime.invariant')] : undefined;
+    this.annotate(host, 'failure', {
+      failure: report.kind,
+      message,
+      ...(typeof invariant === 'string' ? { invariant } : {}),
+      ...(report.site === undefined ? {} : { site: report.site }),
+    });
   }
 
   /** Strict mode: real asynchronous work made by host code escaped the simulation; the run fails. */
@@ -972,6 +1023,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
     if (this.outcome !== undefined) return;
     const report = this.report(kind, host, error, summary);
+    this.traceFailure(report, host);
     this.finish('failure', report);
     this.onFailure?.(report);
   }
@@ -1013,6 +1065,27 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.trace?.flush();
   }
 
+  /** True while a trace is written: annotations are built only then. */
+  get tracing(): boolean {
+    return this.trace !== undefined;
+  }
+
+  /**
+   * Writes an annotation to the trace: something that happened during event `n` (a message sent
+   * or delivered, a fault, the failure), not an event of its own. Annotations carry no `seq` and
+   * never reach the fingerprint, so a traced run is the same run as an untraced one.
+   */
+  annotate(host: Host | undefined, kind: string, fields: Record<string, unknown>): void {
+    if (this.trace === undefined) return;
+    const who = host === undefined || host.role === 'system' ? {} : { host: host.name, boot: host.incarnation };
+    this.trace.write({ n: this.eventsRun, tNs: this.nowNs, ...who, kind, ...fields });
+  }
+
+  /** A fresh id for a traced message or connection (each counted per run, from 1). */
+  nextTraceId(kind: 'msg' | 'conn' = 'msg'): number {
+    return ++this.traceIds[kind];
+  }
+
   get pendingEvents(): number {
     return this.queue.size;
   }
@@ -1021,6 +1094,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   get nowMs(): number {
     return this.nowNs / NS_PER_MS;
   }
+}
+
+function siteField(site: string | undefined): { site?: string } {
+  return site === undefined ? {} : { site };
 }
 
 // ---- the active world ---------------------------------------------------------------------

@@ -1,9 +1,9 @@
 /**
  * Runs `npm run build` unless dist/ is current: every file the build writes exists and is newer
  * than every file it reads (the sources, the build's configuration and the locked dependencies).
- * `npm run demo` starts here, so a second demo starts at once instead of after a minute of
- * rollup. On a fresh clone dist/ is absent, so it builds; a checkout, pull or edit gives the
- * files it touches the current time, so those build again too.
+ * `npm test`, `npm run test:quick` and `npm run demo` start here, so a second run starts at once
+ * instead of after a minute of rollup. On a fresh clone dist/ is absent, so it builds; a
+ * checkout, pull or edit gives the files it touches the current time, so those build again too.
  *
  *     node scripts/build-if-stale.mjs           # build when stale, say so when not
  *     node scripts/build-if-stale.mjs --check   # only say which: exit 0 when current, 1 when stale

@@ -47,7 +47,8 @@ import { PatchSet } from './registry.js';
 import type { Realm, Shim } from './shim.js';
 import { timersShim } from './timers/timers.js';
 import { timersPromisesShim } from './timers/promises.js';
-import { tlsShim } from './net/tls.js';
+import { tlsShim } from './tls/tls.js';
+import { http2Shim } from './http2/http2.js';
 
 /** Installed first: modules loaded from here on (net, via the stdio streams) capture them. */
 const EARLY_SHIMS: readonly Shim[] = [asyncContextShim, timersShim, timersPromisesShim];
@@ -68,6 +69,7 @@ export const SHIMS: readonly Shim[] = [
   httpShim,
   fetchShim,
   tlsShim,
+  http2Shim,
   messagingShim,
   moduleHostsShim,
   fsShim,

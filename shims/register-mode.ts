@@ -14,16 +14,18 @@ import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure } from '../runtime/failure.js';
 import { parseFaultSpec, type FaultSpec } from '../runtime/faults/plan.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
-import { DEFAULTS, type DiskMode, envDiskMode, envDurationNs, envPending, envPositiveInteger, replayEnvironment, shellQuote } from '../runtime/options.js';
+import { DEFAULTS, type DiskMode, envDiskFaults, envDiskMode, envDurationNs, envPending, envPositiveInteger, envStrict, replayEnvironment, shellQuote } from '../runtime/options.js';
+import type { ResolvedRule } from '../runtime/disk/faults.js';
 import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
-import { captureSite } from '../runtime/trace/site.js';
+import { captureSite, OWN_DIST, userStack } from '../runtime/trace/site.js';
 import { World } from '../runtime/world.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
@@ -36,13 +38,62 @@ const nodeProcess: NodeJS.Process = originals.process;
 
 const VERSION_STATE = Symbol.for('dst-runtime.register');
 
-function replayCommand(seedText: string): string {
-  const argv = process.argv.slice(1).map((arg, i) => (i === 0 ? path.relative(process.cwd(), arg) || arg : arg));
-  // Settings that change the run travel with the seed, so the replay is exact.
-  const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_IDLE', 'DST_PENDING', 'DST_FAULTS']
-    .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
-    .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
-  return [...replayEnvironment(), `DST_SEED=${seedText}`, ...settings, ...['node', ...process.execArgv, ...argv].map(shellQuote)].join(' ');
+/** This build's register entries, as paths: a replay names them `dst-runtime/register`. */
+const OWN_REGISTER = new Set(['register.mjs', 'register.cjs'].map((file) => path.join(OWN_DIST, file)));
+
+function isOwnRegister(specifier: string): boolean {
+  try {
+    const file = specifier.startsWith('file:') ? fileURLToPath(specifier) : path.resolve(specifier);
+    return OWN_REGISTER.has(file);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Node's options as a replay should show them: the preload of this very build by path or file
+ * URL (as `dst run` starts its children) is the package's `dst-runtime/register`, which resolves
+ * wherever dst-runtime is installed (and inside its own checkout).
+ */
+function replayExecArgv(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    const inline = /^(--import|--require|-r)=(.*)$/.exec(arg);
+    if (inline !== null && isOwnRegister(inline[2]!)) out.push(`${inline[1]}=dst-runtime/register`);
+    else if ((arg === '--import' || arg === '--require' || arg === '-r') && i + 1 < execArgv.length && isOwnRegister(execArgv[i + 1]!)) {
+      out.push(arg, 'dst-runtime/register');
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/**
+ * The command that replays this run, made when first asked for (a failure report, DST_REPORT):
+ * resolving the machine's time zone for it (machineSettings) loads ICU's zone data, a quarter of
+ * register mode's start-up CPU time on Node 20 when made eagerly. What it reads of the process
+ * (argv, cwd, the environment) is copied at start, before the program can change it.
+ */
+function lazyReplayCommand(seedText: string): () => string {
+  // The program as given when it is under the working directory, else by its absolute path.
+  const argv = process.argv.slice(1).map((arg, i) => {
+    if (i !== 0) return arg;
+    const rel = path.relative(process.cwd(), arg);
+    return rel === '' || rel.startsWith('..') ? arg : rel;
+  });
+  const execArgv = replayExecArgv(process.execArgv);
+  const env = { ...process.env };
+  let command: string | undefined;
+  return () => {
+    if (command !== undefined) return command;
+    // Settings that change the run travel with the seed, so the replay is exact.
+    const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_IDLE', 'DST_PENDING', 'DST_FAULTS']
+      .filter((name) => env[name] !== undefined && env[name] !== '')
+      .map((name) => `${name}=${shellQuote(env[name]!)}`);
+    command = [...replayEnvironment(env), `DST_SEED=${seedText}`, ...settings, ...['node', ...execArgv, ...argv].map(shellQuote)].join(' ');
+    return command;
+  };
 }
 
 function usageExit(error: unknown): never {
@@ -51,7 +102,7 @@ function usageExit(error: unknown): never {
   nodeProcess.exit(ExitCode.usage);
 }
 
-type IdleMode = 'fail' | 'exit';
+export type IdleMode = 'fail' | 'exit';
 
 function parseIdleMode(env: NodeJS.ProcessEnv): IdleMode {
   const text = env.DST_IDLE;
@@ -68,7 +119,10 @@ function parseIdleMode(env: NodeJS.ProcessEnv): IdleMode {
  * (explicit or implicit, from send/connect), for the idle report: by the time the handle is
  * made, Node has often moved on to a nextTick or a lookup callback with no user frame left.
  */
-function recordCreationSites(): void {
+let creationSitesRecorded = false;
+export function recordCreationSites(): void {
+  if (creationSitesRecorded) return;
+  creationSitesRecorded = true;
   const wrap = (proto: Record<string, unknown>, name: string) => {
     const original = proto[name] as (...args: unknown[]) => unknown;
     const wrapped = {
@@ -87,7 +141,7 @@ function recordCreationSites(): void {
 }
 
 /** Every ref'd simulated handle of `world`, described; refs the runtime cannot name are counted. */
-function keepAliveReport(world: World): string[] {
+export function keepAliveReport(world: World): string[] {
   const keepers: KeepAlive[] = [...tcpKeepAlive(world)];
   for (const socket of world.network.udp.boundSockets()) {
     const owner = socket.owner as { holdsRef?: boolean; handle?: Record<PropertyKey, unknown> } | undefined;
@@ -104,6 +158,58 @@ function keepAliveReport(world: World): string[] {
   return lines;
 }
 
+/** The settings of a register-mode run that come from the environment (DST_*), validated. */
+export interface RegisterSettings {
+  eventsMax: number;
+  timeLimitNs: number;
+  idleMode: IdleMode;
+  disk: DiskMode;
+  diskFaults: ResolvedRule[] | undefined;
+  pending: boolean;
+  /** DST_FAULTS: production-shaped faults for the program (runtime/faults/). */
+  faults: FaultSpec | undefined;
+}
+
+/** Reads RegisterSettings from `env`; throws a UsageError naming a bad value. */
+export function registerSettings(env: NodeJS.ProcessEnv): RegisterSettings {
+  const disk = envDiskMode(env);
+  const diskFaults = envDiskFaults(env);
+  if (diskFaults !== undefined && disk !== 'simulated') {
+    throw new UsageError('Failed to parse DST_DISK_FAULTS: disk faults need simulated disks: set DST_DISK=simulated too');
+  }
+  return {
+    eventsMax: envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax,
+    timeLimitNs: envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs,
+    idleMode: parseIdleMode(env),
+    disk,
+    diskFaults,
+    pending: envPending(env),
+    faults: env.DST_FAULTS !== undefined && env.DST_FAULTS !== '' ? parseFaultSpec(env.DST_FAULTS) : undefined,
+  };
+}
+
+/** True when `error` says the program's entry module itself does not exist. */
+function isMissingEntry(error: unknown): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined || !(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return false;
+  const file = path.resolve(entry);
+  const url = (error as { url?: unknown }).url;
+  return url === pathToFileURL(file).href || error.message.includes(`'${file}'`) || error.message.includes(`'${entry}'`);
+}
+
+/** Fails up front when the report could not be written at exit (a missing directory, a directory). */
+function checkWritable(file: string, name: string): void {
+  const existed = fs.existsSync(file);
+  try {
+    onRealDisk(() => fs.closeSync(fs.openSync(file, 'a')));
+    if (!existed) onRealDisk(() => fs.rmSync(file, { force: true }));
+  } catch (error) {
+    throw new UsageError(`Failed to write ${name}=${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (error as Error).message}`);
+  }
+}
+
 /** Starts register mode once per process (the ESM and CJS entries may both be loaded). */
 export function startRegisterMode(): World {
   const g = globalThis as Record<symbol, World | undefined>;
@@ -112,30 +218,24 @@ export function startRegisterMode(): World {
 
   const env = process.env;
   let seed: bigint;
-  let eventsMax: number;
-  let timeLimitNs: number;
-  let idleMode: IdleMode;
-  let disk: DiskMode;
-  let pending: boolean;
-  let faults: FaultSpec | undefined;
+  let settings: RegisterSettings;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
       ? parseSeed(env.DST_SEED, 'DST_SEED')
       : BigInt(Math.floor(Math.random() * 2 ** 32)); // outside the simulation: a fresh seed
-    eventsMax = envPositiveInteger(env, 'DST_EVENT_LIMIT') ?? DEFAULTS.eventsMax;
-    timeLimitNs = envDurationNs(env, 'DST_TIME_LIMIT') ?? DEFAULTS.timeLimitNs;
-    idleMode = parseIdleMode(env);
-    disk = envDiskMode(env);
-    pending = envPending(env);
-    faults = env.DST_FAULTS !== undefined && env.DST_FAULTS !== '' ? parseFaultSpec(env.DST_FAULTS) : undefined;
+    settings = registerSettings(env);
+    envStrict(env);
+    if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') checkWritable(env.DST_REPORT, 'DST_REPORT');
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
   }
+  const { eventsMax, timeLimitNs, idleMode, disk, diskFaults, pending, faults } = settings;
   const seedText = formatSeed(seed);
   const traceFile = env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined;
   let world: World;
   try {
+    const replay = lazyReplayCommand(seedText);
     world = new World({
       seed,
       mode: 'register',
@@ -144,13 +244,17 @@ export function startRegisterMode(): World {
       timeLimitNs,
       durationNs: undefined,
       traceFile,
-      replay: replayCommand(seedText),
+      get replay() {
+        return replay();
+      },
       disk,
+      ...(diskFaults === undefined ? {} : { diskFaults }),
       pending,
     });
   } catch (error) {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));
   }
+  let summarized = false;
   const main = world.hosts.add('main', 'host');
   world.fallbackHost = main;
   const programFaults = faults === undefined ? undefined : new ProgramFaults(world, faults);
@@ -166,6 +270,20 @@ export function startRegisterMode(): World {
   nodeProcess.on('uncaughtExceptionMonitor', (error, origin) => {
     const fatal = nodeProcess.listenerCount('uncaughtException') === 0 && !nodeProcess.hasUncaughtExceptionCaptureCallback();
     if (!fatal) return;
+    if (world.eventsRun === 0 && isMissingEntry(error)) {
+      // `node --import dst-runtime/register missing.js`: one line, as `dst run missing.js` says it.
+      summarized = true;
+      nodeProcess.stderr.write(`dst: Failed to load ${process.argv[1]}: no such file\n`);
+      nodeProcess.exit(ExitCode.usage);
+    }
+    // Node prints the stack next: without dst-runtime's own frames (DST_DEBUG=1 keeps them).
+    if (error instanceof Error && typeof error.stack === 'string') {
+      try {
+        error.stack = userStack(error.stack);
+      } catch {
+        // a frozen error keeps its stack
+      }
+    }
     const host = world.currentHost() ?? main;
     const what = origin === 'unhandledRejection' ? 'an unhandled rejection' : 'an uncaught exception';
     const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
@@ -175,6 +293,7 @@ export function startRegisterMode(): World {
       error,
       `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
     );
+    world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(`${formatFailure(report, { withError: false })}\n`);
   });
@@ -192,6 +311,7 @@ export function startRegisterMode(): World {
       `run idle: no simulated event can ever happen again, yet ${count} ref'd handle${count === 1 ? ' keeps' : 's keep'} ` +
         `the program alive (real Node would wait for ever)`,
     );
+    world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(
       `${formatFailure(report)}\n  fix      close them (server.close(), socket.end()) or unref() them; ` +
@@ -204,7 +324,6 @@ export function startRegisterMode(): World {
   // listeners may still change (process.exitCode = n, or process.exit(n) inside one, which
   // exits at once): so it is written after every 'exit' listener, or when the process exits
   // from inside one, whichever comes first.
-  let summarized = false;
   const summarize = (code: unknown): void => {
     if (summarized) return;
     summarized = true;
@@ -265,6 +384,6 @@ export function startRegisterMode(): World {
     throw error;
   }
   recordCreationSites();
-  if (env.DST_STRICT !== '0') installTripwire(world);
+  if (envStrict(env)) installTripwire(world);
   return world;
 }

@@ -19,16 +19,22 @@
  */
 import buffer from 'node:buffer';
 import path from 'node:path';
+import type { HostDiskFaults } from './faults.js';
+
+/** The kinds of entries a disk lists. */
+export type EntryKind = 'file' | 'dir' | 'link' | 'other';
 
 /** What the lower (real) layer reports of a path it has. */
 export interface LowerStat {
-  kind: 'file' | 'dir' | 'other';
+  kind: EntryKind;
   stat: DiskStat;
+  /** A symbolic link's target. */
+  target?: string;
 }
 
 /** The real file system under the disk, read only (the shim passes reads through to Node). */
 export interface LowerFs {
-  /** The real entry at `abs` (symbolic links followed), or undefined if there is none. */
+  /** The real entry at `abs` itself (a symbolic link is reported as one, with its target), or undefined if there is none. */
   stat(abs: string): LowerStat | undefined;
   /** The names in the real directory `abs`. */
   readdir(abs: string): string[];
@@ -66,7 +72,10 @@ export class DiskError extends Error {
 
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
+const S_IFLNK = 0o120000;
 const BLOCK = 4096;
+/** Symbolic links followed in one path resolution before ELOOP (Linux's MAXSYMLINKS). */
+const LINKS_MAX = 40;
 /** The device number of a simulated disk with no real root under it ("DS" in ASCII). */
 const DISK_DEV = 0x4453;
 
@@ -97,6 +106,11 @@ export class FileNode {
   private dirtyFrom = Infinity;
   /** Names that lead here (a file stays readable through its open fds when it has none). */
   nlink = 1;
+  /**
+   * The writes and truncations since the last sync, in order, when the disk tears writes at a
+   * crash (see tear()); undefined otherwise, so a disk without that fault keeps no copies.
+   */
+  journal: JournalEntry[] | undefined;
 
   /** A file whose `contents` are durable: a new empty one, or a real one copied up. */
   constructor(meta: Meta, contents: Buffer = Buffer.alloc(0)) {
@@ -109,6 +123,7 @@ export class FileNode {
 
   /** Writes `bytes` at `position` (growing the file, zero-filled, as pwrite does). */
   write(position: number, bytes: Uint8Array): void {
+    if (this.journal !== undefined) this.journal.push({ at: position, bytes: Buffer.from(bytes) });
     const end = position + bytes.length;
     if (end > this.data.length) this.data = grow(this.data, this.size, end);
     if (position > this.size) this.data.fill(0, this.size, position);
@@ -126,6 +141,7 @@ export class FileNode {
   }
 
   truncate(length: number): void {
+    if (this.journal !== undefined) this.journal.push({ at: length, bytes: undefined });
     if (length > this.data.length) this.data = grow(this.data, this.size, length);
     if (length > this.size) this.data.fill(0, this.size, length);
     this.dirtyFrom = Math.min(this.dirtyFrom, Math.min(length, this.size));
@@ -145,6 +161,7 @@ export class FileNode {
 
   /** fsync/fdatasync: what readers see becomes what a power loss leaves. */
   sync(): void {
+    if (this.journal !== undefined) this.journal.length = 0;
     const from = this.settle();
     if (from === undefined) return;
     if (this.size > this.synced.length) this.synced = grow(this.synced, this.syncedSize, this.size);
@@ -152,13 +169,99 @@ export class FileNode {
     this.syncedSize = this.size;
   }
 
-  /** A power loss: back to the last synced contents. */
+  /**
+   * A power loss, or a failed fsync (the kernel dropped the dirty pages): back to the last synced
+   * contents.
+   */
   revert(): void {
+    if (this.journal !== undefined) this.journal.length = 0;
     const from = this.settle();
     if (from === undefined) return;
     if (this.syncedSize > this.data.length) this.data = grow(this.data, this.size, this.syncedSize);
     this.synced.copy(this.data, from, from, this.syncedSize);
     this.size = this.syncedSize;
+  }
+
+  /** Starts recording the unsynced writes (see journal); what is unsynced already counts as one write. */
+  startJournal(): void {
+    if (this.journal !== undefined) return;
+    this.journal = [];
+    if (!this.dirty) return;
+    if (this.size < this.syncedSize) this.journal.push({ at: this.size, bytes: undefined });
+    const from = Math.min(this.dirtyFrom, this.size, this.syncedSize);
+    if (from < this.size) this.journal.push({ at: from, bytes: Buffer.from(this.data.subarray(from, this.size)) });
+  }
+
+  /**
+   * A power loss with torn writes: starting from the synced contents, each unsynced write (in the
+   * order made) reaches the disk whole, not at all, or up to a sector boundary inside it, each
+   * independently, so a later write can survive an earlier one; a truncation survives or not.
+   * Where a surviving write lies past the end, the gap reads as zeros.
+   */
+  tear(draw: (n: number) => number, sectorBytes: number): void {
+    const journal = this.journal ?? [];
+    if (journal.length === 0) {
+      this.revert();
+      return;
+    }
+    let image: Buffer = Buffer.alloc(Math.max(this.syncedSize, 64));
+    this.synced.copy(image, 0, 0, this.syncedSize);
+    let size = this.syncedSize;
+    const ensure = (end: number): void => {
+      if (end > image.length) image = grow(image, size, end);
+      if (end > size) image.fill(0, size, end);
+    };
+    for (const entry of journal) {
+      if (entry.bytes === undefined) {
+        // A truncation: survives or not.
+        if (draw(2) === 0) continue;
+        ensure(entry.at);
+        size = entry.at;
+        continue;
+      }
+      const fate = draw(3); // 0 lost, 1 whole, 2 torn at a sector boundary inside it
+      if (fate === 0) continue;
+      let end = entry.at + entry.bytes.length;
+      if (fate === 2) {
+        const first = Math.floor(entry.at / sectorBytes) + 1;
+        const last = Math.ceil(end / sectorBytes) - 1;
+        if (last < first) continue; // within one sector: a torn sector is a lost one
+        end = (first + draw(last - first + 1)) * sectorBytes;
+      }
+      ensure(end);
+      entry.bytes.copy(image, entry.at, 0, end - entry.at);
+      if (end > size) size = end;
+    }
+    journal.length = 0;
+    this.data = image;
+    this.size = size;
+    this.synced = Buffer.from(image);
+    this.syncedSize = size;
+    this.dirtyFrom = Infinity;
+  }
+
+  /** Whether it holds anything a power loss would lose. */
+  get dirty(): boolean {
+    return this.dirtyFrom !== Infinity || this.syncedSize !== this.size;
+  }
+}
+
+/** One unsynced change: a write of `bytes` at `at`, or a truncation to `at` (bytes undefined). */
+export interface JournalEntry {
+  at: number;
+  bytes: Buffer | undefined;
+}
+
+/** A symbolic link of the upper layer. */
+export class LinkNode {
+  readonly kind = 'link';
+  meta: Meta;
+  nlink = 1;
+  constructor(
+    meta: Meta,
+    readonly target: string,
+  ) {
+    this.meta = meta;
   }
 }
 
@@ -180,7 +283,7 @@ export class DirNode {
   }
 }
 
-export type Node = FileNode | DirNode;
+export type Node = FileNode | DirNode | LinkNode;
 export const WHITEOUT = Symbol('dst.whiteout');
 
 /** What a path leads to: a node of the upper layer, or a real entry not copied up yet. */
@@ -207,13 +310,25 @@ function grow(bytes: Buffer, used: number, atLeast: number): Buffer {
   return bigger;
 }
 
-function kindOf(found: Found): 'file' | 'dir' | 'other' {
+function kindOf(found: Found): EntryKind {
   return found.node?.kind ?? found.lower!.kind;
+}
+
+/** A symbolic link's target, upper or lower layer. */
+function linkTarget(found: Found): string {
+  return found.node !== undefined ? (found.node as LinkNode).target : found.lower.target!;
+}
+
+/** Blocks of 4 KiB a file of `size` bytes takes (what a quota counts). */
+export function blockBytes(size: number): number {
+  return Math.ceil(size / BLOCK) * BLOCK;
 }
 
 export class Disk {
   private readonly root: DirNode;
   private nextIno = 1_000_000;
+  /** The faults of this disk (errors, latency, space, torn writes), or undefined when it has none: the common case costs nothing. */
+  faults: HostDiskFaults | undefined;
 
   constructor(
     private readonly lower: LowerFs,
@@ -239,29 +354,59 @@ export class Disk {
 
   /**
    * Resolves `raw` (absolute, not normalised) component by component, as the kernel does: every
-   * component before the last must exist and be a directory (ENOENT, ENOTDIR), `..` goes back to
-   * the directory reached before, and a trailing slash after anything but a directory is
-   * ENOTDIR. The last component may be missing (found is then undefined). The empty path is
-   * ENOENT.
+   * component before the last must exist and be a directory (ENOENT, ENOTDIR) or a symbolic link
+   * to one, `..` goes back to the directory reached before (after a link, the target's parent),
+   * and a trailing slash after anything but a directory is ENOTDIR. Symbolic links are followed
+   * before the last component, and at the last when `follow` says so or a trailing slash asks for
+   * a directory (unless `slashFollows` is false: mkdir does not follow even then); more than 40
+   * is ELOOP. The last component may be missing (found is then undefined; through a dangling
+   * link, the place its target would be). The empty path is ENOENT.
    */
-  private walk(raw: string, syscall: string): Walked {
+  private walk(raw: string, syscall: string, follow = true, slashFollows = true): Walked {
     if (raw === '') throw new DiskError('ENOENT', syscall);
     const trailingSlash = raw.length > 1 && raw.endsWith('/');
-    const parts = raw.split('/').filter((c) => c !== '');
+    let parts = raw.split('/').filter((c) => c !== '');
+    let at = 0;
     // The directories reached, each with its name and normalised real path.
     const stack: Array<{ dir: DirNode; name: string; real: string }> = [{ dir: this.root, name: '', real: '/' }];
     const below = (real: string, name: string): string => (real === '/' ? `/${name}` : `${real}/${name}`);
     let last: { name: string; found: Found | undefined; real: string } | undefined;
-    for (const part of parts) {
+    let links = 0;
+    /** Goes on from a symbolic link: its target's components come next (from the root if absolute). */
+    const enterLink = (found: Found, rest: string[]): void => {
+      if (++links > LINKS_MAX) throw new DiskError('ELOOP', syscall);
+      const target = linkTarget(found);
+      if (target.startsWith('/')) stack.length = 1;
+      parts = [...target.split('/').filter((c) => c !== ''), ...rest];
+      at = 0;
+      last = undefined;
+    };
+    for (;;) {
+      if (at === parts.length) {
+        const end = last as { found: Found | undefined } | undefined;
+        if (end?.found !== undefined && kindOf(end.found) === 'link' && (follow || (trailingSlash && slashFollows))) {
+          enterLink(end.found, []);
+          continue;
+        }
+        break;
+      }
+      const part = parts[at]!;
       if (last !== undefined) {
         // The previous component was looked up as a name: now it must be a directory to go on.
-        if (last.found === undefined) throw new DiskError('ENOENT', syscall);
-        if (kindOf(last.found) !== 'dir') throw new DiskError('ENOTDIR', syscall);
+        const previous = last as { name: string; found: Found | undefined; real: string };
+        if (previous.found === undefined) throw new DiskError('ENOENT', syscall);
+        const kind = kindOf(previous.found);
+        if (kind === 'link') {
+          enterLink(previous.found, parts.slice(at));
+          continue;
+        }
+        if (kind !== 'dir') throw new DiskError('ENOTDIR', syscall);
         const top = stack[stack.length - 1]!.dir;
-        const dir = last.found.node === undefined ? this.materialise(top, last.name, last.found.lower) : (last.found.node as DirNode);
-        stack.push({ dir, name: last.name, real: last.real });
+        const dir = previous.found.node === undefined ? this.materialise(top, previous.name, previous.found.lower) : (previous.found.node as DirNode);
+        stack.push({ dir, name: previous.name, real: previous.real });
         last = undefined;
       }
+      at++;
       if (part === '.') continue;
       if (part === '..') {
         if (stack.length > 1) stack.pop();
@@ -272,13 +417,16 @@ export class Disk {
       last = { name: part, found: this.child(top.dir, part, real), real };
     }
     const top = stack[stack.length - 1]!;
-    if (last === undefined) {
+    const end = last as { name: string; found: Found | undefined; real: string } | undefined;
+    if (end === undefined) {
       // The path ends at a directory already reached ('/', 'a/..', 'a/.').
       const parent = stack.length > 1 ? stack[stack.length - 2]!.dir : undefined;
       return { parent, name: top.name, found: { node: top.dir }, real: top.real, trailingSlash };
     }
-    if (trailingSlash && last.found !== undefined && kindOf(last.found) !== 'dir') throw new DiskError('ENOTDIR', syscall);
-    return { parent: top.dir, name: last.name, found: last.found, real: last.real, trailingSlash };
+    if (trailingSlash && end.found !== undefined && kindOf(end.found) !== 'dir' && (slashFollows || kindOf(end.found) !== 'link')) {
+      throw new DiskError('ENOTDIR', syscall);
+    }
+    return { parent: top.dir, name: end.name, found: end.found, real: end.real, trailingSlash };
   }
 
   /** The entry `name` of `dir`, whose real path is `real`. */
@@ -304,21 +452,38 @@ export class Disk {
     if (found?.node !== undefined) return found.node;
     const lower = found!.lower!;
     if (lower.kind === 'dir') return this.materialise(parent!, name, lower);
+    if (lower.kind === 'link') {
+      const link = new LinkNode(this.copyMeta(lower.stat), lower.target!);
+      parent!.entries.set(name, link);
+      return link;
+    }
     if (lower.kind !== 'file') throw new DiskError('EPERM', 'open');
     const file = new FileNode(this.copyMeta(lower.stat), this.lower.readFile(real));
     parent!.entries.set(name, file);
+    this.usedBytes = undefined;
     return file;
   }
 
-  /** The node at `raw`, copied up if it is real; throws ENOENT when there is none. */
-  resolve(raw: string, syscall: string): Node {
-    const walked = this.walk(raw, syscall);
+  /**
+   * The node at `raw`, copied up if it is real; throws ENOENT when there is none. A symbolic
+   * link at the end is followed unless `follow` is false (lchown, lutimes, link).
+   */
+  resolve(raw: string, syscall: string, follow = true): Node {
+    const walked = this.walk(raw, syscall, follow);
     if (walked.found === undefined) throw new DiskError('ENOENT', syscall);
     return this.copyUp(walked);
   }
 
-  stat(raw: string, syscall: string): DiskStat {
-    const { found } = this.walk(raw, syscall);
+  /** The normalised path `raw` resolves to, every symbolic link followed (realpath(3)). */
+  realpath(raw: string): string {
+    const walked = this.walk(raw, 'realpath');
+    if (walked.found === undefined) throw new DiskError('ENOENT', 'realpath');
+    return walked.real;
+  }
+
+  /** stat(2), or lstat(2) when `follow` is false: a symbolic link at the end is then itself. */
+  stat(raw: string, syscall: string, follow = true): DiskStat {
+    const { found } = this.walk(raw, syscall, follow);
     if (found === undefined) throw new DiskError('ENOENT', syscall);
     if (found.node === undefined) return found.lower.stat;
     return this.statOf(found.node);
@@ -335,6 +500,11 @@ export class Disk {
 
   statOf(node: Node): DiskStat {
     const { meta } = node;
+    if (node.kind === 'link') {
+      // ext4 keeps a target shorter than 60 bytes in the inode itself: no block.
+      const size = Buffer.byteLength(node.target);
+      return { ...this.statOf({ kind: 'file', meta, size: 0, nlink: node.nlink } as FileNode), size, blocks: size < 60 ? 0 : BLOCK / 512 };
+    }
     const size = node.kind === 'file' ? node.size : BLOCK;
     return {
       dev: meta.dev,
@@ -360,7 +530,9 @@ export class Disk {
    * descriptor of it sees the same contents.
    */
   open(raw: string, flags: number, mode: number, f: OpenFlags): Node {
-    const walked = this.walk(raw, 'open');
+    const exclusive = (flags & f.O_CREAT) !== 0 && (flags & f.O_EXCL) !== 0;
+    // O_CREAT|O_EXCL does not follow a link at the end (it exists: EEXIST), O_NOFOLLOW refuses one (ELOOP).
+    const walked = this.walk(raw, 'open', !exclusive && (flags & f.O_NOFOLLOW) === 0);
     const { parent, name, found } = walked;
     if (found === undefined) {
       if ((flags & f.O_CREAT) === 0 || parent === undefined) throw new DiskError('ENOENT', 'open');
@@ -371,8 +543,9 @@ export class Disk {
       this.modified(parent);
       return file;
     }
-    if ((flags & f.O_CREAT) !== 0 && (flags & f.O_EXCL) !== 0) throw new DiskError('EEXIST', 'open');
+    if (exclusive) throw new DiskError('EEXIST', 'open');
     const kind = kindOf(found);
+    if (kind === 'link') throw new DiskError('ELOOP', 'open');
     const writing = (flags & 3) !== f.O_RDONLY;
     if (kind === 'dir') {
       if (writing || (flags & f.O_CREAT) !== 0) throw new DiskError('EISDIR', 'open');
@@ -384,6 +557,7 @@ export class Disk {
     if (node.kind === 'file' && (flags & f.O_TRUNC) !== 0 && node.size > 0) {
       node.truncate(0);
       this.modified(node);
+      this.usedBytes = undefined;
     }
     return node;
   }
@@ -402,7 +576,7 @@ export class Disk {
 
   /** mkdir(2) (not recursive: the shim runs Node's mkdir -p over this). */
   mkdir(raw: string, mode: number): void {
-    const { parent, name, found } = this.walk(raw, 'mkdir');
+    const { parent, name, found } = this.walk(raw, 'mkdir', false, false);
     if (found !== undefined || parent === undefined) throw new DiskError('EEXIST', 'mkdir');
     parent.entries.set(name, new DirNode(this.meta(S_IFDIR | (mode & 0o7777), parent.meta.dev), true));
     parent.links++;
@@ -410,15 +584,15 @@ export class Disk {
   }
 
   /** The entries of directory `raw`, sorted by name (a real directory lists in an order of its own). */
-  readdir(raw: string): Array<{ name: string; kind: 'file' | 'dir' | 'other' }> {
+  readdir(raw: string): Array<{ name: string; kind: EntryKind }> {
     return this.list(this.walk(raw, 'scandir'));
   }
 
-  private list(walked: Walked): Array<{ name: string; kind: 'file' | 'dir' | 'other' }> {
+  private list(walked: Walked): Array<{ name: string; kind: EntryKind }> {
     const { found, real } = walked;
     if (found === undefined) throw new DiskError('ENOENT', 'scandir');
     if (kindOf(found) !== 'dir') throw new DiskError('ENOTDIR', 'scandir');
-    const listed = new Map<string, 'file' | 'dir' | 'other'>();
+    const listed = new Map<string, EntryKind>();
     const dir = found.node as DirNode | undefined;
     if (dir === undefined || !dir.opaque) {
       for (const name of this.lower.readdir(real)) {
@@ -434,15 +608,17 @@ export class Disk {
   }
 
   unlink(raw: string): void {
-    const { parent, name, found } = this.walk(raw, 'unlink');
+    // Neither the last component nor a trailing slash after it is followed: 'link/' is ENOTDIR.
+    const { parent, name, found, trailingSlash } = this.walk(raw, 'unlink', false, false);
     if (found === undefined) throw new DiskError('ENOENT', 'unlink');
     if (kindOf(found) === 'dir') throw new DiskError('EISDIR', 'unlink');
+    if (trailingSlash) throw new DiskError('ENOTDIR', 'unlink');
     this.removeEntry(parent!, name, 'file');
-    if (found.node?.kind === 'file') found.node.nlink--;
+    if (found.node !== undefined && found.node.kind !== 'dir') found.node.nlink--;
   }
 
   rmdir(raw: string): void {
-    const walked = this.walk(raw, 'rmdir');
+    const walked = this.walk(raw, 'rmdir', false, false);
     const { parent, name, found } = walked;
     if (found === undefined) throw new DiskError('ENOENT', 'rmdir');
     if (kindOf(found) !== 'dir') throw new DiskError('ENOTDIR', 'rmdir');
@@ -454,20 +630,21 @@ export class Disk {
 
   /** rm -r: `raw` and, for a directory, everything under it. */
   removeTree(raw: string, syscall: string): void {
-    const walked = this.walk(raw, syscall);
+    const walked = this.walk(raw, syscall, false, false);
     const { parent, name, found } = walked;
     if (found === undefined) throw new DiskError('ENOENT', syscall);
     if (parent === undefined) throw new DiskError('EBUSY', syscall);
     if (kindOf(found) === 'dir') {
       for (const entry of this.list(walked)) this.removeTree(path.posix.join(walked.real, entry.name), syscall);
-    } else if (found.node?.kind === 'file') {
+    } else if (found.node !== undefined && found.node.kind !== 'dir') {
       found.node.nlink--;
     }
     this.removeEntry(parent, name, kindOf(found));
   }
 
   /** Removes `name` from `parent`: a whiteout hides the real entry of the same name, if any. */
-  private removeEntry(parent: DirNode, name: string, kind: 'file' | 'dir' | 'other'): void {
+  private removeEntry(parent: DirNode, name: string, kind: EntryKind): void {
+    this.usedBytes = undefined;
     if (kind === 'dir') parent.links--;
     if (parent.opaque) parent.entries.delete(name);
     else parent.entries.set(name, WHITEOUT);
@@ -475,9 +652,10 @@ export class Disk {
   }
 
   rename(from: string, to: string): void {
-    const source = this.walk(from, 'rename');
+    const source = this.walk(from, 'rename', false, false);
     if (source.found === undefined) throw new DiskError('ENOENT', 'rename');
-    const target = this.walk(to, 'rename');
+    if (source.trailingSlash && kindOf(source.found) !== 'dir') throw new DiskError('ENOTDIR', 'rename');
+    const target = this.walk(to, 'rename', false, false);
     if (target.parent === undefined || source.parent === undefined) throw new DiskError('EBUSY', 'rename');
     const kind = kindOf(source.found);
     if (kind === 'dir' && (target.real + '/').startsWith(source.real + '/') && target.real !== source.real) throw new DiskError('EINVAL', 'rename');
@@ -489,7 +667,7 @@ export class Disk {
       if (kind === 'dir' && targetKind !== 'dir') throw new DiskError('ENOTDIR', 'rename');
       if (kind !== 'dir' && targetKind === 'dir') throw new DiskError('EISDIR', 'rename');
       if (targetKind === 'dir' && this.list(target).length > 0) throw new DiskError('ENOTEMPTY', 'rename');
-      if (target.found.node?.kind === 'file') target.found.node.nlink--;
+      if (target.found.node !== undefined && target.found.node.kind !== 'dir') target.found.node.nlink--;
       if (targetKind === 'dir') target.parent.links--;
     }
     const node = source.found.node ?? this.copyUpTree(source);
@@ -515,15 +693,33 @@ export class Disk {
     return node;
   }
 
-  /** A new name for a file: link(2). */
+  /** A new name for a file: link(2), which does not follow a symbolic link (the new name is one too). */
   link(from: string, to: string): void {
-    const node = this.resolve(from, 'link');
+    const node = this.resolve(from, 'link', false);
     if (node.kind === 'dir') throw new DiskError('EPERM', 'link');
-    const target = this.walk(to, 'link');
+    const target = this.walk(to, 'link', false);
     if (target.found !== undefined || target.parent === undefined) throw new DiskError('EEXIST', 'link');
     target.parent.entries.set(target.name, node);
     node.nlink++;
     this.modified(target.parent);
+  }
+
+  /** symlink(2): a new name `path` holding `target`, which is not looked at (it may not exist). */
+  symlink(target: string, path: string): void {
+    if (target === '') throw new DiskError('ENOENT', 'symlink');
+    const walked = this.walk(path, 'symlink', false, false);
+    if (walked.found !== undefined || walked.parent === undefined) throw new DiskError('EEXIST', 'symlink');
+    if (walked.trailingSlash) throw new DiskError('ENOENT', 'symlink');
+    walked.parent.entries.set(walked.name, new LinkNode(this.meta(S_IFLNK | 0o777, walked.parent.meta.dev), target));
+    this.modified(walked.parent);
+  }
+
+  /** readlink(2): the target of the symbolic link `path` (EINVAL for anything else). */
+  readlink(path: string): string {
+    const { found } = this.walk(path, 'readlink', false);
+    if (found === undefined) throw new DiskError('ENOENT', 'readlink');
+    if (kindOf(found) !== 'link') throw new DiskError('EINVAL', 'readlink');
+    return linkTarget(found);
   }
 
   /** mkdtemp(3): `prefix` (absolute) plus six characters from `draw`, made as a directory. */
@@ -543,17 +739,53 @@ export class Disk {
 
   /**
    * The machine lost power: every file goes back to what was last synced. Names stay (they are
-   * journaled), so a file created and never synced comes back empty.
+   * journaled), so a file created and never synced comes back empty. With `tear` (torn writes,
+   * see FileNode.tear) the unsynced writes of each file survive whole, partly or not at all,
+   * from `draw(n)` (an integer in [0, n)).
    */
-  powerLoss(): void {
+  powerLoss(tear?: { draw: (n: number) => number; sectorBytes: number }): void {
+    this.usedBytes = undefined;
     const visit = (dir: DirNode): void => {
       for (const entry of dir.entries.values()) {
-        if (entry === WHITEOUT) continue;
-        if (entry.kind === 'file') entry.revert();
-        else visit(entry);
+        if (entry === WHITEOUT || entry.kind === 'link') continue;
+        if (entry.kind === 'file') {
+          if (tear !== undefined && entry.dirty) entry.tear(tear.draw, tear.sectorBytes);
+          else entry.revert();
+        } else visit(entry);
       }
     };
     visit(this.root);
+  }
+
+  /**
+   * Bytes the host's files take (each file in 4 KiB blocks, a file with several names once):
+   * what a quota counts. Files of the real disk count once the host has opened them for
+   * writing (copied up). Counted when asked after a change of names, kept up by noteGrowth()
+   * while only contents change.
+   */
+  usedBytes: number | undefined;
+
+  used(): number {
+    if (this.usedBytes !== undefined) return this.usedBytes;
+    const seen = new Set<FileNode>();
+    let total = 0;
+    const visit = (dir: DirNode): void => {
+      for (const entry of dir.entries.values()) {
+        if (entry === WHITEOUT || entry.kind === 'link') continue;
+        if (entry.kind === 'dir') visit(entry);
+        else if (!seen.has(entry)) {
+          seen.add(entry);
+          total += blockBytes(entry.size);
+        }
+      }
+    };
+    visit(this.root);
+    return (this.usedBytes = total);
+  }
+
+  /** A file's size went from `before` to `after` bytes (a write, a truncation): the use follows. */
+  noteGrowth(before: number, after: number): void {
+    if (this.usedBytes !== undefined) this.usedBytes += blockBytes(after) - blockBytes(before);
   }
 }
 
@@ -564,4 +796,5 @@ export interface OpenFlags {
   O_EXCL: number;
   O_TRUNC: number;
   O_DIRECTORY: number;
+  O_NOFOLLOW: number;
 }

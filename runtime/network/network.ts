@@ -8,6 +8,7 @@ import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
 import type { RandomStream } from '../random/stream.js';
 import type { EventKind, SimEvent } from '../scheduler/event.js';
+import { captureSite } from '../trace/site.js';
 import { familyOf, ipv4Of, ipv6Of, isLoopback, unmapped, type Family } from './addresses.js';
 import {
   DuplicateRule,
@@ -23,6 +24,36 @@ import {
 } from './rules.js';
 import { TcpStack } from './tcp.js';
 import { UdpStack } from './udp.js';
+
+/**
+ * What the trace records of a packet (only while tracing): `msg` names the message across its
+ * retransmissions (a TCP segment is one message however often it is sent), `conn` its TCP
+ * connection, `seg` what it carries (syn, syn-ack, ack, data, fin, rst, window, probe,
+ * probe-ack; dgram and icmp for UDP), `retry` the retransmission number, `data` its payload.
+ */
+export interface PacketTrace {
+  msg: number;
+  conn?: number;
+  seg?: string;
+  retry?: number;
+  data?: Buffer;
+}
+
+/** Bytes of a payload the trace shows. */
+const PREVIEW_BYTES = 48;
+const HTTP_START = /^(?:(?:GET|HEAD|POST|PUT|DELETE|PATCH|OPTIONS|CONNECT|TRACE) \S+ HTTP\/1\.[01]|HTTP\/1\.[01] \d{3}[^\r\n]*)\r?\n/;
+
+/**
+ * The trace's view of a payload: its first bytes as text (non-printable bytes as '.'), and, when
+ * it starts an HTTP/1 message, the message's first line, so the viewer can draw a request or a
+ * response as one arrow over however many segments carry it.
+ */
+export function payloadFields(data: Buffer): { data: string; http?: string } {
+  const head = data.subarray(0, 256).toString('latin1');
+  const text = head.slice(0, PREVIEW_BYTES).replace(/[^\x20-\x7e]/g, '.');
+  const http = HTTP_START.exec(head);
+  return http === null ? { data: text } : { data: text, http: http[0].trimEnd() };
+}
 
 /**
  * What the network asks of the simulation (World implements it): the current instant, events on
@@ -50,6 +81,12 @@ export interface NetworkWorld {
   chainForSocket(): number;
   cancel(event: SimEvent): void;
   readonly hosts: NetworkHosts;
+  /** True while the run writes a trace: the network then annotates each packet's send and arrival. */
+  readonly tracing: boolean;
+  /** The next id of a traced message or connection (counted only while tracing). */
+  nextTraceId(kind?: 'msg' | 'conn'): number;
+  /** Writes an annotation (a record that is no event) to the trace, made by `host`. */
+  annotate(host: Host | undefined, kind: string, fields: Record<string, unknown>): void;
 }
 
 /** What the network asks of the hosts it connects (World's HostLifecycle implements it). */
@@ -251,13 +288,77 @@ export class Network {
     deliver: () => void,
     fifo?: FifoFlow,
     connection?: { fromPort: number; toPort: number; carriesData?: boolean; reset: () => void },
+    traced?: PacketTrace,
     chain?: number,
   ): boolean {
     const packet: PacketInfo = connection === undefined
       ? { from: from.name, to: to.name, protocol, bytes }
       : { from: from.name, to: to.name, protocol, bytes, fromPort: connection.fromPort, toPort: connection.toPort, carriesData: connection.carriesData === true };
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
+    if (this.world.tracing) return this.sendTraced(from, to, packet, verdict, deliver, fifo, connection, traced ?? { msg: this.world.nextTraceId() }, chain);
     for (const rule of this.rules) rule.apply(packet, verdict, this.random);
+    return this.carryOut(to, verdict, deliver, fifo, connection, chain);
+  }
+
+  /**
+   * send() while tracing: the same decisions (the same rules, the same draws), plus a `send`
+   * annotation with the packet's fate and the rule that dropped it, and a `recv` annotation when
+   * each copy arrives.
+   */
+  private sendTraced(
+    from: Host,
+    to: Host,
+    packet: PacketInfo,
+    verdict: Verdict,
+    deliver: () => void,
+    fifo: FifoFlow | undefined,
+    connection: { fromPort: number; toPort: number; reset: () => void } | undefined,
+    traced: PacketTrace,
+    chain: number | undefined,
+  ): boolean {
+    let droppedBy: string | undefined;
+    for (const rule of this.rules) {
+      rule.apply(packet, verdict, this.random);
+      if (droppedBy === undefined && verdict.delaysNs.length === 0) droppedBy = rule.name;
+    }
+    const world = this.world;
+    const fate =
+      verdict.reset === true && connection !== undefined ? { fate: 'reset' } :
+      verdict.delaysNs.length === 0 ? { fate: 'dropped', by: droppedBy ?? 'a rule' } :
+      verdict.heldBy !== undefined ? { fate: 'held', by: verdict.heldBy.name } :
+      verdict.delaysNs.length > 1 ? { copies: verdict.delaysNs.length } : {};
+    const site = captureSite();
+    world.annotate(from, 'send', {
+      msg: traced.msg,
+      proto: packet.protocol,
+      to: to.name,
+      bytes: packet.bytes,
+      ...(traced.conn === undefined || traced.conn === 0 ? {} : { conn: traced.conn }),
+      ...(packet.fromPort === undefined ? {} : { fromPort: packet.fromPort, toPort: packet.toPort }),
+      ...(traced.seg === undefined ? {} : { seg: traced.seg }),
+      ...(traced.retry ? { retry: traced.retry } : {}),
+      ...fate,
+      ...(traced.data === undefined || traced.data.length === 0 ? {} : payloadFields(traced.data)),
+      ...(site === undefined ? {} : { site }),
+    });
+    const msg = traced.msg;
+    const received = () => {
+      // The destination's incarnation now (it may have rebooted since the packet left).
+      const host = world.hosts.list[to.index] ?? to;
+      world.annotate(host, 'recv', { msg, from: from.name, ...(this.machineOff(host) ? { lost: 'machine off' } : {}) });
+      deliver();
+    };
+    return this.carryOut(to, verdict, received, fifo, connection, chain);
+  }
+
+  private carryOut(
+    to: Host,
+    verdict: Verdict,
+    deliver: () => void,
+    fifo: FifoFlow | undefined,
+    connection: { fromPort: number; toPort: number; reset: () => void } | undefined,
+    chain: number | undefined,
+  ): boolean {
     if (verdict.reset === true && connection !== undefined) {
       connection.reset();
       return true;

@@ -33,7 +33,7 @@ import type { Host } from '../hosts/host.js';
 import { type Family, isWildcard, unmapped } from './addresses.js';
 import { UV } from './errno.js';
 import { once } from '../once.js';
-import type { FifoFlow, Network } from './network.js';
+import type { FifoFlow, Network, PacketTrace } from './network.js';
 import type { SimEvent } from '../scheduler/event.js';
 
 export const WINDOW_BYTES = 256 * 1024;
@@ -207,6 +207,8 @@ export class TcpEndpoint {
   private readByPeerBytes = 0;
   bytesRead = 0;
   bytesWritten = 0;
+  /** The connection's id in the trace (shared by both endpoints; 0 when not traced). */
+  traceConn = 0;
 
   constructor(stack: TcpStack, host: Host, local: SocketAddress, remote: SocketAddress) {
     this.stack = stack;
@@ -317,10 +319,10 @@ export class TcpEndpoint {
       this.stack.reliableSend(this, peer, bytes, () => {
         if (this.batch === next) this.batch = undefined;
         peer.arriveTogether(next.segments, this);
-      }, segment.kind === 'data');
+      }, segment.kind === 'data' ? segment.data : segment.kind);
       return;
     }
-    this.stack.reliableSend(this, peer, bytes, () => peer.arrive(segment, this), segment.kind === 'data');
+    this.stack.reliableSend(this, peer, bytes, () => peer.arrive(segment, this), segment.kind === 'data' ? segment.data : segment.kind);
   }
 
   // ---- receiving (arrival events on this endpoint's host) ------------------------------------
@@ -411,7 +413,7 @@ export class TcpEndpoint {
         const peer = this.peer;
         if (peer !== undefined && peer.state === 'syn-received') {
           // The third packet of the handshake: the server accepts when it arrives.
-          this.stack.reliableSend(this, peer, HEADER_BYTES, () => peer.ackArrived(this));
+          this.stack.reliableSend(this, peer, HEADER_BYTES, () => peer.ackArrived(this), 'ack');
         }
         this.notify((owner) => owner.connected(0));
         return false;
@@ -568,7 +570,9 @@ export class TcpEndpoint {
   /** A keepalive probe from `from` arrived: the kernel acknowledges it if the connection lives. */
   probeArrived(from: TcpEndpoint): void {
     const taken = this.taking([], from);
-    if (taken === true) this.stack.network.send(this.host, from.host, 'tcp', HEADER_BYTES, () => from.probeAnswered(), from.flowTo(this.host), undefined, from.chain);
+    if (taken === true) {
+      this.stack.network.send(this.host, from.host, 'tcp', HEADER_BYTES, () => from.probeAnswered(), from.flowTo(this.host), undefined, this.stack.traced(this, 'probe-ack'), from.chain);
+    }
   }
 
   /** The peer's kernel acknowledged a keepalive probe. */
@@ -825,6 +829,18 @@ export class TcpStack {
     const from = endpoint.host;
     const world = this.network.world;
     const startNs = world.nowNs;
+    let syn: PacketTrace | undefined;
+    if (world.tracing) {
+      endpoint.traceConn = world.nextTraceId('conn');
+      world.annotate(from, 'conn', {
+        conn: endpoint.traceConn,
+        from: from.name,
+        fromPort: endpoint.local.port,
+        to: this.network.hostAt(endpoint.remote.address, from)?.name ?? endpoint.remote.address,
+        toPort: endpoint.remote.port,
+      });
+      syn = { msg: world.nextTraceId(), conn: endpoint.traceConn, seg: 'syn', retry: -1 };
+    }
     // The connect fails at exactly tcpTimeoutMs unless the handshake completes first, whatever
     // was lost: the SYN (retransmitted below) or the SYN-ACK (retransmitted by the server).
     endpoint.connectDeadline = world.schedule(from, this.network.tcpTimeoutNs, 'net', () => {
@@ -840,7 +856,8 @@ export class TcpStack {
       // decided now, not when the simulated SYN lands (a server listening a moment later, before
       // this process polls again, does not get the connection).
       const listener = to === from ? this.listenerFor(endpoint, to) ?? null : undefined;
-      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to), undefined, listener?.chain ?? undefined);
+      if (syn !== undefined) syn.retry!++;
+      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to), undefined, syn, listener?.chain ?? undefined);
       if (sent && to === from) return;
       // The SYN timer stays armed until a SYN-ACK or a reset arrives, whatever became of this
       // SYN (lost on the way, unanswered by a machine that is off, or answered by a reset that
@@ -889,6 +906,7 @@ export class TcpStack {
         )
       : new TcpEndpoint(this, to, { ...client.remote }, { ...client.local });
     server.peer = client;
+    server.traceConn = client.traceConn;
     client.peer = server;
     server.chain = listener.chain;
     this.endpoints.add(server);
@@ -900,7 +918,7 @@ export class TcpStack {
     server.state = sameHost ? 'established' : 'syn-received';
     if (!sameHost) server.pendingListener = listener;
     // SYN-ACK is segment 0 of the server's direction: it precedes any data the server sends.
-    this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server));
+    this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), 'syn-ack');
     (server as unknown as { sendSeq: number }).sendSeq = 1;
     if (sameHost) this.accept(listener, server);
   }
@@ -916,11 +934,15 @@ export class TcpStack {
    * Sends one segment reliably: a dropped packet is retransmitted with exponential backoff
    * until the network's TCP timeout, then the sender's connection fails with ETIMEDOUT.
    */
-  reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => boolean | void, carriesData = false): void {
+  reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => boolean | void, what: Buffer | string): void {
     const world = this.network.world;
     const startNs = world.nowNs;
     const fifo = from.flowTo(to.host);
+    // Traced: one message however often it is retransmitted.
+    const traced = world.tracing ? this.traced(from, what) : undefined;
+    if (traced !== undefined) traced.retry = -1;
     const attempt = (rtoNs: number) => {
+      if (traced !== undefined) traced.retry!++;
       // A connection that broke stops retransmitting; one the application closed goes on
       // delivering what it sent (the kernel keeps an orphaned socket until its data is out).
       if (from.state === 'closed' && from.closedBy !== 'app') return;
@@ -942,7 +964,7 @@ export class TcpStack {
       };
       const sent = this.network.send(from.host, to.host, 'tcp', bytes, () => {
         if (deliver() === false) unacknowledged();
-      }, fifo, { fromPort: from.local.port, toPort: to.local.port, carriesData, reset: () => this.resetPair(from) }, to.chain);
+      }, fifo, { fromPort: from.local.port, toPort: to.local.port, carriesData: typeof what !== 'string', reset: () => this.resetPair(from) }, traced, to.chain);
       if (!sent) unacknowledged();
     };
     attempt(RTO_INITIAL_NS);
@@ -950,7 +972,15 @@ export class TcpStack {
 
   /** A keepalive probe from `from` to its peer (unreliable, like a reset: a lost probe is lost). */
   probe(from: TcpEndpoint, to: TcpEndpoint): void {
-    this.network.send(from.host, to.host, 'tcp', HEADER_BYTES, () => to.probeArrived(from), from.flowTo(to.host), undefined, to.chain);
+    this.network.send(from.host, to.host, 'tcp', HEADER_BYTES, () => to.probeArrived(from), from.flowTo(to.host), undefined, this.traced(from, 'probe'), to.chain);
+  }
+
+  /** What the trace records of a segment `from` sends (undefined when not tracing). */
+  traced(from: TcpEndpoint, what: Buffer | string): PacketTrace | undefined {
+    const world = this.network.world;
+    if (!world.tracing) return undefined;
+    const base = { msg: world.nextTraceId(), conn: from.traceConn };
+    return typeof what === 'string' ? { ...base, seg: what } : { ...base, seg: 'data', data: what };
   }
 
   /**
@@ -959,9 +989,10 @@ export class TcpStack {
    */
   sendReset(fromHost: Host, to: TcpEndpoint): void {
     const fifo = to.peer?.host === fromHost ? to.peer.flowTo(to.host) : undefined;
+    const traced = this.network.world.tracing ? { msg: this.network.world.nextTraceId(), conn: to.traceConn, seg: 'rst' } : undefined;
     this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => {
       if (!this.network.machineOff(to.host)) to.resetByPeer();
-    }, fifo, undefined, to.chain);
+    }, fifo, undefined, traced, to.chain);
   }
 
   /**
@@ -974,7 +1005,7 @@ export class TcpStack {
       sender.windowOpened(readTotalBytes);
       return;
     }
-    this.reliableSend(reader, sender, HEADER_BYTES, () => sender.windowOpened(readTotalBytes));
+    this.reliableSend(reader, sender, HEADER_BYTES, () => sender.windowOpened(readTotalBytes), 'window');
   }
 
   forget(endpoint: TcpEndpoint): void {

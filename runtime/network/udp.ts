@@ -450,7 +450,7 @@ export class UdpStack {
         if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.message(copy, rinfo));
         else owner.message(copy, rinfo);
       }
-    }, fifo, undefined, chain);
+    }, fifo, undefined, this.network.world.tracing ? { msg: this.network.world.nextTraceId(), seg: 'dgram', data: d.payload } : undefined, chain);
   }
 
   /** The sockets of `host` that get a datagram: the best match for unicast, every match otherwise. */
@@ -480,7 +480,7 @@ export class UdpStack {
       if (owner === undefined || !from.receiving || from.host.state !== 'running') return;
       if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.error(UV.ECONNREFUSED));
       else owner.error(UV.ECONNREFUSED);
-    });
+    }, undefined, undefined, this.network.world.tracing ? { msg: this.network.world.nextTraceId(), seg: 'icmp' } : undefined);
   }
 
   /** The source as the receiving socket reports it (an IPv6 socket sees IPv4 senders mapped). */

@@ -1,12 +1,14 @@
 import { SimulationError } from '../failure.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_LATENCY, type NetworkOptions, validateNetworkOptions } from '../network/network.js';
-import { type DiskMode, isDiskMode } from '../options.js';
+import { type DiskMode, envDiskMode, isDiskMode } from '../options.js';
+import { type DiskFaultRule, type DiskFaults, validateDiskFaults } from '../disk/faults.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { RandomStream } from '../random/stream.js';
 import { attachToRun, setReplay, Sim } from '../sim.js';
 import { activeWorld, type World } from '../world.js';
-import { always, coverageOf, type CoverageEntry } from './assertions.js';
+import { coverageOf, type CoverageEntry, SafetyViolation } from './assertions.js';
+import { failureSite, functionLocation, kFailureSite } from '../trace/site.js';
 
 /**
  * What invariants and hosts share in one run. `state` is the scenario's own blackboard: hosts
@@ -84,6 +86,33 @@ export interface FaultProfile {
    * main runs again). With client crashes the run lasts its whole budget.
    */
   clientCrashPerSecond?: number;
+  /**
+   * Disk faults of the targets' simulated disks (the scenario needs `disk: 'simulated'`),
+   * probabilities per operation: EIO on read, on write, on fsync/fdatasync (which drops the
+   * file's unsynced data), and a read returning one flipped bit. They stop in the heal phase.
+   */
+  diskReadErrorRate?: number;
+  diskWriteErrorRate?: number;
+  diskFsyncErrorRate?: number;
+  diskCorruptReadRate?: number;
+  /** Path patterns the disk error rates apply to (default every file; see DiskFaultRule.paths). */
+  diskPaths?: string[];
+  /** [min, max] latency of every disk operation, in ms (uniform): the disk's own speed, kept in the heal phase. */
+  diskLatencyMs?: [number, number];
+  /** [min, max] latency of fsync/fdatasync, in ms (uniform; default diskLatencyMs): flushing takes longer than writing to the page cache. */
+  diskFsyncLatencyMs?: [number, number];
+  /** The targets' disks hold at most this many bytes (ENOSPC past it). */
+  diskQuotaBytes?: number;
+  /** A machine crash leaves the unsynced writes torn: whole, lost or cut at a sector, in any order. */
+  diskTornWrites?: boolean;
+  /** The sector torn writes tear at: 512 (default) or 4096. */
+  diskSectorBytes?: 512 | 4096;
+  /** Slow disks: a target's disk takes `diskSlowMs` per operation for a downtime. */
+  diskSlowPerSecond?: number;
+  /** [min, max] latency of a slow disk's operations, in ms (uniform). Default [50, 500]. */
+  diskSlowMs?: [number, number];
+  /** Full disks: a target's disk has no room left for a downtime (another process filled it): writes that need a block get ENOSPC. */
+  diskFullPerSecond?: number;
   /** How long a crashed/stopped host stays down, a paused one frozen, a partition or hold lasts. */
   downMsMin?: number;
   downMsMax?: number;
@@ -133,14 +162,44 @@ export interface ScenarioFailure {
   timeNs: number;
   event: number;
   replay: string;
+  /** The invariant that failed (its function's name, else `safety[i]`/`liveness[i]`), for safety and liveness failures. */
+  invariant?: string;
+  /** Where the failure was raised: the failing invariant's definition, or the first program frame of the error. */
+  site?: string;
+  /** A crash: the error's stack. */
+  stack?: string;
+}
+
+/** The faults the fault driver can inject (the `*PerSecond` rates without the suffix). */
+export const FAULT_KINDS = [
+  'crash', 'kill', 'reset', 'stop', 'bounce', 'pause', 'partition', 'partitionOneway', 'hold', 'latencySpike', 'skewJump', 'clientCrash',
+  'diskSlow', 'diskFull', 'stall', 'lag',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/**
+ * One fault the driver injected, or is to inject: at tick `atMs` of the fault clock, of `fault`
+ * kind, on `target` (host faults) or the link `a`-`b`, lasting `downMs` (faults that end),
+ * with the spike's latency or the clock jump it drew. A run's list of them is its schedule:
+ * `runScenario(s, seed, { schedule })` injects exactly those faults instead of drawing them.
+ */
+export interface ScheduledFault {
+  atMs: number;
+  fault: FaultKind;
+  target?: string;
+  a?: string;
+  b?: string;
+  downMs?: number;
+  latencyMs?: number;
+  skewMs?: number;
 }
 
 export interface ScenarioResult {
   seed: string;
   /**
-   * Equal fingerprints mean equal executions. A failed run has no run fingerprint, so its
-   * fingerprint names where it failed ("fail:<kind>:<timeNs>:<event>"), which a faithful
-   * replay reproduces exactly.
+   * Equal fingerprints mean equal executions. A failed run's fingerprint names where it failed
+   * and hashes the run up to there ("fail:<kind>:<timeNs>:<event>:<hash>"): two runs that fail
+   * at the same instant by different paths differ, and a faithful replay reproduces it exactly.
    */
   fingerprint: string;
   ok: boolean;
@@ -152,6 +211,11 @@ export interface ScenarioResult {
   swarm?: Record<string, number>;
   /** With DST_PENDING=1 (a run that did not fail): promises host code left pending, by site (SimResult.pending). */
   pending?: Array<{ site: string; host: string; count: number }>;
+  /**
+   * The faults the driver injected, in order (up to the failure, for a failed run): its
+   * schedule, which `{ schedule }` replays exactly (the same fingerprint).
+   */
+  schedule: ScheduledFault[];
 }
 
 /** Options of runScenario. */
@@ -170,19 +234,35 @@ export interface RunScenarioOptions {
   signal?: AbortSignal;
   /** Stops the run after this many ms of real time, as `signal` would (SimOptions.wallClockLimitMs). */
   wallClockLimitMs?: number;
+  /**
+   * Inject exactly these faults (a `schedule` a run returned, or an edited one) instead of
+   * drawing them from the seed. Each is still subject to the profile's guards (`crashWhen`,
+   * `downCountMax`, its target being up), as a drawn one is; one that cannot apply is skipped.
+   * The rest of the run (the hosts' randomness) still comes from the seed.
+   */
+  schedule?: readonly ScheduledFault[];
+  /**
+   * End the run at this virtual time, as passing if it has not failed by then. The scenario's
+   * phases keep their times (healing starts at durationMs - healMs): every event before it is
+   * the full run's. For searches such as `dst shrink`.
+   */
+  stopAtMs?: number;
 }
+
+/** Whether a profile key is a rate swarm mode mixes: `*PerSecond`, and the disk's per-operation `disk*Rate`. */
+const mixed = (key: string): boolean => key.endsWith('PerSecond') || (key.startsWith('disk') && key.endsWith('Rate'));
 
 /**
  * Swarm testing: a seed's own fault mix, a pure function of (profile, seed). Each `*PerSecond`
- * rate r > 0 of the profile is, independently, off (0) with probability 1/2, else uniform in
- * (0, 2r]; each rate draws from its own stream derived from the seed and the rate's name, so
- * adding a rate to the profile does not change the draws of the others. Rates are rounded to
- * 1e-6 per second so the mix prints exactly.
+ * rate (and each per-operation `disk*Rate`) r > 0 of the profile is, independently, off (0) with
+ * probability 1/2, else uniform in (0, 2r] (a disk rate at most 1); each rate draws from its own
+ * stream derived from the seed and the rate's name, so adding a rate to the profile does not
+ * change the draws of the others. Rates are rounded to 1e-6 so the mix prints exactly.
  */
 export function swarmFaults(faults: FaultProfile, seed: SeedInput): Record<string, number> {
   const root = parseSeed(seed, 'seed');
   const mix: Record<string, number> = {};
-  for (const key of Object.keys(faults).filter((k) => k.endsWith('PerSecond')).sort()) {
+  for (const key of Object.keys(faults).filter(mixed).sort()) {
     const rate = (faults as Record<string, number>)[key]!;
     if (!(rate > 0)) {
       mix[key] = 0;
@@ -191,7 +271,7 @@ export function swarmFaults(faults: FaultProfile, seed: SeedInput): Record<strin
     const stream = new RandomStream(root, `swarm/${key}`);
     const on = stream.double() >= 0.5;
     const scaled = on ? Math.max(1e-6, Math.round((1 - stream.double()) * 2 * rate * 1e6) / 1e6) : 0;
-    mix[key] = scaled;
+    mix[key] = key.endsWith('PerSecond') ? scaled : Math.min(1, scaled);
   }
   return mix;
 }
@@ -233,6 +313,7 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   for (const [key, value] of Object.entries(faults)) {
     if (key.endsWith('PerSecond') && !(typeof value === 'number' && value >= 0)) throw new UsageError(`${where}: faults.${key} must be a number >= 0`);
   }
+  validateDiskProfile(faults, where, definition.disk);
   const spike = faults.latencySpikeMs;
   if (spike !== undefined && !(Array.isArray(spike) && spike.length === 2 && spike.every((v) => Number.isFinite(v) && v >= 0) && spike[0] <= spike[1])) {
     throw new UsageError(`${where}: faults.latencySpikeMs must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(spike)}`);
@@ -271,17 +352,94 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   return { ...definition, healMs, kind: 'dst-scenario' };
 }
 
-function check(invariants: Invariant[], ctx: ScenarioContext): string | undefined {
-  for (const invariant of invariants) {
+const DISK_RATES = ['diskReadErrorRate', 'diskWriteErrorRate', 'diskFsyncErrorRate', 'diskCorruptReadRate'] as const;
+const DISK_KEYS = [...DISK_RATES, 'diskPaths', 'diskLatencyMs', 'diskFsyncLatencyMs', 'diskQuotaBytes', 'diskTornWrites', 'diskSectorBytes', 'diskSlowPerSecond', 'diskSlowMs', 'diskFullPerSecond'];
+
+/** Whether a profile asks for disk faults (so the scenario needs simulated disks). */
+function usesDisk(faults: FaultProfile): boolean {
+  return DISK_KEYS.some((k) => {
+    const v = (faults as Record<string, unknown>)[k];
+    return v !== undefined && v !== 0 && v !== false;
+  });
+}
+
+function validateDiskProfile(faults: FaultProfile, where: string, disk: DiskMode | undefined): void {
+  const f = faults as Record<string, unknown>;
+  for (const key of DISK_RATES) {
+    const v = f[key];
+    if (v !== undefined && !(typeof v === 'number' && v >= 0 && v <= 1)) throw new UsageError(`${where}: faults.${key} must be a probability in [0, 1], got ${JSON.stringify(v)}`);
+  }
+  for (const key of ['diskLatencyMs', 'diskFsyncLatencyMs', 'diskSlowMs']) {
+    const v = f[key];
+    if (v !== undefined && !(Array.isArray(v) && v.length === 2 && v.every((x) => Number.isFinite(x) && x >= 0) && v[0] <= v[1])) {
+      throw new UsageError(`${where}: faults.${key} must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(v)}`);
+    }
+  }
+  if (f.diskPaths !== undefined && !(Array.isArray(f.diskPaths) && f.diskPaths.every((p) => typeof p === 'string' && p !== ''))) {
+    throw new UsageError(`${where}: faults.diskPaths must be a list of path patterns, got ${JSON.stringify(f.diskPaths)}`);
+  }
+  // The rest is checked as the disk faults it becomes.
+  const whole = diskBase(faults, false).filter((r) => r.paths === undefined);
+  for (const rule of whole) validateDiskFaults(rule, `${where}: faults`);
+  if (usesDisk(faults) && (disk ?? envDiskMode(process.env)) !== 'simulated') {
+    throw new UsageError(`${where}: disk faults (${DISK_KEYS.filter((k) => f[k] !== undefined).join(', ')}) need simulated disks: add disk: 'simulated' to the scenario`);
+  }
+}
+
+/**
+ * The disk faults a profile gives every target, as sim.setDiskFaults rules: the error rates on
+ * `diskPaths`, then the disk's own properties (latency, quota, torn writes). In the heal phase
+ * (`healing`) only the properties stay.
+ */
+function diskBase(faults: FaultProfile, healing: boolean): Array<Omit<DiskFaultRule, 'hosts'>> {
+  const rules: Array<Omit<DiskFaultRule, 'hosts'>> = [];
+  const rates: DiskFaults = {};
+  if (!healing) {
+    if (faults.diskReadErrorRate) rates.readErrorRate = faults.diskReadErrorRate;
+    if (faults.diskWriteErrorRate) rates.writeErrorRate = faults.diskWriteErrorRate;
+    if (faults.diskFsyncErrorRate) rates.fsyncErrorRate = faults.diskFsyncErrorRate;
+    if (faults.diskCorruptReadRate) rates.corruptReadRate = faults.diskCorruptReadRate;
+  }
+  if (Object.keys(rates).length > 0) rules.push(faults.diskPaths === undefined ? rates : { ...rates, paths: faults.diskPaths });
+  const disk: DiskFaults = {};
+  if (faults.diskLatencyMs !== undefined) disk.latency = { minMs: faults.diskLatencyMs[0], maxMs: faults.diskLatencyMs[1] };
+  if (faults.diskFsyncLatencyMs !== undefined) disk.fsyncLatency = { minMs: faults.diskFsyncLatencyMs[0], maxMs: faults.diskFsyncLatencyMs[1] };
+  if (faults.diskQuotaBytes !== undefined) disk.quotaBytes = faults.diskQuotaBytes;
+  if (faults.diskTornWrites) disk.tornWrites = true;
+  if (faults.diskSectorBytes !== undefined) disk.sectorBytes = faults.diskSectorBytes;
+  if (Object.keys(disk).length > 0) rules.push(disk);
+  return rules;
+}
+
+/** The first invariant that does not hold: what it said, its name and where it is defined. */
+function check(invariants: Invariant[], ctx: ScenarioContext, list: string): { message: string; invariant: string; fn: Invariant } | undefined {
+  for (const [i, invariant] of invariants.entries()) {
     const verdict = invariant(ctx);
     if (verdict === true) continue;
-    return typeof verdict === 'string' ? verdict : `invariant ${invariant.name || '(anonymous)'} returned ${String(verdict)}`;
+    const message = typeof verdict === 'string' ? verdict : `invariant ${invariant.name || '(anonymous)'} returned ${String(verdict)}`;
+    return { message, invariant: invariant.name || `${list}[${i}]`, fn: invariant };
   }
   return undefined;
 }
 
+/** Where a failed invariant's error says it came from: the invariant's name and definition. */
+const kInvariant = Symbol.for('dst-runtime.invariant');
+function markInvariant(error: Error, failed: { invariant: string; fn: Invariant }): Error {
+  Object.defineProperty(error, kInvariant, { value: failed.invariant });
+  const site = functionLocation(failed.fn);
+  if (site !== undefined) Object.defineProperty(error, kFailureSite, { value: site });
+  return error;
+}
+
 /** The fault driver: a host of its own, so its Math.random is a seeded stream of the run. */
-function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, onWorld: (world: World) => void): () => Promise<void> {
+function chaos(
+  scenario: Scenario,
+  faults: FaultProfile,
+  ctx: ScenarioContext,
+  onWorld: (world: World) => void,
+  applied: ScheduledFault[],
+  schedule: readonly ScheduledFault[] | undefined,
+): () => Promise<void> {
   const tickMs = faults.tickMs ?? 10;
   const safetyEveryMs = scenario.safetyEveryMs ?? 10;
   const downMsMin = faults.downMsMin ?? 50;
@@ -309,105 +467,221 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     const running = () => ctx.targets.filter((t) => sim.status(t).state === 'running');
     const down = new Set<string>();
     const checkSafety = () => {
-      const violated = check(safety, ctx);
-      always(violated === undefined, `safety invariant violated: ${violated}`);
+      const violated = check(safety, ctx, 'safety');
+      if (violated === undefined) return;
+      // As always() fails: the host whose code checks (the driver) crashes, and the run fails.
+      const error = markInvariant(new SafetyViolation(`always: safety invariant violated: ${violated.message}`), violated);
+      world?.hosts.failed(world.currentHost(), error, 'safety');
+      throw error;
     };
-    const takeDown = (how: 'crash' | 'kill' | 'stop') => {
+    // The fault clock's tick now (ms since the run started): when a fault is injected.
+    let tickNo = 0;
+    const now = () => tickNo * tickMs;
+    // Every fault goes through one of these, drawn (scheduled undefined) or replayed (scheduled:
+    // what to inject). Draws keep their order of old (a seed's faults do not change), and a
+    // fault is recorded once it took effect: the recorded schedule replays the same run.
+    const takeDown = (how: 'crash' | 'kill' | 'stop', scheduled?: ScheduledFault) => {
       if (down.size >= downCountMax || (faults.crashWhen !== undefined && !faults.crashWhen(ctx))) return;
       const up = running().filter((t) => !down.has(t));
-      if (up.length === 0) return;
-      const target = pick(up);
+      if (up.length === 0 || (scheduled !== undefined && !up.includes(scheduled.target!))) return;
+      const target = scheduled?.target ?? pick(up);
       down.add(target);
       if (how === 'crash') sim.crash(target);
       else if (how === 'kill') sim.kill(target);
       else sim.stop(target);
-      later(downMs(), () => {
+      const fault: ScheduledFault = { atMs: now(), fault: how, target };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => {
         down.delete(target);
         if (sim.status(target).state !== 'running') sim.restart(target);
       });
     };
-    const linkFault = (apply: (a: string, b: string) => void, undo: (a: string, b: string) => void) => {
+    const linkFault = (
+      kind: 'partition' | 'partitionOneway' | 'hold',
+      apply: (a: string, b: string) => void,
+      undo: (a: string, b: string) => void,
+      scheduled?: ScheduledFault,
+    ) => {
       if (ctx.targets.length < 2) return;
-      const a = pick(ctx.targets);
-      const b = pick(ctx.targets.filter((t) => t !== a));
+      const a = scheduled?.a ?? pick(ctx.targets);
+      const b = scheduled?.b ?? pick(ctx.targets.filter((t) => t !== a));
       apply(a, b);
-      later(downMs(), () => undo(a, b));
+      const fault: ScheduledFault = { atMs: now(), fault: kind, a, b };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => undo(a, b));
     };
+    const partition = (scheduled?: ScheduledFault) => linkFault('partition', (a, b) => sim.partition(a, b), (a, b) => sim.repair(a, b), scheduled);
+    const partitionOneway = (scheduled?: ScheduledFault) =>
+      linkFault('partitionOneway', (a, b) => sim.partition(a, b, { oneway: true }), (a, b) => sim.repair(a, b, { oneway: true }), scheduled);
+    const hold = (scheduled?: ScheduledFault) => linkFault('hold', (a, b) => sim.hold(a, b), (a, b) => sim.release(a, b), scheduled);
     // Latency spikes: one at a time per link; undone at their end or at the heal phase.
     const [spikeMin, spikeMax] = faults.latencySpikeMs ?? [100, 1000];
     const spiked = new Set<string>();
     const unspike = (a: string, b: string) => {
       if (spiked.delete(`${a}|${b}`)) sim.setLink(a, b, { latency: { ...(scenario.network?.latency ?? DEFAULT_LATENCY) } });
     };
-    const spike = () => {
+    const spike = (scheduled?: ScheduledFault) => {
       if (ctx.targets.length < 2) return;
-      const a = pick(ctx.targets);
-      const b = pick(ctx.targets.filter((t) => t !== a));
+      const a = scheduled?.a ?? pick(ctx.targets);
+      const b = scheduled?.b ?? pick(ctx.targets.filter((t) => t !== a));
       const key = a < b ? `${a}|${b}` : `${b}|${a}`;
       if (spiked.has(key)) return;
-      const ms = spikeMin + Math.random() * (spikeMax - spikeMin);
+      const ms = scheduled?.latencyMs ?? spikeMin + Math.random() * (spikeMax - spikeMin);
       spiked.add(key);
       const [x, y] = key.split('|') as [string, string];
       sim.setLink(x, y, { latency: { minMs: ms, maxMs: ms } });
-      later(downMs(), () => unspike(x, y));
+      const fault: ScheduledFault = { atMs: now(), fault: 'latencySpike', a: x, b: y, latencyMs: ms };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => unspike(x, y));
     };
     const skewJumpMsMax = faults.skewJumpMsMax ?? 5000;
-    const skewJump = () => {
-      const target = pick(ctx.targets);
-      const skewMs = Math.floor(Math.random() * (2 * skewJumpMsMax + 1)) - skewJumpMsMax;
+    const skewJump = (scheduled?: ScheduledFault) => {
+      if (ctx.targets.length === 0) return;
+      const target = scheduled?.target ?? pick(ctx.targets);
+      const skewMs = scheduled?.skewMs ?? Math.floor(Math.random() * (2 * skewJumpMsMax + 1)) - skewJumpMsMax;
       (sim as unknown as { setClock: (name: string, clock: { skewMs: number }) => void }).setClock(target, { skewMs });
+      applied.push({ atMs: now(), fault: 'skewJump', target, skewMs });
     };
     const [stallMsMin, stallMsMax] = faults.stallMs ?? [10, 500];
-    const stall = () => {
+    const stall = (scheduled?: ScheduledFault) => {
       const up = running();
-      if (up.length === 0) return;
-      sim.stall(pick(up), stallMsMin + Math.random() * (stallMsMax - stallMsMin));
+      if (up.length === 0 || (scheduled !== undefined && !up.includes(scheduled.target!))) return;
+      const target = scheduled?.target ?? pick(up);
+      const ms = scheduled?.downMs ?? stallMsMin + Math.random() * (stallMsMax - stallMsMin);
+      sim.stall(target, ms);
+      applied.push({ atMs: now(), fault: 'stall', target, downMs: ms });
     };
-    const lag = () => {
+    const lag = (scheduled?: ScheduledFault) => {
       const up = running();
-      if (up.length === 0) return;
-      sim.lag(pick(up), downMs(), { eventMsMax: faults.lagEventMsMax ?? 100 });
+      if (up.length === 0 || (scheduled !== undefined && !up.includes(scheduled.target!))) return;
+      const target = scheduled?.target ?? pick(up);
+      const ms = scheduled?.downMs ?? downMs();
+      sim.lag(target, ms, { eventMsMax: faults.lagEventMsMax ?? 100 });
+      applied.push({ atMs: now(), fault: 'lag', target, downMs: ms });
     };
-    const clientCrash = () => {
+    // Disk faults: every target's base (rates, latency, quota, torn writes), plus a slow or full
+    // disk for a downtime each; the layer sim.setDiskFaults holds is rebuilt from these.
+    const diskState = new Map<string, { slow?: { minMs: number; maxMs: number }; full?: boolean }>();
+    let healing = false;
+    const applyDisk = (target: string) => {
+      const state = diskState.get(target) ?? {};
+      const rules = diskBase(faults, healing);
+      if (state.slow !== undefined) rules.push({ latency: state.slow, fsyncLatency: state.slow });
+      if (state.full === true) rules.push({ full: true });
+      sim.setDiskFaults(target, rules.length === 0 ? null : rules);
+    };
+    const [slowMin, slowMax] = faults.diskSlowMs ?? [50, 500];
+    const diskFault = (kind: 'slow' | 'full', scheduled?: ScheduledFault) => {
+      if (ctx.targets.length === 0) return;
+      const target = scheduled?.target ?? pick(ctx.targets);
+      const state = diskState.get(target) ?? {};
+      if (kind === 'slow' ? state.slow !== undefined : state.full === true) return;
+      if (kind === 'slow') state.slow = { minMs: slowMin, maxMs: slowMax };
+      else state.full = true;
+      diskState.set(target, state);
+      applyDisk(target);
+      const fault: ScheduledFault = { atMs: now(), fault: kind === 'slow' ? 'diskSlow' : 'diskFull', target };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => {
+        if (kind === 'slow') delete state.slow;
+        else delete state.full;
+        applyDisk(target);
+      });
+    };
+    const clientCrash = (scheduled?: ScheduledFault) => {
       const up = ctx.clients.filter((c) => sim.status(c).state === 'running');
-      if (up.length === 0) return;
-      const target = pick(up);
+      if (up.length === 0 || (scheduled !== undefined && !up.includes(scheduled.target!))) return;
+      const target = scheduled?.target ?? pick(up);
       sim.crash(target);
-      later(downMs(), () => {
+      const fault: ScheduledFault = { atMs: now(), fault: 'clientCrash', target };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => {
         if (sim.status(target).state !== 'running') sim.restart(target);
       });
     };
+    const reset = (scheduled?: ScheduledFault) => {
+      if (ctx.targets.length < 2) return;
+      const a = scheduled?.a ?? pick(ctx.targets);
+      const b = scheduled?.b ?? pick(ctx.targets.filter((t) => t !== a));
+      sim.resetConnections(a, b);
+      applied.push({ atMs: now(), fault: 'reset', a, b });
+    };
+    const bounce = (scheduled?: ScheduledFault) => {
+      const up = running().filter((t) => !down.has(t));
+      if (up.length === 0 || (faults.crashWhen !== undefined && !faults.crashWhen(ctx))) return;
+      if (scheduled !== undefined && !up.includes(scheduled.target!)) return;
+      const target = scheduled?.target ?? pick(up);
+      sim.bounce(target);
+      applied.push({ atMs: now(), fault: 'bounce', target });
+    };
+    const pause = (scheduled?: ScheduledFault) => {
+      const target = scheduled?.target ?? pick(ctx.targets);
+      const status = sim.status(target);
+      if (status.state !== 'running' || status.paused) return;
+      sim.pause(target);
+      const fault: ScheduledFault = { atMs: now(), fault: 'pause', target };
+      applied.push(fault);
+      fault.downMs = scheduled?.downMs ?? downMs();
+      later(fault.downMs, () => sim.resume(target));
+    };
+    const inject: Record<FaultKind, (scheduled?: ScheduledFault) => void> = {
+      crash: (f) => takeDown('crash', f),
+      kill: (f) => takeDown('kill', f),
+      stop: (f) => takeDown('stop', f),
+      reset,
+      bounce,
+      pause,
+      partition,
+      partitionOneway,
+      hold,
+      latencySpike: spike,
+      skewJump,
+      clientCrash,
+      diskSlow: (f) => diskFault('slow', f),
+      diskFull: (f) => diskFault('full', f),
+      stall,
+      lag,
+    };
 
-    const interval = setInterval(() => attempt(() => {
-      if (ctx.phase !== 'faults') return;
-      if (chance(faults.crashPerSecond)) takeDown('crash');
-      if (chance(faults.killPerSecond)) takeDown('kill');
-      if (chance(faults.resetPerSecond) && ctx.targets.length >= 2) {
-        const a = pick(ctx.targets);
-        sim.resetConnections(a, pick(ctx.targets.filter((t) => t !== a)));
+    // Replaying a schedule: the faults of each tick, in the schedule's order.
+    const byTick = new Map<number, ScheduledFault[]>();
+    for (const fault of schedule ?? []) {
+      const list = byTick.get(fault.atMs) ?? [];
+      list.push(fault);
+      byTick.set(fault.atMs, list);
+    }
+    const interval = setInterval(() => {
+      tickNo++;
+      if (schedule !== undefined) {
+        if (ctx.phase !== 'faults') return;
+        for (const fault of byTick.get(now()) ?? []) attempt(() => inject[fault.fault](fault));
+        return;
       }
-      if (chance(faults.stopPerSecond)) takeDown('stop');
-      if (chance(faults.bouncePerSecond)) {
-        const up = running().filter((t) => !down.has(t));
-        if (up.length > 0 && (faults.crashWhen === undefined || faults.crashWhen(ctx))) sim.bounce(pick(up));
-      }
-      if (chance(faults.pausePerSecond)) {
-        const target = pick(ctx.targets);
-        const status = sim.status(target);
-        if (status.state === 'running' && !status.paused) {
-          sim.pause(target);
-          later(downMs(), () => sim.resume(target));
-        }
-      }
-      if (chance(faults.partitionPerSecond)) linkFault((a, b) => sim.partition(a, b), (a, b) => sim.repair(a, b));
-      if (chance(faults.partitionOnewayPerSecond)) linkFault((a, b) => sim.partition(a, b, { oneway: true }), (a, b) => sim.repair(a, b, { oneway: true }));
-      if (chance(faults.holdPerSecond)) linkFault((a, b) => sim.hold(a, b), (a, b) => sim.release(a, b));
-      if (chance(faults.latencySpikePerSecond)) spike();
-      if (chance(faults.skewJumpPerSecond) && ctx.targets.length > 0) skewJump();
-      if (chance(faults.clientCrashPerSecond)) clientCrash();
-      if (chance(faults.stallPerSecond)) stall();
-      if (chance(faults.lagPerSecond)) lag();
-    }), tickMs);
+      attempt(() => {
+        if (ctx.phase !== 'faults') return;
+        if (chance(faults.crashPerSecond)) takeDown('crash');
+        if (chance(faults.killPerSecond)) takeDown('kill');
+        if (chance(faults.resetPerSecond) && ctx.targets.length >= 2) reset();
+        if (chance(faults.stopPerSecond)) takeDown('stop');
+        if (chance(faults.bouncePerSecond)) bounce();
+        if (chance(faults.pausePerSecond)) pause();
+        if (chance(faults.partitionPerSecond)) partition();
+        if (chance(faults.partitionOnewayPerSecond)) partitionOneway();
+        if (chance(faults.holdPerSecond)) hold();
+        if (chance(faults.latencySpikePerSecond)) spike();
+        if (chance(faults.skewJumpPerSecond) && ctx.targets.length > 0) skewJump();
+        if (chance(faults.clientCrashPerSecond)) clientCrash();
+        if (chance(faults.diskSlowPerSecond)) diskFault('slow');
+        if (chance(faults.diskFullPerSecond)) diskFault('full');
+        if (chance(faults.stallPerSecond)) stall();
+        if (chance(faults.lagPerSecond)) lag();
+      });
+    }, tickMs);
     const safetyTimer = safety.length > 0 ? setInterval(checkSafety, safetyEveryMs) : undefined;
 
     await new Promise((resolve) => setTimeout(resolve, healAtMs));
@@ -427,18 +701,45 @@ function chaos(scenario: Scenario, faults: FaultProfile, ctx: ScenarioContext, o
     for (const key of [...spiked]) attempt(() => unspike(...(key.split('|') as [string, string])));
     for (const c of ctx.clients) if (sim.status(c).state === 'crashed') attempt(() => sim.restart(c));
     down.clear();
+    if (usesDisk(faults)) {
+      healing = true;
+      diskState.clear();
+      for (const target of ctx.targets) applyDisk(target);
+    }
     // Liveness is judged 1 ms before the budget ends, so the check still runs inside the simulation.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, scenario.durationMs - healAtMs - 1)));
     if (safetyTimer !== undefined) clearInterval(safetyTimer);
     checkSafety();
-    const failed = check(liveness, ctx);
+    const failed = check(liveness, ctx, 'liveness');
     if (failed !== undefined) {
-      const error = new Error(`liveness check failed after ${scenario.healMs} ms of healing: ${failed}`);
+      const error = markInvariant(new Error(`liveness check failed after ${scenario.healMs} ms of healing: ${failed.message}`), failed);
       error.name = 'LivenessFailure';
       world?.hosts.failed(world.currentHost(), error, 'liveness');
       throw error;
     }
   };
+}
+
+/** Checks a schedule against the scenario's hosts; a copy sorted by tick (stable: same-tick faults keep their order). */
+function validateSchedule(schedule: readonly ScheduledFault[], ctx: ScenarioContext, tickMs: number): ScheduledFault[] {
+  const where = 'Failed to run scenario with a fault schedule';
+  if (!Array.isArray(schedule)) throw new UsageError(`${where}: the schedule must be an array of faults, got ${typeof schedule}`);
+  const names = new Set([...ctx.targets, ...ctx.clients]);
+  for (const [i, f] of schedule.entries()) {
+    const at = `fault ${i + 1} (${JSON.stringify(f)})`;
+    if (f === null || typeof f !== 'object') throw new UsageError(`${where}: ${at} is not an object`);
+    if (!(FAULT_KINDS as readonly string[]).includes(f.fault)) throw new UsageError(`${where}: ${at}: fault must be one of ${FAULT_KINDS.join(', ')}`);
+    if (!(Number.isSafeInteger(f.atMs) && f.atMs > 0 && f.atMs % tickMs === 0)) {
+      throw new UsageError(`${where}: ${at}: atMs must be a tick of the fault clock: a positive multiple of ${tickMs} ms`);
+    }
+    for (const key of ['target', 'a', 'b'] as const) {
+      if (f[key] !== undefined && !names.has(f[key]!)) throw new UsageError(`${where}: ${at}: ${key} "${f[key]}" is not a target or client of the scenario (known: ${[...names].join(', ')})`);
+    }
+    const needs = ['partition', 'partitionOneway', 'hold', 'latencySpike', 'reset'].includes(f.fault) ? ['a', 'b'] : ['target'];
+    for (const key of needs) if ((f as unknown as Record<string, unknown>)[key] === undefined) throw new UsageError(`${where}: ${at}: a ${f.fault} fault needs ${needs.join(' and ')}`);
+    if (f.downMs !== undefined && !(Number.isFinite(f.downMs) && f.downMs >= 0)) throw new UsageError(`${where}: ${at}: downMs must be a number of ms >= 0`);
+  }
+  return [...schedule].sort((x, y) => x.atMs - y.atMs);
 }
 
 /** Runs one seed of a scenario. Never rejects for a failure of the system under test: it is in `failure`. */
@@ -447,9 +748,12 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   const seedText = formatSeed(parseSeed(seed, 'seed'));
   const swarm = options.swarm === true ? swarmFaults(scenario.faults ?? {}, seedText) : undefined;
   const faults: FaultProfile = { ...scenario.faults, ...swarm };
+  if (options.stopAtMs !== undefined && !(Number.isFinite(options.stopAtMs) && options.stopAtMs > 0)) {
+    throw new UsageError(`Failed to run scenario "${scenario.name}": stopAtMs must be a positive number of ms, got ${String(options.stopAtMs)}`);
+  }
   const sim = new Sim({
     seed: seedText,
-    durationMs: scenario.durationMs,
+    durationMs: Math.min(scenario.durationMs, options.stopAtMs ?? Infinity),
     ...(options.trace === undefined ? {} : { trace: options.trace }),
     ...(scenario.disk === undefined ? {} : { disk: scenario.disk }),
     ...(scenario.network === undefined ? {} : { network: scenario.network }),
@@ -470,10 +774,15 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   scenario.hosts(recording, ctx);
   ctx.targets = scenario.targets ?? names;
   ctx.clients = scenario.clients ?? clientNames;
+  // The targets' disks have the profile's faults from the start (the driver changes them later).
+  const diskRules = diskBase(faults, false);
+  if (diskRules.length > 0) for (const target of ctx.targets) sim.setDiskFaults(target, diskRules);
   let world: World | undefined;
   // A crashed client counts as settled, and the run ends once every client has: with client
   // crashes the fault driver is a client itself, so the run lasts its whole budget.
-  const driver = chaos(scenario, faults, ctx, (w) => (world = w));
+  const applied: ScheduledFault[] = [];
+  const schedule = options.schedule === undefined ? undefined : validateSchedule(options.schedule, ctx, faults.tickMs ?? 10);
+  const driver = chaos(scenario, faults, ctx, (w) => (world = w), applied, schedule);
   if ((scenario.faults?.clientCrashPerSecond ?? 0) > 0) sim.client(CHAOS, driver);
   else sim.host(CHAOS, driver);
   const replay = options.replay ?? `runScenario(${scenario.name}, ${seedText})`;
@@ -481,21 +790,46 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   try {
     const result = await sim.run();
     const pending = result.pending === undefined ? {} : { pending: result.pending };
-    return { seed: seedText, fingerprint: result.fingerprint, ok: true, elapsedNs: result.elapsedNs, events: result.events, coverage: coverageOf(world), ...extra, ...pending };
+    return {
+      seed: seedText,
+      fingerprint: result.fingerprint,
+      ok: true,
+      elapsedNs: result.elapsedNs,
+      events: result.events,
+      coverage: coverageOf(world),
+      ...extra,
+      ...pending,
+      schedule: applied,
+    };
   } catch (error) {
     if (!(error instanceof SimulationError) || error.report.kind === 'aborted') throw error;
     const report = error.report;
     const kind = report.kind === 'safety' || report.kind === 'liveness' || report.kind === 'limit' ? report.kind : 'crash';
     const cause = report.error instanceof Error ? `${report.error.name}: ${report.error.message}` : report.summary;
+    const invariant = (report.error as Record<symbol, unknown> | undefined)?.[kInvariant];
+    const site = report.site ?? failureSite(report.error);
     return {
       seed: seedText,
-      fingerprint: `fail:${kind}:${report.timeNs}:${report.event}`,
+      // Kind, time and event stay readable; the hash of the run up to the failure tells apart
+      // two runs that failed at the same instant.
+      fingerprint: `fail:${kind}:${report.timeNs}:${report.event}:${report.fingerprint ?? 'unknown'}`,
       ok: false,
       elapsedNs: report.timeNs,
       events: report.event,
-      failure: { kind, message: cause, host: report.host, timeNs: report.timeNs, event: report.event, replay },
+      failure: {
+        kind,
+        message: cause,
+        host: report.host,
+        timeNs: report.timeNs,
+        event: report.event,
+        replay,
+        ...(typeof invariant === 'string' ? { invariant } : {}),
+        ...(site === undefined ? {} : { site }),
+        ...(kind === 'crash' && report.error instanceof Error && typeof report.error.stack === 'string' ? { stack: report.error.stack } : {}),
+      },
       coverage: coverageOf(world),
       ...extra,
+      schedule: applied,
     };
   }
 }

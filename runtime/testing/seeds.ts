@@ -1,3 +1,4 @@
+import type { Environment } from '../options.js';
 /**
  * Test-runner helpers: run a scenario over many seeds from mocha or node:test, with failure
  * messages that carry the seed and a command that replays it.
@@ -19,7 +20,7 @@ export interface SeedListOptions {
   /** The pinned seeds, used unless DST_SEEDS/DST_SWEEP say otherwise. Default 1..10. */
   seeds?: SeedInput[];
   /** Where to read DST_SEEDS and DST_SWEEP. Default process.env. */
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
   /** Where the drawn seeds of a sweep are printed. Default: a line on stderr. */
   log?: (line: string) => void;
 }

@@ -22,13 +22,14 @@
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import util from 'node:util';
-import { Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Node } from '../../runtime/disk/disk.js';
+import { blockBytes, Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Node } from '../../runtime/disk/disk.js';
+import type { PathFaults } from '../../runtime/disk/faults.js';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { NODE_MAJOR, type Host } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
-import { beginRealCall, completeRealCall } from '../thread-pool/real-work.js';
+import { beginRealCall, completeRealCall, deliverAfter } from '../thread-pool/real-work.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const binding = nodeBinding('fs') as Record<string, any>;
@@ -59,13 +60,16 @@ const lower: LowerFs = {
   stat(abs) {
     return onRealDisk(() => {
       let stats: fs.BigIntStats | undefined;
+      let target: string | undefined;
       try {
-        stats = fs.statSync(abs, { bigint: true, throwIfNoEntry: false });
+        // The entry itself: a real symbolic link is one on the simulated disk too, followed by its walk.
+        stats = fs.lstatSync(abs, { bigint: true, throwIfNoEntry: false });
+        if (stats?.isSymbolicLink()) target = fs.readlinkSync(abs);
       } catch {
-        return undefined; // EACCES, ELOOP...: as if it were not there
+        return undefined; // EACCES...: as if it were not there
       }
       if (stats === undefined) return undefined;
-      const kind = stats.isFile() ? 'file' : stats.isDirectory() ? 'dir' : 'other';
+      const kind = stats.isFile() ? 'file' : stats.isDirectory() ? 'dir' : target !== undefined ? 'link' : 'other';
       const stat: DiskStat = {
         dev: Number(stats.dev),
         mode: Number(stats.mode),
@@ -82,7 +86,7 @@ const lower: LowerFs = {
         ctimeNs: stats.ctimeNs,
         birthtimeNs: stats.birthtimeNs,
       };
-      return { kind, stat };
+      return target === undefined ? { kind, stat } : { kind, stat, target };
     });
   },
   readdir(abs) {
@@ -100,11 +104,10 @@ const lastUser = new WeakMap<Disk, Host>();
 export function diskOf(host: Host): Disk | undefined {
   const world = host.world;
   if (world.options.disk !== 'simulated') return undefined;
-  let disk = world.disks.get(host.name);
-  if (disk === undefined) {
+  const disk = world.disks.of(host.name, () => {
     const made: Disk = new Disk(lower, () => BigInt(lastUser.get(made)!.dateNowMs()) * 1_000_000n);
-    world.disks.set(host.name, (disk = made));
-  }
+    return made;
+  });
   lastUser.set(disk, host);
   return disk;
 }
@@ -175,6 +178,11 @@ interface OpenFile {
   append: boolean;
   /** O_SYNC or O_DSYNC: every write is synced. */
   sync: boolean;
+  /** The absolute, normalised path it was opened by (what disk fault patterns match). */
+  path: string;
+  /** The disk faults that apply to it, and the faults' generation they were taken at. */
+  faults: PathFaults | undefined;
+  faultsGeneration: number;
 }
 
 const descriptors = new WeakMap<Host, Map<number, OpenFile>>();
@@ -285,7 +293,8 @@ type Operation = (host: Host, disk: Disk, args: unknown[]) => unknown;
 
 function openFile(host: Host, disk: Disk, pathArg: unknown, flags: number, mode: number): number {
   const given = pathText(pathArg);
-  const node = onDisk(() => disk.open(absolute(pathArg), flags, mode & ~umask(), C), given);
+  const abs = absolute(pathArg);
+  const node = onDisk(() => disk.open(abs, flags, mode & ~umask(), C), given);
   const access = flags & 3;
   return allocate(host, {
     node,
@@ -294,16 +303,37 @@ function openFile(host: Host, disk: Disk, pathArg: unknown, flags: number, mode:
     writable: access !== C.O_RDONLY,
     append: (flags & C.O_APPEND) !== 0,
     sync: (flags & (C.O_SYNC | C.O_DSYNC)) !== 0,
+    path: abs,
+    faults: undefined,
+    faultsGeneration: 0,
   });
 }
 
-function readInto(host: Host, fd: number, target: Uint8Array, offset: number, length: number, position: unknown): number {
+/** The disk faults that apply to an open file (undefined when its disk has none). */
+function faultsOf(disk: Disk, file: OpenFile): PathFaults | undefined {
+  const faults = disk.faults;
+  if (faults === undefined) return undefined;
+  if (file.faultsGeneration !== faults.generation) {
+    file.faults = faults.forPath(nodePath.posix.normalize(file.path));
+    file.faultsGeneration = faults.generation;
+  }
+  return file.faults;
+}
+
+function readInto(host: Host, fd: number, target: Uint8Array, offset: number, length: number, position: unknown, disk: Disk): number {
   const file = fileOf(host, fd, 'read');
   if (!file.readable) fail('EBADF', 'read');
   if (file.node.kind === 'dir') fail('EISDIR', 'read');
+  const faults = disk.faults === undefined ? undefined : faultsOf(disk, file);
+  if (faults !== undefined && disk.faults!.chance(faults.readErrorRate)) fail('EIO', 'read');
   const at = positionOf(position);
-  const count = file.node.read(at ?? file.position, target, offset, length);
+  const count = (file.node as FileNode).read(at ?? file.position, target, offset, length);
   if (at === undefined) file.position += count;
+  if (faults !== undefined && count > 0 && disk.faults!.chance(faults.corruptReadRate)) {
+    // One bit of what the program gets flips on its way (the file itself is intact).
+    const bit = disk.faults!.random.int(0, count * 8);
+    target[offset + (bit >> 3)]! ^= 1 << (bit & 7);
+  }
   return count;
 }
 
@@ -314,18 +344,84 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
   const given = positionOf(position);
   // O_APPEND writes at the end, also a positioned write (which, as pwrite, leaves the offset).
   const at = file.append ? node.size : (given ?? file.position);
+  const before = node.size;
+  if (disk.faults !== undefined) bytes = faultyWrite(disk, file, node, at, bytes);
   node.write(at, bytes);
   if (given === undefined) file.position = at + bytes.length;
   disk.modified(node);
-  if (file.sync) node.sync();
+  if (node.size !== before) disk.noteGrowth(before, node.size);
+  if (file.sync) {
+    if (disk.faults !== undefined && disk.faults.chance(faultsOf(disk, file)!.fsyncErrorRate)) {
+      // O_SYNC: the write's own writeback failed, and write(2) reports it.
+      dropUnsynced(disk, node);
+      fail('EIO', 'write');
+    }
+    node.sync();
+  }
   return bytes.length;
 }
 
+/**
+ * The part of a write that a faulty disk takes: EIO (nothing written); on a disk past its quota
+ * (or full), what fits in the blocks left, or ENOSPC when nothing does (write(2) returns a short
+ * count first, then fails). Starts the file's journal when the disk tears writes at a crash.
+ */
+function faultyWrite(disk: Disk, file: OpenFile, node: FileNode, at: number, bytes: Uint8Array): Uint8Array {
+  const faults = disk.faults!;
+  if (faults.chance(faultsOf(disk, file)!.writeErrorRate)) fail('EIO', 'write');
+  const end = at + bytes.length;
+  if (faults.limitsSpace && end > node.size && bytes.length > 0) {
+    const need = blockBytes(end) - blockBytes(node.size);
+    const room = faults.full ? 0 : Math.max(0, faults.quotaBytes - disk.used());
+    if (need > room) {
+      const fits = blockBytes(node.size) + Math.floor(room / 4096) * 4096 - at;
+      if (fits <= 0) fail('ENOSPC', 'write');
+      bytes = bytes.subarray(0, fits);
+    }
+  }
+  if (faults.tornSectorBytes > 0) node.startJournal();
+  return bytes;
+}
+
+/** A failed fsync: the kernel drops the file's dirty pages (and reports the error once). */
+function dropUnsynced(disk: Disk, node: FileNode): void {
+  const before = node.size;
+  node.revert();
+  if (node.size !== before) disk.noteGrowth(before, node.size);
+}
+
+/**
+ * An fsync that takes time: its data is durable when it returns, not when it was called, so a
+ * machine crash while it is in flight loses (or tears) what it was flushing. Delivered with the
+ * completion, which a crash drops.
+ */
+class DeferredSync {
+  constructor(readonly node: FileNode) {}
+}
+
+/**
+ * fsync/fdatasync of `fd`: with disk faults, it may fail with EIO and lose the file's unsynced
+ * data. With `defer` (an asynchronous call that takes time) the flush itself happens when it
+ * completes (DeferredSync).
+ */
+function syncFile(host: Host, disk: Disk, fd: number, syscall: 'fsync' | 'fdatasync', defer = false): DeferredSync | undefined {
+  const file = fileOf(host, fd, syscall);
+  if (file.node.kind !== 'file') return undefined;
+  const node = file.node;
+  if (disk.faults !== undefined && node.dirty && disk.faults.chance(faultsOf(disk, file)!.fsyncErrorRate)) {
+    dropUnsynced(disk, node);
+    fail('EIO', syscall);
+  }
+  if (defer) return new DeferredSync(node);
+  node.sync();
+  return undefined;
+}
+
 /** The rest of the file behind `fd`, from its position (which moves past it): what readFile reads. */
-function readRest(host: Host, fd: number): Buffer {
+function readRest(host: Host, fd: number, disk: Disk): Buffer {
   const { node, position } = fileOf(host, fd, 'read');
   const rest = Buffer.alloc(node.kind === 'file' ? Math.max(0, node.size - position) : 0);
-  readInto(host, fd, rest, 0, rest.length, undefined);
+  readInto(host, fd, rest, 0, rest.length, undefined, disk);
   return rest;
 }
 
@@ -357,7 +453,7 @@ const NO_ENTRY = NODE_MAJOR >= 22 ? ['ENOENT', 'ENOTDIR'] : ['ENOENT'];
 function statPath(disk: Disk, args: unknown[], syscall: 'stat' | 'lstat', throwIfNoEntry: unknown): unknown {
   const given = pathText(args[0]);
   try {
-    return statArray(onDisk(() => disk.stat(absolute(args[0]), syscall), given), args[1] === true);
+    return statArray(onDisk(() => disk.stat(absolute(args[0]), syscall, syscall === 'stat'), given), args[1] === true);
   } catch (error) {
     if (throwIfNoEntry === false && error instanceof Failure && NO_ENTRY.includes(error.code)) return undefined;
     throw error;
@@ -365,7 +461,7 @@ function statPath(disk: Disk, args: unknown[], syscall: 'stat' | 'lstat', throwI
 }
 
 const UV = C as unknown as Record<string, number>;
-const DIRENT = { file: UV.UV_DIRENT_FILE!, dir: UV.UV_DIRENT_DIR!, other: UV.UV_DIRENT_UNKNOWN! } as const;
+const DIRENT = { file: UV.UV_DIRENT_FILE!, dir: UV.UV_DIRENT_DIR!, link: UV.UV_DIRENT_LINK!, other: UV.UV_DIRENT_UNKNOWN! } as const;
 
 function copyFile(disk: Disk, args: unknown[]): void {
   const [from, to, mode] = args;
@@ -387,10 +483,26 @@ function copyFile(disk: Disk, args: unknown[]): void {
   // libuv checks for the same file before it truncates: copying a file onto itself changes nothing.
   if (target === source) return;
   if (target.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
+  const faults = disk.faults;
+  if (faults !== undefined) {
+    // libuv removes the destination when the copy fails (after it opened it).
+    const failCopy = (code: string): never => {
+      disk.unlink(absolute(to));
+      return fail(code, 'copyfile', pathText(from), pathText(to));
+    };
+    if (faults.chance(faults.forPath(nodePath.posix.normalize(absolute(from))).readErrorRate)) failCopy('EIO');
+    if (faults.chance(faults.forPath(nodePath.posix.normalize(absolute(to))).writeErrorRate)) failCopy('EIO');
+    if (faults.limitsSpace && source.size > 0) {
+      const room = faults.full ? 0 : faults.quotaBytes - (disk.used() - blockBytes(target.size));
+      if (blockBytes(source.size) > Math.max(room, blockBytes(target.size))) failCopy('ENOSPC');
+    }
+    if (faults.tornSectorBytes > 0) target.startJournal();
+  }
   target.truncate(0);
   target.write(0, source.data.subarray(0, source.size));
   target.meta.mode = (target.meta.mode & ~0o7777) | (source.meta.mode & 0o7777);
   disk.modified(target);
+  disk.usedBytes = undefined;
 }
 
 const RANDOM_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -462,12 +574,12 @@ const OPERATIONS: Record<string, Operation> = {
     tableOf(host).delete(fd as number);
     return undefined;
   },
-  read: (host, _disk, [fd, buffer, offset, length, position]) => readInto(host, fd as number, bytesOf(buffer), Number(offset), Number(length), position),
-  readBuffers: (host, _disk, [fd, buffers, position]) => {
+  read: (host, disk, [fd, buffer, offset, length, position]) => readInto(host, fd as number, bytesOf(buffer), Number(offset), Number(length), position, disk),
+  readBuffers: (host, disk, [fd, buffers, position]) => {
     let at = positionOf(position);
     let total = 0;
     for (const view of views(buffers)) {
-      const count = readInto(host, fd as number, view, 0, view.length, at);
+      const count = readInto(host, fd as number, view, 0, view.length, at, disk);
       total += count;
       if (at !== undefined) at += count;
       if (count < view.length) break;
@@ -484,8 +596,8 @@ const OPERATIONS: Record<string, Operation> = {
     return writeFrom(host, fd as number, bytes, position, disk);
   },
   writeString: (host, disk, [fd, text, position, encoding]) => writeFrom(host, fd as number, Buffer.from(String(text), (encoding as BufferEncoding) ?? 'utf8'), position, disk),
-  fsync: (host, _disk, [fd]) => void (fileOf(host, fd as number, 'fsync').node as FileNode).sync?.(),
-  fdatasync: (host, _disk, [fd]) => void (fileOf(host, fd as number, 'fdatasync').node as FileNode).sync?.(),
+  fsync: (host, disk, [fd]) => void syncFile(host, disk, fd as number, 'fsync'),
+  fdatasync: (host, disk, [fd]) => void syncFile(host, disk, fd as number, 'fdatasync'),
   // fstat(fd, bigint, undefined, true): a sync call that answers undefined instead of throwing
   // (readFileSync's, for its own descriptors).
   fstat: (host, disk, [fd, bigint, , shouldNotThrow]) => {
@@ -499,13 +611,18 @@ const OPERATIONS: Record<string, Operation> = {
   ftruncate: (host, disk, [fd, length]) => {
     const file = fileOf(host, fd as number, 'ftruncate');
     if (!file.writable || file.node.kind !== 'file') fail('EINVAL', 'ftruncate');
+    const before = file.node.size;
+    if (disk.faults !== undefined && disk.faults.tornSectorBytes > 0) file.node.startJournal();
     file.node.truncate(Number(length ?? 0));
     disk.modified(file.node);
+    disk.noteGrowth(before, file.node.size);
     return undefined;
   },
   // The 4th argument: throwIfNoEntry, of sync stat and lstat, and on Node 24 of async stat too.
   stat: (_host, disk, args) => statPath(disk, args, 'stat', args[3]),
   lstat: (_host, disk, args) => statPath(disk, args, 'lstat', args[3]),
+  symlink: (_host, disk, [target, path]) => onDisk(() => disk.symlink(pathText(target), absolute(path)), pathText(target), pathText(path)),
+  readlink: (_host, disk, [path, encoding]) => encode(onDisk(() => disk.readlink(absolute(path)), pathText(path)), encoding),
   unlink: (_host, disk, [path]) => onDisk(() => disk.unlink(absolute(path)), pathText(path)),
   rmdir: (_host, disk, [path]) => onDisk(() => disk.rmdir(absolute(path)), pathText(path)),
   rename: (_host, disk, [from, to]) => onDisk(() => disk.rename(absolute(from), absolute(to)), pathText(from), pathText(to)),
@@ -551,9 +668,7 @@ const OPERATIONS: Record<string, Operation> = {
   existsSync: (_host, disk, [path]) => disk.exists(absolute(path)),
   copyFile: (_host, disk, args) => copyFile(disk, args),
   realpath: (_host, disk, [path, encoding]) => {
-    const abs = absolute(path);
-    onDisk(() => disk.stat(abs, 'realpath'), pathText(path));
-    return encode(abs, encoding);
+    return encode(onDisk(() => disk.realpath(absolute(path)), pathText(path)), encoding);
   },
   mkdtemp: (host, disk, [prefix, encoding]) => {
     const stream = host.stream('disk:mkdtemp');
@@ -563,14 +678,14 @@ const OPERATIONS: Record<string, Operation> = {
     return encode(pathText(prefix) + made.slice(absolute(prefix).length), encoding);
   },
   utimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)), atime, mtime, disk),
-  lutimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime'), pathText(path)), atime, mtime, disk),
+  lutimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime', false), pathText(path)), atime, mtime, disk),
   futimes: (host, disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node, atime, mtime, disk),
   chmod: (_host, disk, [path, mode]) => setMode(onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)), mode),
   fchmod: (host, _disk, [fd, mode]) => setMode(fileOf(host, fd as number, 'fchmod').node, mode),
   chown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)), uid, gid),
-  lchown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'lchown'), pathText(path)), uid, gid),
+  lchown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'lchown', false), pathText(path)), uid, gid),
   fchown: (host, _disk, [fd, uid, gid]) => setOwner(fileOf(host, fd as number, 'fchown').node, uid, gid),
-  readFileUtf8: (host, disk, [pathOrFd, flags]) => withFile(host, disk, pathOrFd, Number(flags), 0o666, (fd) => readRest(host, fd).toString('utf8')),
+  readFileUtf8: (host, disk, [pathOrFd, flags]) => withFile(host, disk, pathOrFd, Number(flags), 0o666, (fd) => readRest(host, fd, disk).toString('utf8')),
   writeFileUtf8: (host, disk, [pathOrFd, data, flags, mode]) =>
     void withFile(host, disk, pathOrFd, Number(flags), Number(mode), (fd) => writeFrom(host, fd, Buffer.from(String(data), 'utf8'), null, disk)),
 };
@@ -665,8 +780,6 @@ function setOwner(node: Node, uid: unknown, gid: unknown): undefined {
 
 /** Binding functions a simulated disk cannot serve yet: a host calling one gets this error. */
 const UNSUPPORTED: Record<string, string> = {
-  symlink: 'fs.symlink',
-  readlink: 'fs.readlink',
   statfs: 'fs.statfs',
   cpSyncCheckPaths: 'fs.cpSync',
   cpSyncCopyDir: 'fs.cpSync',
@@ -797,7 +910,7 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
       data = withFile(host, disk, args[0], Number(args[1]), Number(args[2]), (fd) => {
         const node = fileOf(host, fd, 'fstat').node;
         size = node.kind === 'file' ? node.size : 0;
-        return readRest(host, fd);
+        return readRest(host, fd, disk);
       });
     }
   } catch (cause) {
@@ -830,9 +943,10 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
   let steps: number;
   if (error?.syscall === 'open') steps = 1;
   else steps = (byFd ? 0 : 1) + 1 + (error !== undefined ? 1 : readFileReads(size, available)) + (byFd ? 0 : 1);
+  const faults = disk?.faults;
+  const stepLatency = faults?.hasLatency === true && typeof args[0] !== 'number' ? () => faults.latencyNs(faults.forPath(nodePath.posix.normalize(absolute(args[0]))).latency) : () => 0;
   const step = (left: number): void => {
-    const call = beginRealCall(host, captureContext('FSREQCALLBACK'));
-    completeRealCall(call, () => {
+    deliver(host, stepLatency(), captureContext('FSREQCALLBACK'), () => {
       if (left > 1) step(left - 1);
       else if (byFd) process.nextTick(finish);
       else finish();
@@ -840,6 +954,42 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
   };
   step(steps);
   return true;
+}
+
+/** Runs a completion after the flush its fsync did (a crash before it drops both). */
+function deliverWithSync(node: FileNode): (then: () => void) => void {
+  return (then) => {
+    node.sync();
+    then();
+  };
+}
+
+/**
+ * Delivers an operation's completion to `host`: at this instant, in call order with its other
+ * real work (real-work.ts), or, when the disk takes `latencyNs`, in an 'io' event that much later.
+ */
+function deliver(host: Host, latencyNs: number, scope: ReturnType<typeof captureContext>, completion: () => void): void {
+  if (latencyNs === 0) completeRealCall(beginRealCall(host, scope), completion);
+  else deliverAfter(host, latencyNs, scope, completion);
+}
+
+/**
+ * How long binding function `name` takes on a disk with latency faults: the file's (by its
+ * descriptor or path) latency, or its fsync latency for fsync and fdatasync; close takes none.
+ */
+function latencyOf(name: string, host: Host, disk: Disk, args: unknown[]): number {
+  if (name === 'close') return 0;
+  const faults = disk.faults!;
+  const first = args[0];
+  let pathFaults: PathFaults;
+  if (typeof first === 'number') {
+    const file = tableOf(host).get(first);
+    if (file === undefined) return 0;
+    pathFaults = faultsOf(disk, file)!;
+  } else {
+    pathFaults = faults.forPath(nodePath.posix.normalize(absolute(first)));
+  }
+  return faults.latencyNs(name === 'fsync' || name === 'fdatasync' ? pathFaults.fsyncLatency : pathFaults.latency);
 }
 
 function isCtx(value: unknown): value is Record<string, unknown> {
@@ -854,10 +1004,17 @@ function isCtx(value: unknown): value is Record<string, unknown> {
 export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], marker: unknown, callee: (...args: any[]) => unknown): unknown {
   const unsupported = UNSUPPORTED[name];
   if (unsupported !== undefined) throw unsupportedOnDisk(unsupported, host);
-  const served = OPERATIONS[name]!;
+  const latencyNs = disk.faults?.hasLatency === true ? latencyOf(name, host, disk, args) : 0;
+  // An asynchronous fsync that takes time flushes when it completes (see DeferredSync).
+  const served =
+    latencyNs > 0 && marker !== undefined && (name === 'fsync' || name === 'fdatasync')
+      ? (h: Host, d: Disk, a: unknown[]) => syncFile(h, d, a[0] as number, name, true)
+      : OPERATIONS[name]!;
   // A DiskError that no step turned into the program's error (a file grown past the limit).
   const operation = (): unknown => onDisk(() => served(host, disk, args));
   if (marker === undefined) {
+    // A synchronous call blocks its process for as long as the disk takes.
+    if (latencyNs > 0) host.world.busy(host, latencyNs);
     const last = args[args.length - 1];
     const ctx = isCtx(last) ? last : undefined;
     try {
@@ -880,17 +1037,25 @@ export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], 
     if (!(error instanceof Failure)) throw error;
     outcome = { ok: false, error: error.toError(undefined) };
   }
+  if (outcome.ok && outcome.value instanceof DeferredSync) {
+    const { node } = outcome.value;
+    outcome.value = undefined;
+    const completion = deliverWithSync(node);
+    if (marker === kUsePromises) return new Promise((resolve) => deliver(host, latencyNs, undefined, () => completion(() => resolve(undefined))));
+    const req = marker as InstanceType<typeof FSReqCallback>;
+    const oncomplete = req.oncomplete;
+    if (typeof oncomplete === 'function') deliver(host, latencyNs, captureContext('FSREQCALLBACK'), () => completion(() => Reflect.apply(oncomplete, req, [null])));
+    return undefined;
+  }
   if (marker === kUsePromises) {
     return new Promise((resolve, reject) => {
-      const call = beginRealCall(host, undefined);
-      completeRealCall(call, () => (outcome.ok ? resolve(outcome.value) : reject(outcome.error)));
+      deliver(host, latencyNs, undefined, () => (outcome.ok ? resolve(outcome.value) : reject(outcome.error)));
     });
   }
   const req = marker as InstanceType<typeof FSReqCallback>;
   const oncomplete = req.oncomplete;
   if (typeof oncomplete !== 'function') return undefined;
-  const call = beginRealCall(host, captureContext('FSREQCALLBACK'));
-  completeRealCall(call, () => {
+  deliver(host, latencyNs, captureContext('FSREQCALLBACK'), () => {
     if (!outcome.ok) Reflect.apply(oncomplete, req, [outcome.error]);
     else if (outcome.value === undefined) Reflect.apply(oncomplete, req, [null]);
     else Reflect.apply(oncomplete, req, [null, outcome.value]);

@@ -40,6 +40,13 @@ export interface Loaded {
 }
 
 const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
+/**
+ * Marks the URL of a program's entry module (program-seeds.ts runs a plain program as host
+ * "main"): its import.meta.url is set back to the file's own URL, so the common check
+ * `import.meta.url === pathToFileURL(process.argv[1]).href` holds as it does under
+ * `node app.mjs`. Not carried to imports (hostQuery stops before it).
+ */
+export const ENTRY_MARK = '&dst-entry=1';
 const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
 /** Makes a dynamic import() through module-hosts.ts's heldImport; a plain call once the runtime is gone. */
 const HELD_IMPORT = "(globalThis[Symbol.for('dst-runtime.heldImport')]||(f=>f()))(()=>";
@@ -82,22 +89,23 @@ function urlInHostGraph(resolvedUrl: string, parentURL: string | undefined): str
 }
 
 /** The ES module standing for CommonJS file `filename` of a host graph, exporting `names`. */
-function commonJsFacade(filename: string, names: readonly string[]): string {
+function commonJsFacade(filename: string, names: readonly string[], entry: boolean): string {
   const named = [...new Set(names)].filter((n) => n !== 'default');
   return [
     SIGNAL,
-    `const m = globalThis[Symbol.for('dst-runtime.requireForHost')](${JSON.stringify(filename)});`,
+    `const m = globalThis[Symbol.for('dst-runtime.requireForHost')](${JSON.stringify(filename)}${entry ? ', true' : ''});`,
     'export default m;',
     ...named.map((n, i) => `const e${i} = m?.[${JSON.stringify(n)}]; export { e${i} as ${IDENTIFIER.test(n) ? n : JSON.stringify(n)} };`),
   ].join('\n');
 }
 
 /** An ES module's source with the evaluation signal first; line numbers are kept (after a shebang, on its second line). */
-function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView): string {
+function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView, also = ''): string {
   const text = typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
-  if (!text.startsWith('#!')) return `${SIGNAL}${text}`;
+  const first = `${SIGNAL}${also}`;
+  if (!text.startsWith('#!')) return `${first}${text}`;
   const end = text.indexOf('\n');
-  return end === -1 ? `${text}\n${SIGNAL}` : `${text.slice(0, end + 1)}${SIGNAL}${text.slice(end + 1)}`;
+  return end === -1 ? `${text}\n${first}` : `${text.slice(0, end + 1)}${first}${text.slice(end + 1)}`;
 }
 
 /**
@@ -144,7 +152,7 @@ export function loadedInHostGraph(
     } catch {
       // Unparseable: default export only, as Node does.
     }
-    return { format: 'module', source: commonJsFacade(filename, names), shortCircuit: true };
+    return { format: 'module', source: commonJsFacade(filename, names, url.endsWith(ENTRY_MARK)), shortCircuit: true };
   }
   if (result.format === 'module' && result.source != null) {
     let source = result.source;
@@ -158,7 +166,8 @@ export function loadedInHostGraph(
       }
       source = withHeldImports(text, imports);
     }
-    return { ...result, source: withEvaluationSignal(source) };
+    const own = url.endsWith(ENTRY_MARK) ? `import.meta.url=${JSON.stringify(url.slice(0, url.search(QUERY)))};` : '';
+    return { ...result, source: withEvaluationSignal(source, own) };
   }
   return result;
 }

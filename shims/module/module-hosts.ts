@@ -14,9 +14,10 @@
  *   it (World.waitForRealWork) until the host's module graph starts to evaluate.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import Module, { register } from 'node:module';
+import fs from 'node:fs';
+import Module, { createRequire, register } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseCjs } from 'cjs-module-lexer';
 import { UsageError } from '../../runtime/errors.js';
 import { testRealmGlobal } from '../../runtime/realms.js';
@@ -25,7 +26,7 @@ import { captureContext } from '../async-hooks/async-context.js';
 import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
-import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
+import { ENTRY_MARK, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
@@ -114,9 +115,25 @@ function testProcessEnv(): NodeJS.ProcessEnv {
   return own !== undefined && typeof own === 'object' && own.env !== undefined ? own.env : process.env;
 }
 
+/**
+ * The file a module host's `main` names: a path (relative to the working directory), a file:
+ * URL, or a package specifier resolved from the working directory as the project would import
+ * it (`dst-runtime/services/postgres`).
+ */
+function resolveMain(main: string): string {
+  if (main.startsWith('file:')) return fileURLToPath(main);
+  const asPath = path.resolve(main);
+  if (path.isAbsolute(main) || main.startsWith('.') || fs.existsSync(asPath)) return asPath;
+  try {
+    return createRequire(path.join(process.cwd(), 'noop.js')).resolve(main);
+  } catch {
+    return asPath; // not a package either: the import reports the missing file
+  }
+}
+
 /** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
-export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
-  const filename = path.resolve(spec.main);
+export function moduleHostMain(spec: ModuleHostSpec, options: { entry?: boolean } = {}): () => Promise<unknown> {
+  const filename = resolveMain(spec.main);
   return () => {
     const host = currentHost();
     if (host === undefined) throw new Error('dst-runtime: a module host started outside its host context');
@@ -131,7 +148,7 @@ export function moduleHostMain(spec: ModuleHostSpec): () => Promise<unknown> {
     hostModules.set(host, modules);
     // The run number keeps two runs in one process (same host names, same boots) from sharing
     // the ESM loader's cache, which is keyed by URL and never emptied.
-    const url = `${pathToFileURL(filename).href}?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}`;
+    const url = `${pathToFileURL(filename).href}?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}${options.entry === true ? ENTRY_MARK : ''}`;
     const loading = import(url);
     const release = host.world.waitForRealWork(loading);
     modules.release = release;
@@ -157,8 +174,11 @@ export function loadingModuleGraph(host: Host): boolean {
   return hostModules.get(host)?.release !== undefined;
 }
 
-/** require(filename) through the current host incarnation's own CommonJS cache. */
-function requireForHost(filename: string, parent?: CjsModule): unknown {
+/**
+ * require(filename) through the current host incarnation's own CommonJS cache. `entry`: the file
+ * is a program's entry module (program-seeds.ts), which becomes require.main as under `node app.cjs`.
+ */
+function requireForHost(filename: string, parent?: CjsModule, entry = false): unknown {
   const modules = modulesOf(currentHost());
   if (modules === undefined) return ModuleClass._load(filename, parent, false);
   const cached = modules.cjs.get(filename);
@@ -167,6 +187,10 @@ function requireForHost(filename: string, parent?: CjsModule): unknown {
   module.filename = filename;
   module.paths = ModuleClass._nodeModulePaths(path.dirname(filename));
   modules.cjs.set(filename, module);
+  if (entry) {
+    module.id = '.';
+    (process as unknown as { mainModule: unknown }).mainModule = module;
+  }
   let threw = true;
   try {
     module.load(filename);
@@ -273,7 +297,7 @@ export const moduleHostsShim: Shim = {
     patches.replace(ModuleClass, '_load', load);
     // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
     const g = globalThis as unknown as Record<symbol, unknown>;
-    patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string) => requireForHost(filename));
+    patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string, entry?: boolean) => requireForHost(filename, undefined, entry === true));
     patches.replace(g, Symbol.for('dst-runtime.evaluating'), evaluating);
     patches.replace(g, Symbol.for('dst-runtime.heldImport'), heldImport);
   },

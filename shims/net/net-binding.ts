@@ -792,27 +792,30 @@ function getpeername(this: NativeHandle, out: Record<string, unknown>): number {
   return fill(out, sim.endpoint.remote);
 }
 
-// ---- for shims/net/tls.ts ----------------------------------------------------------------------
+// ---- for shims/net/stream-bridge.ts (TLS and HTTP/2 over simulated sockets) -----------------
 
 /**
- * Whether native code wrapping `handle` (TLSWrap) would sit on the simulated network: a
- * simulated TCP handle, or, from inside a host, any TCP handle (one not connected yet turns
- * simulated at its first bind or connect, where TLSWrap could not follow it).
+ * Schedules `fn` as an 'io' event of the host owning simulated TCP `handle`, at the current
+ * instant, in that handle's async scope: for completions a layer above delivers later, as
+ * libuv's would come in a later loop phase. Returns false when the handle is not simulated or
+ * its host is down.
+ */
+export function scheduleOnHandle(handle: NativeHandle, fn: () => void): boolean {
+  const sim = simOf(handle);
+  if (sim === undefined || sim.host.state !== 'running') return false;
+  sim.host.world.schedule(sim.host, 0, 'io', fn, undefined, true, sim.scope);
+  return true;
+}
+
+/**
+ * Whether native code wrapping `handle` (TLSWrap, Http2Session) would sit on the simulated
+ * network, and so needs the bridge: a simulated TCP handle, or, from inside a host, any TCP
+ * handle (one not connected yet turns simulated at its first bind or connect, which the bridge
+ * follows since it calls the handle's methods).
  */
 export function tcpOnSimulatedNetwork(handle: unknown): boolean {
   if (typeof handle !== 'object' || handle === null || !(handle instanceof TCP)) return false;
   return simOf(handle as NativeHandle) !== undefined || currentHost() !== undefined;
-}
-
-/**
- * Closes a TCP handle nobody will use (made for a TLS socket that was then refused), unless it
- * belongs to the simulation or to a net.Socket: an unclosed native handle is a GC root.
- */
-export function closeUnusedTcp(handle: NativeHandle): void {
-  if (simOf(handle) !== undefined || handle[kRaw] !== undefined) return;
-  const owner = ownerOf(handle) as { _handle?: unknown } | undefined;
-  if (owner?._handle === handle) return;
-  realTcp.close.call(handle);
 }
 
 // ---- unix domain sockets / named pipes: not simulated ---------------------------------------

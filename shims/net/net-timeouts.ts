@@ -17,7 +17,8 @@ const realSetTimeout = net.Socket.prototype.setTimeout;
 /** net.js's private kTimeout symbol, found on a fresh socket (it is set in the constructor). */
 const kTimeout: symbol | undefined = Object.getOwnPropertySymbols(new net.Socket()).find((s) => s.description === 'timeout');
 
-function setTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, callback?: () => void): net.Socket {
+/** socket.setTimeout on virtual time; also Http2Session's and Http2Stream's (shims/http2/http2.ts), which are the same setStreamTimeout on the same kTimeout slot. */
+export function setStreamTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, callback?: () => void): net.Socket {
   const host = currentHost();
   if (host === undefined || kTimeout === undefined) return Reflect.apply(realSetTimeout, this, arguments);
   if (this.destroyed) return this;
@@ -47,6 +48,6 @@ function setTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, c
 export const netTimeoutsShim: Shim = {
   name: 'net-timeouts',
   install(patches: PatchSet) {
-    patches.replace(net.Socket.prototype, 'setTimeout', setTimeout as typeof net.Socket.prototype.setTimeout);
+    patches.replace(net.Socket.prototype, 'setTimeout', setStreamTimeout as typeof net.Socket.prototype.setTimeout);
   },
 };

@@ -22,8 +22,9 @@ import { ExitCode } from '../../runtime/exit-codes.js';
 import { formatFailure, runtimeError } from '../../runtime/failure.js';
 import { ownImmediates } from '../../runtime/driver/own-immediates.js';
 import { originals } from '../../runtime/originals.js';
+import { expectedNativeImmediates, nativeHoldActive } from '../timers/native-immediates.js';
 import { claimedStillCounted, isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
-import { captureStack, programFrames } from '../../runtime/trace/site.js';
+import { captureStack, functionLocation, functionUrl, programFrames } from '../../runtime/trace/site.js';
 import type { Host } from '../context.js';
 import type { World } from '../../runtime/world.js';
 import type { PatchSet } from '../registry.js';
@@ -34,6 +35,8 @@ const nodeProcess: NodeJS.Process = originals.process;
 const realActiveResourcesInfo = nodeProcess.getActiveResourcesInfo;
 
 export function escapedRealWork(world: World): string | undefined {
+  // Immediates native code queued (TLS, HTTP/2) are claimed, and waited for, first.
+  if (world.preStepHold !== undefined && world.realWorkHolds === 0) world.preStepHold();
   let timeouts = 0;
   let immediates = 0;
   for (const kind of realActiveResourcesInfo.call(nodeProcess)) {
@@ -43,6 +46,9 @@ export function escapedRealWork(world: World): string | undefined {
   // Real timers taken into the simulation, between their birth and their adoption (a nextTick).
   timeouts -= claimedStillCounted();
   let extraImmediates = immediates - world.driver.queuedImmediates;
+  if (extraImmediates > 0) extraImmediates -= expectedNativeImmediates();
+  // While native immediates are waited for, those they queue in turn are waited for next.
+  if (nativeHoldActive()) extraImmediates = 0;
   if (extraImmediates > 0) extraImmediates -= nodeInternalImmediates(world);
   const parts: string[] = [];
   if (timeouts > 0) parts.push(`${timeouts} real timer${timeouts === 1 ? '' : 's'} (Timeout)`);
@@ -120,46 +126,6 @@ function trapRealTimeouts(): void {
     }
     realTimeouts.add(new WeakRef(timer));
   });
-}
-
-/** Where a function is defined (a program frame, file:line:col), from the inspector; undefined if unavailable. */
-function functionLocation(fn: unknown): string | undefined {
-  const where = functionUrl(fn);
-  return where === undefined ? undefined : programFrames(`\n    at ${where}`)[0];
-}
-
-/** Where a function is defined, as url:line:col, from the inspector; undefined if unavailable. */
-function functionUrl(fn: unknown): string | undefined {
-  if (typeof fn !== 'function' || !process.features.inspector) return undefined;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const inspector = require('node:inspector') as typeof import('node:inspector');
-  const session = new inspector.Session();
-  const key = '__dstTripwireProbe';
-  let where: string | undefined;
-  try {
-    session.connect();
-    const scripts = new Map<string, string>();
-    session.on('Debugger.scriptParsed', (m) => scripts.set(m.params.scriptId, m.params.url));
-    // Same-thread sessions answer synchronously.
-    session.post('Debugger.enable', () => {});
-    (globalThis as Record<string, unknown>)[key] = fn;
-    session.post('Runtime.evaluate', { expression: `globalThis.${key}` }, (error, result) => {
-      if (error !== null || result.result.objectId === undefined) return;
-      session.post('Runtime.getProperties', { objectId: result.result.objectId, ownProperties: true }, (e, props) => {
-        const loc = e === null ? props.internalProperties?.find((p) => p.name === '[[FunctionLocation]]')?.value?.value : undefined;
-        if (loc === undefined) return;
-        const url = scripts.get(loc.scriptId);
-        if (url === undefined || url === '') return;
-        where = `${url}:${loc.lineNumber + 1}:${loc.columnNumber + 1}`;
-      });
-    });
-  } catch {
-    where = undefined;
-  } finally {
-    delete (globalThis as Record<string, unknown>)[key];
-    session.disconnect();
-  }
-  return where;
 }
 
 /** One line (plus indented frames) per escaped real timer or immediate that can be found. */

@@ -90,6 +90,19 @@ function flush(world: World): void {
   }
 }
 
+/**
+ * Delivers a completion to `host` in an 'io' event `delayNs` from now, outside the line of calls
+ * in flight: for work the simulation does itself and that takes virtual time (a simulated disk
+ * with latency). Entered in the node:domain active now, as a held call's completion would be.
+ */
+export function deliverAfter(host: Host, delayNs: number, scope: AsyncResource | undefined, completion: () => void): void {
+  const world = host.world;
+  const site = world.captureSites ? captureSite() : undefined;
+  const domain = activeDomain();
+  const deliver = domain === undefined ? completion : () => runEnteredIn(domain, completion);
+  world.schedule(host, delayNs, 'io', deliver, undefined, true, scope, site);
+}
+
 /** Makes the real call (`start`) as a held call of `host`; a synchronous throw abandons the call and is rethrown. */
 function startHeld(host: Host, start: () => Promise<unknown>): { call: RealCall; real: Promise<unknown> } {
   const call = beginRealCall(host, undefined);

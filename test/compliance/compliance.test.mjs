@@ -18,7 +18,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describeReplays, listPrograms, REGISTER_MJS, runProgram } from '../support/programs.mjs';
+import { describeReplays, listPrograms, programRuns, REGISTER_MJS, replayPlan } from '../support/programs.mjs';
 
 const PROGRAMS_DIR = fileURLToPath(new URL('./programs/', import.meta.url));
 /** How the simulator is loaded: the package's own export, resolved from inside the package. */
@@ -28,10 +28,15 @@ const SEED_OTHER = '0x9f3c1a22';
 
 const PROGRAMS = listPrograms(PROGRAMS_DIR, /^\d+-.*\.(mjs|cjs)$/);
 
-/** Runs one program: plainly (no seed) or under the simulator, loaded by its package name. */
-function run(program, options = {}) {
-  return runProgram(PROGRAMS_DIR, program, { register: REGISTER_SPECIFIER, ...options });
-}
+/**
+ * Each program's runs: plainly, and under the simulator loaded by its package name. An ESM
+ * program's comparison uses the replay test's first run with SEED_MAIN (`main`); a CommonJS
+ * program's uses a run of its own under --require (`mainRequire`).
+ */
+const runs = programRuns(PROGRAMS_DIR, PROGRAMS, {
+  ...replayPlan({ seedMain: SEED_MAIN, seedOther: SEED_OTHER, register: REGISTER_SPECIFIER }),
+  mainRequire: () => ({ seed: SEED_MAIN, register: REGISTER_SPECIFIER, preload: 'require' }),
+});
 
 describe(`compliance: plain Node ${process.version} vs --import ${REGISTER_SPECIFIER}`, function () {
   before(function () {
@@ -39,23 +44,29 @@ describe(`compliance: plain Node ${process.version} vs --import ${REGISTER_SPECI
     assert.ok(PROGRAMS.length >= 45, `expected at least 45 programs in ${PROGRAMS_DIR}, found ${PROGRAMS.length}`);
   });
 
-  function compare(program, plainPreload, simulatedPreload) {
-    const plain = run(program, { preload: plainPreload });
-    const simulated = run(program, { seed: SEED_MAIN, preload: simulatedPreload });
+  async function compare(program, simulatedRun) {
+    runs.ahead(program, ['plain', simulatedRun]);
+    const plain = await runs.result(program, 'plain');
+    const simulated = await runs.result(program, simulatedRun);
     const context = `\n--- plain stderr ---\n${plain.stderr}\n--- simulated stderr ---\n${simulated.stderr}`;
-    assert.equal(simulated.stdout, plain.stdout, `stdout differs (seed ${SEED_MAIN})${context}`);
-    assert.equal(simulated.status, plain.status, `exit code differs (seed ${SEED_MAIN})${context}`);
-    assert.deepEqual(simulated.warnings, plain.warnings, `warning lines differ (seed ${SEED_MAIN})${context}`);
+    try {
+      assert.equal(simulated.stdout, plain.stdout, `stdout differs (seed ${SEED_MAIN})${context}`);
+      assert.equal(simulated.status, plain.status, `exit code differs (seed ${SEED_MAIN})${context}`);
+      assert.deepEqual(simulated.warnings, plain.warnings, `warning lines differ (seed ${SEED_MAIN})${context}`);
+    } catch (error) {
+      runs.forget(program, 'plain'); // the next run compares with a fresh plain run
+      throw error;
+    }
   }
 
   for (const program of PROGRAMS) {
     if (program.endsWith('.cjs')) {
-      it(`${program}: same stdout, exit code and warnings (plain vs --require)`, function () {
-        compare(program, 'none', 'require');
+      it(`${program}: same stdout, exit code and warnings (plain vs --require)`, async function () {
+        await compare(program, 'mainRequire');
       });
     } else {
-      it(`${program}: same stdout, exit code and warnings`, function () {
-        compare(program, 'none', 'import');
+      it(`${program}: same stdout, exit code and warnings`, async function () {
+        await compare(program, 'main');
       });
     }
   }
@@ -63,9 +74,8 @@ describe(`compliance: plain Node ${process.version} vs --import ${REGISTER_SPECI
 
 describeReplays({
   title: 'compliance programs are deterministic under the simulator',
-  dir: PROGRAMS_DIR,
   programs: PROGRAMS,
   seedMain: SEED_MAIN,
   seedOther: SEED_OTHER,
-  register: REGISTER_SPECIFIER,
+  runs,
 });

@@ -83,7 +83,7 @@ describe('replay commands carry the time zone and locale when they are not UTC a
         (error, out) => resolve({ stdout: out }),
       );
     });
-    assert.match(stdout, /DST_COUNTER_BUG=1 TZ=Asia\/Tokyo dst run examples\/scenarios\/replicated-counter\.mjs --seed 0x/);
+    assert.match(stdout, /DST_COUNTER_BUG=1 TZ=Asia\/Tokyo node cli\/dst\.mjs run examples\/scenarios\/replicated-counter\.mjs --seed 0x/); // inside the checkout dst is node cli/dst.mjs (pasteable)
     const written = JSON.parse(readFileSync(report, 'utf8'));
     assert.deepEqual(written.settings, { DST_COUNTER_BUG: '1', TZ: 'Asia/Tokyo' });
     assert.ok(written.failing.length > 0);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import module from 'node:module';
 import net from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Sim } from 'dst-runtime';
 
 const app = fileURLToPath(new URL('./fixtures/counter-app/', import.meta.url));
@@ -54,6 +54,27 @@ describe('hosts started from modules (seed 0x6d)', () => {
       'y cjs-main boot: cjs=1 lib=1',
       'x cjs-main later: cjs=2 lib=2',
       'y cjs-main later: cjs=2 lib=2',
+    ]);
+  });
+
+  it('takes main as a file: URL, a path relative to the working directory, or a package specifier resolved from it', async () => {
+    const cwd = process.cwd();
+    process.chdir(app);
+    try {
+      const sim = new Sim({ seed: 0x6d });
+      sim.host('url', { main: pathToFileURL(`${app}cjs-main.cjs`).href, env: { HOST_LABEL: 'url' } });
+      sim.host('relative', { main: 'cjs-main.cjs', env: { HOST_LABEL: 'relative' } });
+      sim.host('package', { main: 'host-pkg/server', env: { HOST_LABEL: 'package' } });
+      await sim.run();
+    } finally {
+      process.chdir(cwd);
+    }
+    assert.deepEqual(takeLog(), [
+      'url cjs-main boot: cjs=1 lib=1',
+      'relative cjs-main boot: cjs=1 lib=1',
+      'package host-pkg/server boot: lib=1',
+      'url cjs-main later: cjs=2 lib=2',
+      'relative cjs-main later: cjs=2 lib=2',
     ]);
   });
 

@@ -1,5 +1,6 @@
 // The KV store under the simulator: replicas as function hosts, clients as sim clients.
 import assert from 'node:assert/strict';
+import { format } from 'node:util';
 import { Sim } from 'dst-runtime';
 import { KvClient, KvUnknownError, startReplica } from '../../packages/kv/src/index.mjs';
 
@@ -182,8 +183,25 @@ describe('kv under the simulator', function () {
       outcome = await kv.transaction(async (tx) => tx.put('a', (await tx.get('a')) + 1));
       kv.close();
     });
-    await sim.run();
+    // The replica program announces itself on stdout, as in a terminal: the hosts share this
+    // process's console, so the lines are caught here (and checked) instead of landing between
+    // mocha's. A replica started with an IPC channel reports over it instead, and the hosts see
+    // this process's process.send, which exists in a worker of mocha --parallel: it is hidden
+    // for the run, so the program takes the terminal's path in both modes.
+    const printed = [];
+    const realLog = console.log;
+    const realSend = process.send;
+    console.log = (...args) => printed.push(format(...args));
+    process.send = undefined;
+    try {
+      await sim.run();
+    } finally {
+      console.log = realLog;
+      if (realSend === undefined) delete process.send;
+      else process.send = realSend;
+    }
     assert.deepEqual({ committed: outcome.committed, ts: outcome.ts }, { committed: true, ts: 2 });
+    assert.deepEqual([...printed].sort(), NAMES.map((id) => `kv replica ${id} listening on 7000`));
   });
 
   it('the same seed twice gives the same fingerprint (seed 0x5)', async () => {

@@ -41,8 +41,10 @@ describe('dst check', () => {
     }
     assert.match(stdout, new RegExp(`run [12]  event ${event[1]} .* host ticker \\(boot 1\\)\\s+timeout\\s+scheduled at examples/scenarios/nondeterministic\\.mjs:33:\\d+`));
     assert.match(stdout, /run [12] ran that timeout \(seq \d+\) as event \d+ at \d+\.\d{9} s instead/);
-    // --trace keeps both traces; they agree up to the named event.
-    const [a, b] = ['1', '2'].map((i) => readFileSync(path.join(tmp, `nondet.${i}.jsonl`), 'utf8').split('\n'));
+    // --trace keeps both traces; their events agree up to the named event (annotations between
+    // them, such as messages, follow from the events and are not compared).
+    const events = (text) => text.split('\n').filter((line) => line.includes('"seq":') || /"kind":"(crashed|exited)"/.test(line));
+    const [a, b] = ['1', '2'].map((i) => events(readFileSync(path.join(tmp, `nondet.${i}.jsonl`), 'utf8')));
     const n = Number(event[1]);
     assert.deepEqual(a.slice(0, n - 1), b.slice(0, n - 1));
     assert.notEqual(a[n - 1], b[n - 1]);
@@ -72,7 +74,7 @@ describe('dst with plain programs', () => {
     const failing = await dst(['run', APP, '--seed', '3']);
     assert.equal(failing.code, ExitCode.hostCrash);
     assert.match(failing.stderr, /unlucky draw/);
-    assert.match(failing.stdout, /replay\s+dst run test\/scenario\/fixtures\/app-coin\.mjs --seed 0x3/);
+    assert.match(failing.stdout, /replay\s+node cli\/dst\.mjs run test\/scenario\/fixtures\/app-coin\.mjs --seed 0x3/);
     const passing = await dst(['run', APP, '--seed', '4']);
     assert.equal(passing.code, ExitCode.ok);
     assert.match(passing.stdout, /lucky draw/);
@@ -118,7 +120,15 @@ describe('dst replay, --trace, --time-limit', () => {
     for (const row of report.failing) {
       const lines = readFileSync(path.join(tmp, `explore.${row.seed}.jsonl`), 'utf8').trim().split('\n');
       assert.ok(lines.length > 100);
-      assert.deepEqual(Object.keys(JSON.parse(lines[0])), ['n', 'tNs', 'host', 'boot', 'kind', 'seq', 'site']);
+      // The first line says what the trace is; events keep their fields.
+      assert.deepEqual(JSON.parse(lines[0]), { n: 0, tNs: 0, kind: 'run', format: 'dst-trace/2', seed: row.seed, mode: 'library', latency: { minMs: 1, maxMs: 5 } });
+      // A boot is the runner's doing (no program frame made it): it has no site. The program's
+      // own events name theirs.
+      assert.deepEqual(JSON.parse(lines[1]), { n: 1, tNs: 0, host: 'n1', boot: 1, kind: 'boot', seq: 1 });
+      const records = lines.map((line) => JSON.parse(line));
+      const timer = records.find((r) => r.kind === 'interval' && r.host === 'writer');
+      assert.deepEqual(Object.keys(timer), ['n', 'tNs', 'host', 'boot', 'kind', 'seq', 'site']);
+      assert.match(timer.site, /^examples\/scenarios\/replicated-counter\.mjs:\d+:\d+$/);
     }
     assert.equal(typeof report.seedsPerSecond, 'number');
     assert.equal(report.jobs, 2);
@@ -160,7 +170,7 @@ describe('dst replay, --trace, --time-limit', () => {
     const limited = await dst(['run', COUNTER, '--seed', '1', '--time-limit', '500ms']);
     assert.equal(limited.code, ExitCode.limit, limited.stdout);
     assert.match(limited.stdout, /FAILED\s+limit: .*0\.5/);
-    assert.match(limited.stdout, /replay\s+DST_TIME_LIMIT=500ms dst run/);
+    assert.match(limited.stdout, /replay\s+DST_TIME_LIMIT=500ms node cli\/dst\.mjs run/);
     assert.equal((await dst(['run', QUICK, '--time-limit', 'soon'])).code, ExitCode.usage);
     assert.equal((await dst(['run', QUICK, '--frobnicate', '1'])).code, ExitCode.usage);
   });
@@ -226,6 +236,11 @@ describe('dst --swarm and progress', () => {
     assert.equal(r.swarm, true);
     assert.ok(r.failing.every((f) => typeof f.swarm?.crashPerSecond === 'number' && / --swarm$/.test(f.replay) && f.replays));
     assert.match(stdout, /0x[0-9a-f]+ swarm: crashPerSecond=/);
-    assert.match(stderr, /dst explore: 16\/16 seeds\s+[\d.]+ seeds\/s\s+\d+ failing\n$/);
+    // The last line of the exploration, then the confirmation of its failures, which says how far it got.
+    assert.match(stderr, /dst explore: 16\/16 seeds\s+[\d.]+ seeds\/s\s+(\d+) failing\n/);
+    const failing = Number(/16\/16 seeds\s+[\d.]+ seeds\/s\s+(\d+) failing/.exec(stderr)[1]);
+    assert.match(stderr, new RegExp(`dst explore: confirming failures in fresh processes: ${failing}/${failing}\\n$`));
+    assert.equal(stderr.split(`confirming failures in fresh processes: ${failing}/${failing}\n`).length, 2, 'the last line once');
+    assert.match(stdout, new RegExp(`^16 seeds in [\\d.]+ s \\(exploring [\\d.]+ s, confirming ${failing} failure\\(s\\) [\\d.]+ s\\): [\\d.]+ seeds/s with 2 job\\(s\\)$`, 'm'));
   });
 });

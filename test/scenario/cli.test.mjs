@@ -31,7 +31,7 @@ describe('dst CLI', () => {
     buggy = JSON.parse(readFileSync(report, 'utf8'));
     assert.ok(buggy.failing.length > 0);
     assert.ok(buggy.failing.every((f) => f.kind === 'safety' && f.replays));
-    assert.match(stdout, /dst run examples\/scenarios\/replicated-counter\.mjs --seed 0x/);
+    assert.match(stdout, /node cli\/dst\.mjs run examples\/scenarios\/replicated-counter\.mjs --seed 0x/);
   });
 
   it('the first failing seed replays 3 times out of 3 with `dst run` (same fingerprint)', async () => {

@@ -29,7 +29,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class KvClient {
   /**
-   * @param {{ replicas: ReplicaAddress[], clientId?: string, attemptTimeoutMs?: number, deadlineMs?: number, bugs?: { staleReads?: boolean } }} options
+   * @param {{ replicas: ReplicaAddress[], clientId?: string, attemptTimeoutMs?: number, deadlineMs?: number, bugs?: { staleReads?: boolean }, tls?: import('./transport.mjs').TlsIdentity }} options
+   *   tls: talk TLS to the replicas, with this client certificate (they require one from their CA)
    */
   constructor(options) {
     this.replicas = options.replicas;
@@ -44,7 +45,7 @@ export class KvClient {
     this.leader = 0;
     /** @type {Map<string, (message: any) => void>} */
     this.waiting = new Map();
-    this.links = this.replicas.map((_, i) => new Link(() => this.replicas[i], (message) => this.onMessage(message)));
+    this.links = this.replicas.map((_, i) => new Link(() => this.replicas[i], (message) => this.onMessage(message), { tls: options.tls }));
     this.commitChain = Promise.resolve();
   }
 

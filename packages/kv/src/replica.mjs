@@ -22,6 +22,7 @@ import { Link, listen } from './transport.mjs';
  * @typedef {{
  *   id: string, index: number, replicas: ReplicaAddress[], port?: number, listenHost?: string,
  *   bugs?: Bugs, recover?: boolean,
+ *   tls?: import('./transport.mjs').TlsIdentity,
  *   heartbeatMs?: number, viewTimeoutMs?: number, tickMs?: number,
  *   observer?: {
  *     onExecute?: (replicaId: string, opNumber: number, entry: Entry, result: TxnResult) => void,
@@ -108,9 +109,9 @@ export class Replica {
     this.lastRecoverySend = -Infinity;
 
     this.links = this.replicas.map((_, i) =>
-      i === this.index ? undefined : new Link(() => this.replicas[i], (message) => this.onMessage(message, undefined)),
+      i === this.index ? undefined : new Link(() => this.replicas[i], (message) => this.onMessage(message, undefined), { tls: options.tls }),
     );
-    this.endpoint = listen(options.port ?? this.replicas[this.index].port, options.listenHost, (message, reply) => this.onMessage(message, reply));
+    this.endpoint = listen(options.port ?? this.replicas[this.index].port, options.listenHost, (message, reply) => this.onMessage(message, reply), options.tls);
     /** Resolves with the port once the replica listens. */
     this.listening = this.endpoint.listening;
     this.timer = setInterval(() => this.tick(), this.tickMs);

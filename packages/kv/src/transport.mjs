@@ -1,4 +1,6 @@
-// A small message transport over plain node:net: newline-delimited JSON frames.
+// A small message transport over node:net, or node:tls with mutual authentication (the `tls`
+// option: this node's certificate and key, and the CA its peers' certificates must chain to):
+// newline-delimited JSON frames.
 //
 // Outbound links connect lazily, reconnect after an error, and drop messages while the link is
 // down or backed up: the protocols above (VR, the client's retries) tolerate loss. A link that
@@ -6,10 +8,12 @@
 // torn down, so a partition is noticed and a healed link comes back quickly instead of waiting
 // out TCP's retransmission backoff.
 import net from 'node:net';
+import tls from 'node:tls';
 
 /**
  * @typedef {{ host: string, port: number }} Address
- * @typedef {{ pingMs?: number, deadMs?: number, connectTimeoutMs?: number, reconnectMs?: number, maxBuffered?: number }} LinkOptions
+ * @typedef {{ ca: string, cert: string, key: string }} TlsIdentity
+ * @typedef {{ pingMs?: number, deadMs?: number, connectTimeoutMs?: number, reconnectMs?: number, maxBuffered?: number, tls?: TlsIdentity }} LinkOptions
  */
 
 /** Splits a socket's data into JSON messages, one a line; bad lines are ignored. */
@@ -56,6 +60,7 @@ export class Link {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 1000;
     this.reconnectMs = options.reconnectMs ?? 100;
     this.maxBuffered = options.maxBuffered ?? 1 << 20;
+    this.tls = options.tls;
     /** @type {net.Socket | undefined} */
     this.socket = undefined;
     this.connected = false;
@@ -79,12 +84,15 @@ export class Link {
     this.lastAttempt = now;
     const address = this.resolve();
     if (address === undefined || !address.port) return;
-    const socket = net.connect({ host: address.host, port: address.port });
+    const socket =
+      this.tls === undefined
+        ? net.connect({ host: address.host, port: address.port })
+        : tls.connect({ host: address.host, port: address.port, servername: address.host, ...this.tls });
     this.socket = socket;
     this.connected = false;
     this.lastHeard = now;
     socket.setNoDelay(true);
-    socket.on('connect', () => {
+    socket.on(this.tls === undefined ? 'connect' : 'secureConnect', () => {
       this.connected = true;
       this.lastHeard = performance.now();
     });
@@ -130,11 +138,13 @@ export class Link {
 
 /**
  * A server for links: answers pings, hands every other message to `onMessage(message, reply)`,
- * where reply(m) writes back on the same connection (dropped if it is gone).
+ * where reply(m) writes back on the same connection (dropped if it is gone). With `tlsIdentity`
+ * it serves TLS and accepts only peers with a certificate from its CA.
+ * @param {TlsIdentity} [tlsIdentity]
  */
-export function listen(port, host, onMessage) {
+export function listen(port, host, onMessage, tlsIdentity) {
   const sockets = new Set();
-  const server = net.createServer((socket) => {
+  const onConnection = (socket) => {
     sockets.add(socket);
     socket.setNoDelay(true);
     socket.on('error', () => {});
@@ -144,7 +154,13 @@ export function listen(port, host, onMessage) {
       if (message.type === 'ping') writeFrame(socket, { type: 'pong' });
       else onMessage(message, reply);
     });
-  });
+  };
+  const server =
+    tlsIdentity === undefined
+      ? net.createServer(onConnection)
+      : tls.createServer({ ...tlsIdentity, requestCert: true, rejectUnauthorized: true }, onConnection);
+  // A peer that fails the handshake (or goes away during it) is dropped.
+  server.on('tlsClientError', (_err, socket) => socket.destroy());
   const listening = new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -44,8 +44,16 @@ describe('exit codes of failure kinds (shared by register mode and the dst CLI)'
     assert.deepEqual(Object.keys(FAILURE_EXIT_CODES).slice(0, 3), ['nondeterminism', 'safety', 'liveness']);
     const usage = spawnSync(process.execPath, [`${ROOT}cli/dst.mjs`], { encoding: 'utf8' });
     assert.equal(usage.status, ExitCode.usage);
-    const listed = /exit codes: (.*)/.exec(usage.stderr)?.[1];
-    assert.equal(listed, 'ok 0, host crash 1, usage 64, limit 70, safety 71, liveness 72, nondeterminism 73, escape 74, idle 75, aborted 76');
+    // `dst --help` lists every code of ExitCode, each with what it means, in ExitCode's order.
+    const help = spawnSync(process.execPath, [`${ROOT}cli/dst.mjs`, '--help'], { encoding: 'utf8' });
+    assert.equal(help.status, ExitCode.ok);
+    const block = help.stdout.slice(help.stdout.indexOf('exit codes:\n'));
+    const listed = [...block.matchAll(/^ {2}(\d+) +(.+)$/gm)].map((m) => [Number(m[1]), m[2]]);
+    assert.deepEqual(listed.map(([code]) => code), Object.values(ExitCode));
+    for (const [code, meaning] of listed) {
+      const name = Object.keys(ExitCode).find((n) => ExitCode[n] === code);
+      assert.notEqual(meaning, name, `exit code ${code} is explained, not only named`);
+    }
     const readme = /Exit codes: ([^#]*?)\n\n/.exec(readFileSync(`${ROOT}README.md`, 'utf8'))?.[1] ?? '';
     const guide = /Exit codes \(all commands\): ([^#]*?)\n\n/.exec(readFileSync(`${ROOT}docs/guide.md`, 'utf8'))?.[1] ?? '';
     for (const code of Object.values(ExitCode)) {

@@ -27,5 +27,5 @@ export async function importDst(subpath = '.') {
 }
 
 export const dst = await importDst();
-export const { defineScenario, sometimes } = dst;
+export const { defineScenario, sometimes, tlsCertificates } = dst;
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defineScenario, importDst, sometimes } from './dst.mjs';
+import { defineScenario, importDst, sometimes, tlsCertificates } from './dst.mjs';
 import { bugsFromEnv, KvClient, startReplica } from '../../src/index.mjs';
 
 export const REPLICA_NAMES = ['r1', 'r2', 'r3'];
@@ -86,13 +86,20 @@ function observer(ctx) {
   };
 }
 
+/** A host's TLS identity: its certificate and key from the running simulation's seed, and the CA. */
+function tlsIdentity(name) {
+  const pki = tlsCertificates();
+  return { ca: pki.ca, cert: pki.cert(name), key: pki.key(name) };
+}
+
 /** A replica host: the first boot starts normal in view 0, every later boot recovers from its peers. */
-function replicaHost(ctx, index, bugs) {
+function replicaHost(ctx, index, bugs, secure) {
   const id = REPLICA_NAMES[index];
   return () => {
+    const tls = secure ? tlsIdentity(id) : undefined;
     ctx.state.boots[id] = (ctx.state.boots[id] ?? 0) + 1;
     const recover = ctx.state.boots[id] > 1;
-    const replica = startReplica({ id, index, replicas: REPLICAS, port: PORT, bugs, recover, observer: observer(ctx) });
+    const replica = startReplica({ id, index, replicas: REPLICAS, port: PORT, bugs, recover, observer: observer(ctx), tls });
     ctx.state.replicas[id] = replica;
     if (recover) {
       const started = performance.now();
@@ -108,9 +115,10 @@ function replicaHost(ctx, index, bugs) {
 }
 
 /** A client host: transactions one after the other over `keys`, each recorded in ctx.state.history. */
-function clientHost(ctx, name, load, bugs) {
+function clientHost(ctx, name, load, bugs, secure) {
   return async () => {
-    const kv = new KvClient({ replicas: REPLICAS, clientId: `${name}-${randomUUID().slice(0, 8)}`, deadlineMs: load.deadlineMs ?? 2000, attemptTimeoutMs: 200, bugs });
+    const tls = secure ? tlsIdentity(name) : undefined;
+    const kv = new KvClient({ replicas: REPLICAS, clientId: `${name}-${randomUUID().slice(0, 8)}`, deadlineMs: load.deadlineMs ?? 2000, attemptTimeoutMs: 200, bugs, tls });
     const keys = load.keys;
     const pick = () => keys[Math.floor(Math.random() * keys.length)];
     const distinct = (count) => {
@@ -289,8 +297,9 @@ function serializable(ctx) {
 
 /**
  * @param {{ name: string, clients: number, keys: string[], load: { readWrite: number, readOnly: number, thinkMs: number, deadlineMs?: number },
- *   faults: object, durationMs?: number, healMs?: number, minCommits?: number, bugs?: import('../../src/replica.mjs').Bugs }} spec
- *   bugs: planted bugs; default from DST_KV_BUG.
+ *   faults: object, durationMs?: number, healMs?: number, minCommits?: number, bugs?: import('../../src/replica.mjs').Bugs, tls?: boolean }} spec
+ *   bugs: planted bugs; default from DST_KV_BUG. tls: every link is TLS with client certificates
+ *   (mTLS), each host's from tlsCertificates() (the run's seed).
  */
 export function kvScenario(spec) {
   const bugs = spec.bugs ?? bugsFromEnv(process.env.DST_KV_BUG);
@@ -313,8 +322,8 @@ export function kvScenario(spec) {
         oracle: { log: new Map(), writes: new Map(), requests: new Map() },
       });
       if (LOG) logFaults(ctx.sim);
-      REPLICA_NAMES.forEach((_, index) => sim.host(REPLICA_NAMES[index], replicaHost(ctx, index, bugs)));
-      for (let c = 1; c <= spec.clients; c++) sim.host(`c${c}`, clientHost(ctx, `c${c}`, { keys: spec.keys, ...spec.load }, bugs));
+      REPLICA_NAMES.forEach((_, index) => sim.host(REPLICA_NAMES[index], replicaHost(ctx, index, bugs, spec.tls === true)));
+      for (let c = 1; c <= spec.clients; c++) sim.host(`c${c}`, clientHost(ctx, `c${c}`, { keys: spec.keys, ...spec.load }, bugs, spec.tls === true));
     },
     targets: REPLICA_NAMES,
     // Client crashes (faults.clientCrashPerSecond) apply to the client hosts: a crashed client

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { drawFaultMix, FAULT_KINDS, FAULT_RATES, formatFaultSpec, parseFaultSpec, UsageError } from 'dst-runtime';
+import { drawFaultMix, PROGRAM_FAULT_KINDS as FAULT_KINDS, FAULT_RATES, formatFaultSpec, parseFaultSpec, UsageError } from 'dst-runtime';
 
 describe('fault plans for plain programs (runtime/faults/plan.ts)', () => {
   it('parses DST_FAULTS: all, a list in any order, swarm, swarm with kinds, and intensities', () => {

@@ -1,0 +1,137 @@
+/**
+ * A native stream (a JSStream of internalBinding('js_stream')) in front of a simulated TCP
+ * handle, for the native layers that consume a socket's handle from C++: TLSWrap (tls, https,
+ * wss, h2 over TLS) and Http2Session (h2c). Those layers read and write their underlying
+ * StreamBase natively; a simulated handle is JavaScript (its methods shadow TCPWrap's), so C++
+ * could neither read nor write it. A JSStream is a real StreamBase whose reads and writes call
+ * JavaScript: the bridge gives it the simulated handle's methods, so the native layer runs
+ * unchanged (OpenSSL, nghttp2) and its bytes travel over the simulated network, in events.
+ *
+ * What the layer above sees, as with a TCPWrap:
+ * - reads: each read of the simulated handle (one per event) is handed to the layer with
+ *   `readBuffer`, synchronously; EOF with `emitEOF`; a read error (ECONNRESET, ETIMEDOUT) cannot
+ *   go through a JSStream (it has no error entry), so it goes where the native layer would have
+ *   sent it: to the TLS socket's own `onread` (TLSWrap passes errors up), or, under an HTTP/2
+ *   session, to the raw socket's `onread` (Http2Session passes them to the previous listener);
+ * - writes: a write is made on the simulated handle at once; under TLS its completion comes in
+ *   an 'io' event at the same instant (TLSWrap completes a synchronous TCP write from a native
+ *   SetImmediate, i.e. on a later loop phase), under HTTP/2 inside the call (Http2Session sees a
+ *   TCPWrap's try-write complete synchronously), or when the window opens (backpressure);
+ * - shutdown after the data written before it; close through the simulated handle (the TLS
+ *   socket's handle proxies close/getpeername/... to its `_parent`, which stays the TCP handle).
+ */
+import { UV } from '../../runtime/network/errno.js';
+import { ownerOf, scheduleOnHandle } from './net-binding.js';
+import type { NativeHandle } from './native-handles.js';
+import { nodeBinding } from '../node-binding.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+const { JSStream } = nodeBinding('js_stream') as { JSStream: new () => NativeHandle };
+const streamWrap = nodeBinding('stream_wrap');
+const streamBaseState: Int32Array = streamWrap.streamBaseState;
+const kReadBytesOrError: number = streamWrap.kReadBytesOrError;
+const kArrayBufferOffset: number = streamWrap.kArrayBufferOffset;
+const kLastWriteWasAsync: number = streamWrap.kLastWriteWasAsync;
+const WriteWrap = streamWrap.WriteWrap as new () => NativeHandle;
+const ShutdownWrap = streamWrap.ShutdownWrap as new () => NativeHandle;
+
+/** On a TCP handle: its bridge (keeps the JSStream alive as long as the handle). */
+const kBridge = Symbol('dst.streamBridge');
+
+export type UpperKind = 'tls' | 'http2';
+
+export interface StreamBridge {
+  readonly js: NativeHandle;
+  readonly tcp: NativeHandle;
+  /** The native layer on top (TLSWrap), once made: read errors go to its onread. */
+  upper: NativeHandle | undefined;
+  kind: UpperKind;
+}
+
+export function bridgeOf(tcp: NativeHandle): StreamBridge | undefined {
+  return tcp[kBridge] as StreamBridge | undefined;
+}
+
+/**
+ * Puts a JSStream in front of `tcp` (a simulated TCP handle, or one made inside a host that
+ * turns simulated at its connect) and returns it, to be given to the native layer instead.
+ */
+export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
+  const js = new JSStream();
+  const bridge: StreamBridge = { js, tcp, upper: undefined, kind };
+  Object.defineProperty(tcp, kBridge, { value: bridge, configurable: true, writable: true });
+  // The raw socket's read callback (net's onStreamRead), for errors under an HTTP/2 session.
+  const rawOnread = tcp.onread as ((this: NativeHandle, ab?: ArrayBuffer) => unknown) | undefined;
+
+  js.isClosing = () => false;
+  js.onreadstart = () => tcp.readStart();
+  js.onreadstop = () => tcp.readStop();
+  // What the JSStream hands JavaScript when its listener (the native layer) passes a read on:
+  // Http2Session passes EOF and errors to the previous listener, which is this.
+  // A JSStream hands one JavaScript chunk to its listener in as many reads as the listener's
+  // buffers take, synchronously; a TCP handle would leave the rest in the kernel. So when the
+  // TLS layer goes away mid-chunk (destroySSL from a 'data' handler), the rest reaches this
+  // default listener: it goes to the raw socket only while that socket is still alive.
+  js.onread = function onread(ab?: ArrayBuffer) {
+    if (rawOnread === undefined) return undefined;
+    const owner = ownerOf(tcp) as { destroyed?: boolean } | undefined;
+    if (owner?.destroyed === true) return undefined;
+    return rawOnread.call(tcp, ab);
+  };
+
+  js.onwrite = (req: NativeHandle, bufs: Buffer[]): number => {
+    let finished = false;
+    const finish = (status: number): void => {
+      if (finished) return;
+      finished = true;
+      js.finishWrite(req, status);
+    };
+    const wreq = new WriteWrap();
+    wreq.handle = tcp;
+    wreq.oncomplete = (status: number) => finish(status);
+    const err = tcp.writev(wreq, bufs, true) as number;
+    if (err !== 0) {
+      if (!scheduleOnHandle(tcp, () => finish(err))) return err;
+    } else if (streamBaseState[kLastWriteWasAsync] === 0) {
+      if (bridge.kind === 'http2') {
+        // Over a TCPWrap, libuv's try-write takes the bytes at once and Http2Session clears its
+        // "sending" state before the call returns (a RST_STREAM submitted right after then
+        // flushes the frames queued before it). A JSStream write is always asynchronous, so it
+        // is completed here, inside the call.
+        finish(0);
+      } else {
+        // Written at once: complete on a later "loop phase", as TLSWrap's SetImmediate does.
+        scheduleOnHandle(tcp, () => finish(0));
+      }
+    }
+    return 0;
+  };
+
+  js.onshutdown = (req: NativeHandle): number => {
+    const sreq = new ShutdownWrap();
+    sreq.handle = tcp;
+    sreq.oncomplete = (status: number) => js.finishShutdown(req, status);
+    const err = tcp.shutdown(sreq) as number;
+    if (err !== 0 && !scheduleOnHandle(tcp, () => js.finishShutdown(req, err))) return err;
+    return 0;
+  };
+
+  tcp.onread = function onread(ab?: ArrayBuffer) {
+    const nread = streamBaseState[kReadBytesOrError]!;
+    if (nread > 0) {
+      js.readBuffer(Buffer.from(ab!, streamBaseState[kArrayBufferOffset], nread));
+    } else if (nread === UV.EOF) {
+      js.emitEOF();
+    } else if (nread < 0) {
+      if (bridge.kind === 'tls' && bridge.upper !== undefined && typeof bridge.upper.onread === 'function') {
+        streamBaseState[kReadBytesOrError] = nread;
+        bridge.upper.onread(undefined);
+      } else if (rawOnread !== undefined) {
+        streamBaseState[kReadBytesOrError] = nread;
+        rawOnread.call(tcp, undefined);
+      }
+    }
+  };
+  return bridge;
+}

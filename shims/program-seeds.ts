@@ -1,0 +1,357 @@
+/**
+ * Many seeds of a plain program in one process, one after the other: what a `dst explore`
+ * worker runs, instead of one `node --import dst-runtime/register` process per seed (whose
+ * start-up, not the program, was most of a small program's time per seed).
+ *
+ * Each seed must run exactly as `DST_SEED=<seed> node --import dst-runtime/register app.js`
+ * runs it (test/determinism/program-seeds.test.mjs compares the fingerprints), so a seed is a
+ * register-mode world of its own, and the program sees what it would see in a fresh process:
+ *
+ * - a fresh module graph: the program is imported as module host "main" is
+ *   (module-hosts.ts: its ES modules and CommonJS files, node_modules included, are new
+ *   instances per seed), with its own process.argv and process.env;
+ * - the process's events stay Node's own, as in register mode: the program's listeners are
+ *   removed after its seed, and process.exit() ends the seed (its 'exit' listeners run first);
+ * - globals the program added or replaced are put back, and process.exitCode too.
+ *
+ * A seed ends as the process would: when Node's loop has nothing left ('beforeExit' with no
+ * ref'd real work: the explorer's IPC channel is unref'd while a seed runs), with the program's
+ * exit code; or at process.exit(), a crash, a simulator failure, or a strict-mode escape. Only the
+ * first way leaves nothing of the program running: after any other, the result says the process
+ * is not fit for another seed (`reusable: false`), and the explorer replaces it.
+ *
+ * What is not put back, and would carry into the next seed of the process: changes the program
+ * makes to the built-in objects themselves (Array.prototype, a builtin module's exports) and
+ * state of Node's own modules other than the http(s) global agents' sockets.
+ * `dst explore --process-per-seed` runs each seed in a fresh process instead.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
+import { type FailureReport, runtimeError } from '../runtime/failure.js';
+import { DEFAULTS } from '../runtime/options.js';
+import { originals } from '../runtime/originals.js';
+import { formatSeed, parseSeed } from '../runtime/random/seed.js';
+import { World } from '../runtime/world.js';
+import { installShims, uninstallShims } from './install.js';
+import { moduleHostMain } from './module/module-hosts.js';
+import { keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
+import { escapedRealWork } from './strict/tripwire.js';
+import { ProgramFaults } from '../runtime/faults/program-faults.js';
+
+/** Node's process object, taken at load: a program may replace the global one. */
+const nodeProcess: NodeJS.Process = originals.process;
+/** Node's own list of real resources (the active-resources shim adds simulated ones). */
+const realActiveResourcesInfo = nodeProcess.getActiveResourcesInfo;
+const realActiveRequests = (nodeProcess as unknown as { _getActiveRequests(): unknown[] })._getActiveRequests;
+
+/**
+ * Whether work would keep Node's loop turning after 'beforeExit': the simulation's (the driver's
+ * immediates, real work it waits for such as real-disk fs calls), real requests in flight, ref'd
+ * real timers and immediates. Handles are not counted: Node lists the stdio pipes and the IPC
+ * channel among them whether or not they hold the loop, and a program's own sockets are
+ * simulated ones. Called from an immediate of our own, which Node no longer counts while it runs.
+ */
+function workPending(world: World): boolean {
+  if (world.driver.queuedImmediates > 0 || world.realWorkHolds > 0) return true;
+  if (realActiveRequests.call(nodeProcess).length > 0) return true;
+  return realActiveResourcesInfo.call(nodeProcess).some((kind) => kind === 'Timeout' || kind === 'Immediate');
+}
+
+/** How often the strict-mode check looks for escaped real timers (as register mode's tripwire). */
+const STRICT_CHECK_MS = 5;
+/** Node's exit code when the entry module's top-level await never settles. */
+const UNSETTLED_TOP_LEVEL_AWAIT = 13;
+
+/**
+ * Node 20 runs the entry module with an 'exit' listener of its own (handleProcessExit, which sets
+ * exit code 13 for a top-level await that never settled) until the module's evaluation settles,
+ * also a CommonJS entry run under --import; 22 and 24 do not. A program counting its 'exit'
+ * listeners sees it: so does a seed in a worker (pinned by test/determinism/program-seeds.test.mjs).
+ */
+const ENTRY_EXIT_LISTENER = Number(process.versions.node.split('.')[0]) < 22;
+
+/** One seed of a program, as register mode would have ended it. */
+export interface ProgramSeedResult {
+  seed: string;
+  /** The exit code the process would have exited with. */
+  exitCode: number;
+  fingerprint: string;
+  elapsedNs: number;
+  events: number;
+  /** The fault mix the seed ran with (DST_FAULTS), when faults were on. */
+  faults?: import('../runtime/faults/plan.js').FaultMix;
+  /** The failure register mode reports, when the simulator saw one (a crash, a limit, idle). */
+  failure?: { kind: FailureReport['kind']; summary: string; host: string | undefined };
+  /** The seed ended with nothing of the program left running: the process can run another. */
+  reusable: boolean;
+}
+
+export interface ProgramSeedOptions {
+  /** The replay command of this seed, for failure reports. */
+  replay: string;
+  /** DST_TRACE of this seed. */
+  trace?: string;
+  /** process.argv.slice(2) of the program. */
+  argv?: string[];
+  /** Variables the program's process.env has besides this process's (DST_SEED is added). */
+  env?: Record<string, string>;
+}
+
+/** Thrown by process.exit() inside a seed: unwinds the program's code, as the exit would have. */
+const kExit = Symbol('dst-runtime.program-exit');
+
+interface SeedRun {
+  world: World;
+  /** Ends the seed with this exit code (the first call wins). */
+  end(exitCode: number, reusable: boolean, report?: FailureReport): void;
+  /** While the program's 'exit' listeners run: the code process.exit() inside them sets. */
+  exiting: boolean;
+  exitCode: number;
+  /** The program's main module has finished evaluating (its top-level await included). */
+  topLevelSettled: boolean;
+}
+
+let running: SeedRun | undefined;
+let processHooked = false;
+
+/** Listens, once per process and before any program does, for what ends a seed. */
+function hookProcess(): void {
+  if (processHooked) return;
+  processHooked = true;
+  recordCreationSites();
+  nodeProcess.on('uncaughtException', (error, origin) => {
+    if ((error as unknown) === kExit) return;
+    const run = running;
+    if (run === undefined) {
+      nodeProcess.stderr.write(`dst: uncaught error outside every seed (a bug in dst-runtime): ${(error as Error)?.stack ?? String(error)}\n`);
+      (nodeProcess as unknown as { reallyExit(code: number): never }).reallyExit(ExitCode.hostCrash);
+      return;
+    }
+    // The program's own listeners handle it: not fatal, as in Node.
+    if (nodeProcess.listenerCount('uncaughtException') > 1 || nodeProcess.hasUncaughtExceptionCaptureCallback()) return;
+    const world = run.world;
+    const host = world.currentHost() ?? world.fallbackHost!;
+    const what = origin === 'unhandledRejection' ? 'an unhandled rejection' : 'an uncaught exception';
+    const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const report = world.report(
+      origin === 'unhandledRejection' ? 'unhandled-rejection' : 'crash',
+      host,
+      error,
+      `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
+    );
+    run.end(ExitCode.hostCrash, true, report);
+  });
+  nodeProcess.on('beforeExit', () => {
+    const run = running;
+    if (run === undefined) return;
+    const world = run.world;
+    if (world.refs > 0 && settingsNow().idleMode === 'fail' && world.result === undefined) {
+      const lines = keepAliveReport(world);
+      const count = lines.length;
+      const report = world.report(
+        'idle',
+        world.fallbackHost!,
+        lines.join('\n'),
+        `run idle: no simulated event can ever happen again, yet ${count} ref'd handle${count === 1 ? ' keeps' : 's keep'} ` +
+          `the program alive (real Node would wait for ever)`,
+      );
+      // Register mode exits here, before the program's own 'beforeExit' listeners run.
+      run.end(ExitCode.idle, true, report);
+      throw kExit;
+    }
+    // The program's listeners run after this one and may start more work: look once they and
+    // what they queued have run. This immediate keeps the loop for one more turn; if nothing else
+    // does, the process would have exited here.
+    originals.setImmediate(() => {
+      if (running !== run) return;
+      if (workPending(world)) return;
+      run.end(run.topLevelSettled ? exitCodeNow(0) : UNSETTLED_TOP_LEVEL_AWAIT, true);
+    });
+  });
+}
+
+function settingsNow(): ReturnType<typeof registerSettings> {
+  return registerSettings(nodeProcess.env);
+}
+
+function exitCodeNow(fallback: number): number {
+  const code = nodeProcess.exitCode;
+  return code === undefined || code === null || (code as unknown) === '' ? fallback : Number(code);
+}
+
+/** What a program may change of the process and its globals, to be put back after its seed. */
+interface Snapshot {
+  globals: Map<PropertyKey, PropertyDescriptor>;
+  listeners: Map<string | symbol, Function[]>;
+  exit: NodeJS.Process['exit'];
+  mainModule: unknown;
+}
+
+function snapshot(): Snapshot {
+  const globals = new Map<PropertyKey, PropertyDescriptor>();
+  for (const key of Reflect.ownKeys(globalThis)) globals.set(key, Object.getOwnPropertyDescriptor(globalThis, key)!);
+  const listeners = new Map<string | symbol, Function[]>();
+  for (const name of nodeProcess.eventNames()) listeners.set(name, nodeProcess.rawListeners(name).slice());
+  return { globals, listeners, exit: nodeProcess.exit, mainModule: (nodeProcess as unknown as { mainModule: unknown }).mainModule };
+}
+
+function sameDescriptor(a: PropertyDescriptor, b: PropertyDescriptor): boolean {
+  return a.value === b.value && a.get === b.get && a.set === b.set && a.writable === b.writable && a.enumerable === b.enumerable && a.configurable === b.configurable;
+}
+
+function restore(before: Snapshot): void {
+  const g = globalThis as Record<PropertyKey, unknown>;
+  for (const key of Reflect.ownKeys(globalThis)) {
+    if (before.globals.has(key)) continue;
+    const descriptor = Object.getOwnPropertyDescriptor(globalThis, key);
+    if (descriptor?.configurable) delete g[key];
+  }
+  for (const [key, descriptor] of before.globals) {
+    const now = Object.getOwnPropertyDescriptor(globalThis, key);
+    if (now !== undefined && sameDescriptor(now, descriptor)) continue;
+    if (now === undefined || now.configurable) Object.defineProperty(globalThis, key, descriptor);
+    else if (now.writable) g[key] = descriptor.value;
+  }
+  for (const name of nodeProcess.eventNames()) {
+    const kept = before.listeners.get(name) ?? [];
+    for (const listener of nodeProcess.rawListeners(name)) {
+      if (!kept.includes(listener)) nodeProcess.removeListener(name, listener as (...args: unknown[]) => void);
+    }
+  }
+  nodeProcess.exit = before.exit;
+  nodeProcess.exitCode = undefined;
+  (nodeProcess as unknown as { mainModule: unknown }).mainModule = before.mainModule;
+  // Sockets a keep-alive agent pooled belong to machines of the last seed's world.
+  http.globalAgent.destroy();
+  https.globalAgent.destroy();
+}
+
+/**
+ * Runs one seed of the program `file` in this process, as register mode runs it. One seed at
+ * a time; the promise settles when the seed ends (see the top of this file).
+ */
+export function runProgramSeed(file: string, seedText: string, options: ProgramSeedOptions): Promise<ProgramSeedResult> {
+  if (running !== undefined) throw new Error(`Failed to run seed ${seedText} of ${file}: seed ${running.world.seedText} is still running in this process`);
+  hookProcess();
+  const seed = parseSeed(seedText, 'seed');
+  const settings = settingsNow();
+  const world = new World({
+    seed,
+    mode: 'register',
+    epochMs: DEFAULTS.epochMs,
+    eventsMax: settings.eventsMax,
+    timeLimitNs: settings.timeLimitNs,
+    durationNs: undefined,
+    traceFile: options.trace,
+    replay: options.replay,
+    disk: settings.disk,
+    ...(settings.diskFaults === undefined ? {} : { diskFaults: settings.diskFaults }),
+    pending: settings.pending,
+  });
+  const main = world.hosts.add('main', 'host');
+  world.fallbackHost = main;
+  const programFaults = settings.faults === undefined ? undefined : new ProgramFaults(world, settings.faults);
+  programFaults?.install(main);
+  const before = snapshot();
+  let strictTimer: NodeJS.Timeout | undefined;
+
+  return new Promise<ProgramSeedResult>((resolve) => {
+    let result: ProgramSeedResult | undefined;
+    const run: SeedRun = {
+      world,
+      exiting: false,
+      exitCode: 0,
+      topLevelSettled: false,
+      end(exitCode, reusable, report) {
+        if (result !== undefined) return;
+        let code = exitCode;
+        // The program's 'exit' listeners run, as in Node; process.exit() inside one sets the code.
+        run.exiting = true;
+        run.exitCode = code;
+        nodeProcess.exitCode = code;
+        try {
+          nodeProcess.emit('exit', code);
+        } catch (error) {
+          if (error !== kExit) reusable = false;
+        }
+        code = run.exiting ? exitCodeNow(run.exitCode) : run.exitCode;
+        world.flushTrace();
+        result = {
+          seed: formatSeed(seed),
+          exitCode: code,
+          fingerprint: world.fingerprint.toString(),
+          elapsedNs: world.nowNs,
+          events: world.eventsRun,
+          ...(programFaults === undefined ? {} : { faults: programFaults.mix }),
+          ...(report === undefined ? {} : { failure: { kind: report.kind, summary: report.summary, host: report.host } }),
+          reusable,
+        };
+        if (strictTimer !== undefined) originals.clearInterval(strictTimer);
+        running = undefined;
+        world.dispose();
+        // Put back what the program changed once what its last code queued (promise jobs, ticks)
+        // has run: a seed that crashed or exited mid-event still has some.
+        originals.setImmediate(() => {
+          uninstallShims(world);
+          restore(before);
+          // Whatever is still pending belongs to this seed's program: not fit for another seed.
+          if (workPending(world)) result!.reusable = false;
+          resolve(result!);
+        });
+      },
+    };
+    world.onFailure = (report) => {
+      run.end(exitCodeOfFailure(report.kind) ?? ExitCode.hostCrash, true, report);
+    };
+    running = run;
+    installShims(world);
+    // After the shims: the process shim's own process.exit (library mode only) sits under this.
+    nodeProcess.exit = function exitSeed(code?: number | string | null): never {
+      if (code !== undefined && code !== null) nodeProcess.exitCode = code as number;
+      if (run.exiting) {
+        run.exitCode = exitCodeNow(0);
+        run.exiting = false; // the code is final, as when Node exits from inside an 'exit' listener
+      } else {
+        run.end(exitCodeNow(0), true);
+      }
+      throw kExit;
+    } as NodeJS.Process['exit'];
+    if (nodeProcess.env.DST_STRICT !== '0') {
+      const check = (): void => {
+        if (running !== run) return;
+        const escaped = escapedRealWork(world);
+        if (escaped === undefined) return;
+        const error = runtimeError(`${escaped} escaped the simulation (set DST_STRICT=0 to allow real timers; the run is then not reproducible)`);
+        const host = world.currentHost();
+        run.end(ExitCode.escape, false, world.report('crash', host, error, `strict mode: ${escaped} escaped the simulation`));
+      };
+      world.driver.onCheckpoint = check;
+      strictTimer = originals.setInterval(check, STRICT_CHECK_MS);
+      strictTimer.unref();
+    }
+    const handleProcessExit = (): void => {
+      nodeProcess.exitCode ??= UNSETTLED_TOP_LEVEL_AWAIT;
+    };
+    if (ENTRY_EXIT_LISTENER) nodeProcess.on('exit', handleProcessExit);
+    const loading = moduleHostMain({
+      main: path.resolve(file),
+      argv: options.argv ?? [],
+      env: { ...(options.env ?? {}), DST_SEED: seedText },
+    }, { entry: true })();
+    loading.then(
+      () => {
+        run.topLevelSettled = true;
+        nodeProcess.removeListener('exit', handleProcessExit);
+      },
+      (error: unknown) => {
+        run.topLevelSettled = true;
+        nodeProcess.removeListener('exit', handleProcessExit);
+        if (running !== run) return;
+        const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        run.end(ExitCode.hostCrash, true, world.report('crash', main, error, `host "main" crashed with an uncaught exception: ${head} (Node's report follows)`));
+      },
+    );
+  });
+}

@@ -1,0 +1,93 @@
+/**
+ * Immediates queued by Node's C++ (Environment::SetImmediate), which the simulation cannot see
+ * being queued: Node 24's TLSWrap defers a write issued from inside an OpenSSL callback
+ * ("Deferring write issued from the SSL library's stack"), and Http2Session sends every frame it
+ * queued from one (Http2Session::MaybeScheduleWrite). Node runs native immediates at the start
+ * of the next check phase, before JavaScript immediates. The simulation must not run further
+ * events before they ran (their bytes belong to this instant), so the world is held for one
+ * check phase: the hold is released from an original immediate queued now, which runs after the
+ * native ones.
+ *
+ * A native immediate shows in Node's count of ref'd immediates (process.getActiveResourcesInfo
+ * lists one 'Immediate' per ref'd immediate, native or not): what is there beyond the driver's
+ * and dst-runtime's own was queued natively.
+ */
+import { ownImmediates, queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
+import { originals } from '../../runtime/originals.js';
+import type { World } from '../../runtime/world.js';
+
+const realInfo = originals.process.getActiveResourcesInfo;
+
+/**
+ * Native immediates seen and not run yet (the strict-mode tripwire does not count them as
+ * escapes): counted when seen, uncounted when the hold waiting for them is released, which is
+ * after Node ran them.
+ */
+let expected = 0;
+/** Holds waiting for native immediates, not released yet. */
+let holds = 0;
+
+/** How many native immediates the tripwire should not count as escapes, now. */
+export function expectedNativeImmediates(): number {
+  return expected;
+}
+
+/** Whether the world is being held for native immediates (those they queue are waited for next). */
+export function nativeHoldActive(): boolean {
+  return holds > 0;
+}
+
+/** Node's count of ref'd immediates pending, native ones included. */
+function realImmediates(): number {
+  const list = Reflect.apply(realInfo, originals.process, []) as string[];
+  let n = 0;
+  // Immediates come last in the list (after requests and handles).
+  for (let i = list.length - 1; i >= 0 && list[i] === 'Immediate'; i--) n++;
+  return n;
+}
+
+/**
+ * Watches `world` for native immediates left by the previous event (and its ticks): before each
+ * event (World.preStepHold), Node's count of ref'd immediates beyond the driver's, dst-runtime's
+ * own and those already expected means native code queued some; the world is held for one check
+ * phase, after which Node has run them, and again while they queue more (a write completion that
+ * schedules the next write). Installed once a host makes a TLS socket or an HTTP/2 session, so
+ * programs that use neither pay nothing.
+ */
+export function watchNativeImmediates(world: World): void {
+  if (world.preStepHold !== undefined) return;
+  const unclaimed = (): number => realImmediates() - world.driver.queuedImmediates - ownImmediates.size - expected;
+  const claim = (count: number, release: () => void): void => {
+    holds++;
+    expected += count;
+    queueOwnImmediate(() => {
+      holds--;
+      expected -= count;
+      const more = unclaimed();
+      if (more > 0) claim(more, release);
+      else release();
+    });
+  };
+  world.preStepHold = () => {
+    const count = unclaimed();
+    if (count <= 0) return false;
+    claim(count, world.holdForRealWork());
+    return true;
+  };
+}
+
+/** Runs `fn` (outside the hosts, at install) and tells the tripwire about the native immediates it left, until they ran. */
+export function expectingNativeImmediates<T>(fn: () => T): T {
+  const before = realImmediates();
+  try {
+    return fn();
+  } finally {
+    const left = realImmediates() - before;
+    if (left > 0) {
+      expected += left;
+      queueOwnImmediate(() => {
+        expected -= left;
+      });
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * `dst explore` runs many seeds of a plain program in one worker process
+ * (shims/program-seeds.ts). Each seed there must give exactly what it gives alone, as
+ * `DST_SEED=N node --import dst-runtime/register app` runs it: the same fingerprint, virtual
+ * time, event count and exit code, also after seeds that left globals, process listeners, an
+ * exit code, module state, timers and servers behind, and after seeds that exited, crashed or
+ * never settled their top-level await.
+ */
+import assert from 'node:assert/strict';
+import { fork, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/program-seeds/', import.meta.url));
+const REGISTER = fileURLToPath(new URL('../../dist/register.mjs', import.meta.url));
+const CLI = fileURLToPath(new URL('../../cli/dst.mjs', import.meta.url));
+const SEEDS = Array.from({ length: 12 }, (_, i) => `0x${(i + 1).toString(16)}`);
+
+/** Every seed through the explorer's worker (`dst __app-worker`), replaced when it says it must be. */
+async function inWorkers(file, seeds) {
+  const results = [];
+  let child;
+  let workers = 0;
+  for (const seed of seeds) {
+    if (child === undefined) {
+      child = fork(CLI, ['__app-worker', file], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      workers++;
+    }
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const answer = await new Promise((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`the worker exited with code ${code} during seed ${seed}`)));
+      child.send({ type: 'seed', seed });
+    });
+    child.removeAllListeners('exit');
+    results.push(answer.result);
+    if (!answer.reusable) {
+      await exited;
+      child = undefined;
+    }
+  }
+  if (child !== undefined) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.send({ type: 'stop' });
+    await exited;
+  }
+  return { results, workers };
+}
+
+/** One seed alone, under register mode, read from its DST_REPORT. */
+function alone(file, seed, dir) {
+  const report = path.join(dir, `report-${seed}.json`);
+  const run = spawnSync(process.execPath, ['--import', REGISTER, file], {
+    env: { ...process.env, DST_SEED: seed, DST_QUIET: '1', DST_REPORT: report },
+    encoding: 'utf8',
+  });
+  const data = JSON.parse(fs.readFileSync(report, 'utf8'));
+  return { exitCode: run.status, fingerprint: data.fingerprint, elapsedNs: data.elapsedNs, events: data.events };
+}
+
+/** What the worker's result says of a seed, in the terms of `alone`. */
+function fromWorker(result) {
+  const fingerprint = result.ok ? result.fingerprint : result.fingerprint.split(':').at(-1);
+  return { exitCode: result.ok ? 0 : result.failure.exitCode, fingerprint, elapsedNs: result.elapsedNs, events: result.events };
+}
+
+describe('a plain program: many seeds in one worker process', function () {
+  this.timeout(240_000);
+  let dir;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-program-seeds-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs']) {
+    it(`${name}: seeds ${SEEDS[0]}..${SEEDS.at(-1)} give in one worker what each gives alone`, async () => {
+      const file = path.join(FIXTURES, name);
+      const { results } = await inWorkers(file, SEEDS);
+      const worker = results.map(fromWorker);
+      const fresh = SEEDS.map((seed) => alone(file, seed, dir));
+      for (let i = 0; i < SEEDS.length; i++) assert.deepEqual(worker[i], fresh[i], `seed ${SEEDS[i]} of ${name}`);
+      // The seeds must not all run alike, or the comparison would prove little.
+      assert.ok(new Set(fresh.map((r) => `${r.fingerprint}/${r.exitCode}`)).size > 1, `${name}: every seed ran alike`);
+    });
+  }
+
+  it('exits.mjs covers each way of ending, and a worker outlives them', async () => {
+    const file = path.join(FIXTURES, 'exits.mjs');
+    const { results, workers } = await inWorkers(file, SEEDS);
+    const codes = new Set(results.map((r) => (r.ok ? 0 : r.failure.exitCode)));
+    for (const code of [0, 1, 2, 4, 13]) assert.ok(codes.has(code), `no seed of ${SEEDS.length} exited with ${code}: ${[...codes]}`);
+    assert.equal(workers, 1, 'seeds that exited or crashed cleanly left the worker fit for the next');
+  });
+});
