@@ -61,7 +61,7 @@ describe('fault examples: each bug found under DST_FAULTS=swarm, each fix clean 
     const child = spawnSync(process.execPath, [CLI, 'run', 'examples/faults/retry-buggy.mjs', '--seed', '0x5', '--swarm'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.notEqual(child.status, 0);
     assert.match(child.stderr, /^dst: faults latencyTailMs=0 reorderJitterMs=0 resetRatio=0\.00729735 /m);
-    assert.match(child.stdout, /replay {5}DST_FAULTS=swarm dst run examples\/faults\/retry-buggy\.mjs --seed 0x5$/m);
+    assert.match(child.stdout, /replay {5}DST_FAULTS=swarm (?:dst|node cli\/dst\.mjs) run examples\/faults\/retry-buggy\.mjs --seed 0x5$/m);
     const picked = spawnSync(process.execPath, [CLI, 'run', 'examples/faults/retry-fixed.mjs', '--seed', '0x5', '--faults', 'stall,lag'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.equal(picked.status, 0, picked.stderr);
     assert.match(picked.stderr, /^dst: faults lagRatio=0\.2 stallPerSecond=0\.5$/m);
