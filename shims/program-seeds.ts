@@ -36,7 +36,7 @@ import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { World } from '../runtime/world.js';
 import { installShims, uninstallShims } from './install.js';
 import { moduleHostMain } from './module/module-hosts.js';
-import { keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
+import { fatalErrorReport, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
 import { escapedRealWork } from './strict/tripwire.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 
@@ -133,14 +133,7 @@ function hookProcess(): void {
     if (nodeProcess.listenerCount('uncaughtException') > 1 || nodeProcess.hasUncaughtExceptionCaptureCallback()) return;
     const world = run.world;
     const host = world.currentHost() ?? world.fallbackHost!;
-    const what = origin === 'unhandledRejection' ? 'an unhandled rejection' : 'an uncaught exception';
-    const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const report = world.report(
-      origin === 'unhandledRejection' ? 'unhandled-rejection' : 'crash',
-      host,
-      error,
-      `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
-    );
+    const report = fatalErrorReport(world, host, error, origin);
     run.end(ExitCode.hostCrash, true, report);
   });
   nodeProcess.on('beforeExit', () => {

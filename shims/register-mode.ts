@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatTimeNs } from '../runtime/clock/units.js';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
-import { formatFailure } from '../runtime/failure.js';
+import { formatFailure, type FailureReport } from '../runtime/failure.js';
 import { parseFaultSpec, type FaultSpec } from '../runtime/faults/plan.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { DEFAULTS, type DiskMode, envDiskFaults, envDiskMode, envDurationNs, envPending, envPositiveInteger, envStrict, replayEnvironment, shellQuote } from '../runtime/options.js';
@@ -26,7 +26,7 @@ import type { ResolvedRule } from '../runtime/disk/faults.js';
 import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite, OWN_DIST, userStack } from '../runtime/trace/site.js';
-import { World } from '../runtime/world.js';
+import { World, type WorldHost } from '../runtime/world.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
@@ -210,6 +210,21 @@ function checkWritable(file: string, name: string): void {
   }
 }
 
+/**
+ * The failure report of an error nothing handled (Node's 'uncaughtExceptionMonitor' with no
+ * listener to take it): a crash, or an unhandled rejection, of `host`.
+ */
+export function fatalErrorReport(world: World, host: WorldHost, error: unknown, origin: NodeJS.UncaughtExceptionOrigin): FailureReport {
+  const what = origin === 'unhandledRejection' ? 'an unhandled rejection' : 'an uncaught exception';
+  const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return world.report(
+    origin === 'unhandledRejection' ? 'unhandled-rejection' : 'crash',
+    host,
+    error,
+    `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
+  );
+}
+
 /** Starts register mode once per process (the ESM and CJS entries may both be loaded). */
 export function startRegisterMode(): World {
   const g = globalThis as Record<symbol, World | undefined>;
@@ -285,14 +300,7 @@ export function startRegisterMode(): World {
       }
     }
     const host = world.currentHost() ?? main;
-    const what = origin === 'unhandledRejection' ? 'an unhandled rejection' : 'an uncaught exception';
-    const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    const report = world.report(
-      origin === 'unhandledRejection' ? 'unhandled-rejection' : 'crash',
-      host,
-      error,
-      `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
-    );
+    const report = fatalErrorReport(world, host, error, origin);
     world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(`${formatFailure(report, { withError: false })}\n`);
