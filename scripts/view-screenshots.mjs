@@ -22,7 +22,7 @@ try {
   if (error.status !== 71) throw error; // the seed fails: that is the point
 }
 const browser = await chromium.launch({
-  executablePath: process.env.DST_CHROMIUM ?? '/usr/bin/chromium',
+  executablePath: process.env.TEST_CHROMIUM ?? '/usr/bin/chromium',
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 const tab = await browser.newPage({ viewport: { width: 1400, height: 720 } });

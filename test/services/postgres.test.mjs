@@ -2,7 +2,7 @@
  * dst-runtime/services/postgres: Postgres (PGlite) as a simulated host, an unmodified `pg` client
  * in another. PGlite is an optional peer dependency: the tests that need it use the packages of
  * examples/postgres (CI installs them: .ci/run), and skip with the reason when they are missing,
- * unless DST_REQUIRE_PGLITE=1 (CI) makes that a failure. Each runs one or two seeds: a boot costs
+ * unless TEST_REQUIRE_PGLITE=1 (CI) makes that a failure. Each runs one or two seeds: a boot costs
  * seconds of real time.
  */
 import assert from 'node:assert/strict';
@@ -58,7 +58,7 @@ describe('the Postgres service (dst-runtime/services/postgres)', function () {
   describe('with PGlite (examples/postgres)', function () {
     before(function () {
       if (installed) return;
-      if (process.env.DST_REQUIRE_PGLITE === '1') throw new Error(`PGlite is not installed in examples/postgres: run ${INSTALL_HINT}`);
+      if (process.env.TEST_REQUIRE_PGLITE === '1') throw new Error(`PGlite is not installed in examples/postgres: run ${INSTALL_HINT}`);
       console.log(`      (skipped: PGlite is not installed; ${INSTALL_HINT} installs it)`);
       this.skip();
     });

@@ -1,7 +1,7 @@
 // The timeline page of `dst view`, in a real headless browser: Debian's Chromium (apt-get install
 // chromium; .ci/run installs it), driven by playwright-core, which uses a system browser and
 // downloads none. Where that Chromium is absent it is skipped, saying why, on a developer's
-// machine; in CI (CI set, as GitHub Actions, GitLab and .ci/run set it, or DST_REQUIRE_CHROMIUM=1)
+// machine; in CI (CI set, as GitHub Actions, GitLab and .ci/run set it, or TEST_REQUIRE_CHROMIUM=1)
 // it fails instead, so a CI box without a browser cannot pass by testing nothing.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,8 +11,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CHROMIUM = process.env.DST_CHROMIUM || '/usr/bin/chromium';
-const REQUIRED = process.env.DST_REQUIRE_CHROMIUM === '1' || (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false');
+const CHROMIUM = process.env.TEST_CHROMIUM || '/usr/bin/chromium';
+const REQUIRED = process.env.TEST_REQUIRE_CHROMIUM === '1' || (process.env.CI !== undefined && process.env.CI !== '' && process.env.CI !== 'false');
 // Flags of a browser in a sandboxed CI box with no network: no GPU, no background requests to
 // Google's services (refused here, many at a time), a fresh profile (playwright makes one), and
 // shared memory in /tmp (a container's /dev/shm is often 64 MB, too small for a renderer).
@@ -34,9 +34,9 @@ describe('dst view in a headless browser (Chromium)', function () {
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
-      const missing = `no Chromium at ${CHROMIUM} (apt-get install chromium, or set DST_CHROMIUM to its path)`;
+      const missing = `no Chromium at ${CHROMIUM} (apt-get install chromium, or set TEST_CHROMIUM to its path)`;
       if (REQUIRED) throw new Error(`${missing}: CI must run the timeline viewer's browser test (.ci/run installs it)`);
-      console.log(`      skipped: ${missing}; in CI (CI or DST_REQUIRE_CHROMIUM=1 set) this fails instead`);
+      console.log(`      skipped: ${missing}; in CI (CI or TEST_REQUIRE_CHROMIUM=1 set) this fails instead`);
       this.skip();
     }
     // A KV failure: the planted bug noLongestLog, seed 0x2 (a safety invariant fails).
