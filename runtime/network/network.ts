@@ -37,6 +37,8 @@ export interface PacketTrace {
   seg?: string;
   retry?: number;
   data?: Buffer;
+  /** Instead of `data`: the payload is ciphertext ('tls'), shown without a preview. */
+  enc?: string;
 }
 
 /** Bytes of a payload the trace shows. */
@@ -338,6 +340,7 @@ export class Network {
       ...(traced.seg === undefined ? {} : { seg: traced.seg }),
       ...(traced.retry ? { retry: traced.retry } : {}),
       ...fate,
+      ...(traced.enc === undefined ? {} : { enc: traced.enc }),
       ...(traced.data === undefined || traced.data.length === 0 ? {} : payloadFields(traced.data)),
       ...(site === undefined ? {} : { site }),
     });

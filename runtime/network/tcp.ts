@@ -67,6 +67,11 @@ export interface TcpOwner {
   readSizeMax(): number;
   /** True while a write waits for window space (libuv still tries to send it). */
   hasPendingWrites(): boolean;
+  /**
+   * True once the bytes written are ciphertext (a TLS layer sits on the handle): the trace shows
+   * no preview of them, since OpenSSL's own randomness makes them differ on every run.
+   */
+  readonly encrypted?: boolean;
 }
 
 export interface ListenerOwner {
@@ -146,6 +151,8 @@ export class TcpEndpoint {
   remote: SocketAddress;
   peer: TcpEndpoint | undefined;
   owner: TcpOwner | undefined;
+  /** The owner said its bytes are ciphertext (TcpOwner.encrypted), at some write. */
+  encrypted = false;
   /**
    * The chain this endpoint's events run in (see World.chainForSocket): what arrives for it, its
    * timers, its reads. A client's is chosen at connect(), an accepted one's is its server's.
@@ -980,7 +987,12 @@ export class TcpStack {
     const world = this.network.world;
     if (!world.tracing) return undefined;
     const base = { msg: world.nextTraceId(), conn: from.traceConn };
-    return typeof what === 'string' ? { ...base, seg: what } : { ...base, seg: 'data', data: what };
+    if (typeof what === 'string') return { ...base, seg: what };
+    // Ciphertext differs per run (OpenSSL's randomness): a preview would make the trace of one
+    // seed differ from run to run although the execution is the same.
+    // Sticky: the owner goes away at close, while a close_notify may still be on its way.
+    if (from.owner?.encrypted === true) from.encrypted = true;
+    return from.encrypted ? { ...base, seg: 'data', enc: 'tls' } : { ...base, seg: 'data', data: what };
   }
 
   /**

@@ -14,6 +14,7 @@
  *   the callback gets the virtual duration instead.
  */
 import { createRequire } from 'node:module';
+import { originals } from '../../runtime/originals.js';
 import { currentHost } from '../context.js';
 import { tcpOnSimulatedNetwork } from '../net/net-binding.js';
 import type { NativeHandle } from '../net/native-handles.js';
@@ -100,10 +101,18 @@ function patchPrototypes(patches: PatchSet, http2: typeof import('node:http2'), 
   const realPing = session.ping!;
   const ping = function ping(this: unknown, ...args: any[]) {
     const host = currentHost();
-    const at = args.findIndex((a) => typeof a === 'function');
+    let at = args.findIndex((a) => typeof a === 'function');
     if (host === undefined || at === -1) return Reflect.apply(realPing, this, args);
     const callback = args[at] as (...result: unknown[]) => unknown;
     const startNs = host.world.nowNs;
+    // Without a payload Node sends its uv_hrtime start (real time) as the PING's 8 bytes: the
+    // virtual instant instead, so the bytes on the simulated wire are the seed's.
+    if (at === 0) {
+      const payload = Buffer.alloc(8);
+      payload.writeBigUInt64LE(BigInt(Math.round(startNs)));
+      args.unshift(payload);
+      at++;
+    }
     // Node calls back with (err, duration, payload); the argument count is kept.
     args[at] = function (this: unknown, ...result: unknown[]) {
       if (result.length >= 2 && !result[0]) result[1] = (host.world.nowNs - startNs) / 1e6;
@@ -112,6 +121,57 @@ function patchPrototypes(patches: PatchSet, http2: typeof import('node:http2'), 
     return Reflect.apply(realPing, this, args);
   };
   patches.replace(session, 'ping', mirrorFunction(ping, realPing));
+}
+
+/**
+ * ServerHttp2Stream's respond, which adds a `date` header from internal/http's utcDate(): a cache
+ * of the REAL date (primordials' Date) kept for up to a second, so its bytes on the wire would
+ * differ from run to run. Inside a host the header is given beforehand, from the host's clock, as
+ * Node would write it. ServerHttp2Stream is not exported: its prototype is patched from the first
+ * stream a server made by node:http2 emits.
+ */
+function patchServerStream(stream: unknown): void {
+  const proto = typeof stream === 'object' && stream !== null ? (Object.getPrototypeOf(stream) as Methods) : undefined;
+  if (proto === undefined || typeof proto.respond !== 'function' || patchedIn === undefined || done(proto, 'respond')) return;
+  const realRespond = proto.respond;
+  const respond = function respond(this: unknown, ...args: any[]) {
+    const host = currentHost();
+    const headers = args[0] as Record<PropertyKey, unknown> | undefined | null;
+    const options = args[1] as { sendDate?: boolean } | undefined;
+    const plain = headers === undefined || headers === null || (typeof headers === 'object' && !Array.isArray(headers));
+    if (host === undefined || !plain || options?.sendDate === false) return Reflect.apply(realRespond, this, args);
+    if (headers != null && Object.keys(headers).some((k) => k.toLowerCase() === 'date')) return Reflect.apply(realRespond, this, args);
+    args[0] = { ...(headers ?? {}), date: new originals.Date(host.dateNowMs()).toUTCString() };
+    return Reflect.apply(realRespond, this, args);
+  };
+  patchedIn.replace(proto, 'respond', mirrorFunction(respond, realRespond));
+}
+
+/**
+ * Whether `proto`'s `name` was patched in the current PatchSet already (marks it if not): a
+ * patch lasts one install, so a later run in the same process patches again.
+ */
+const patchedProtos = new WeakMap<PatchSet, WeakMap<object, Set<string>>>();
+function done(proto: object, name: string): boolean {
+  let protos = patchedProtos.get(patchedIn!);
+  if (protos === undefined) patchedProtos.set(patchedIn!, (protos = new WeakMap()));
+  let names = protos.get(proto);
+  if (names === undefined) protos.set(proto, (names = new Set()));
+  if (names.has(name)) return true;
+  names.add(name);
+  return false;
+}
+
+/** Servers' prototypes: their emit looks at 'stream' events (patchServerStream). */
+function watchServerStreams(server: unknown): void {
+  const proto = typeof server === 'object' && server !== null ? (Object.getPrototypeOf(server) as Methods) : undefined;
+  if (proto === undefined || patchedIn === undefined || done(proto, 'emit')) return;
+  const realEmit = proto.emit!;
+  const emit = function emit(this: unknown, ...args: any[]) {
+    if (args[0] === 'stream') patchServerStream(args[1]);
+    return Reflect.apply(realEmit, this, args);
+  };
+  patchedIn.replace(proto, 'emit', mirrorFunction(emit, realEmit));
 }
 
 /** The functions of node:http2 that make sessions or servers: each patches the prototypes first. */
@@ -128,7 +188,9 @@ export const http2Shim: Shim = {
       if (typeof original !== 'function') continue; // performServerHandshake: Node 20.12 and later
       const entry = function (this: unknown, ...args: unknown[]) {
         patchPrototypes(patches, http2, load);
-        return Reflect.apply(original, this, args);
+        const made = Reflect.apply(original, this, args) as unknown;
+        if (name === 'createServer' || name === 'createSecureServer') watchServerStreams(made);
+        return made;
       };
       patches.replace(module, name, mirrorFunction(entry, original));
     }

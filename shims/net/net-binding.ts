@@ -221,6 +221,10 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   keepAliveSetting: { enable: boolean; delaySeconds: number } | undefined;
   refed: boolean;
   closed = false;
+  /** TcpOwner.encrypted: a TLS layer sits on the handle (markEncrypted). */
+  get encrypted(): boolean {
+    return this.handle[kEncrypted] === true;
+  }
   private holdsHandleRef = false;
   private holdsReqRef = false;
   /** In keepers (holds a ref of its host). */
@@ -403,6 +407,14 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     // per socket (server keepAlive option) after 'connection', through setKeepAlive.
     this.handle.onconnection(0, client);
   }
+}
+
+/** On a TCP handle: a TLS layer reads and writes it (its bytes are ciphertext). */
+const kEncrypted = Symbol('dst.encrypted');
+
+/** Marks `handle` as carrying ciphertext (shims/net/stream-bridge.ts): the trace shows no preview of its bytes. */
+export function markEncrypted(handle: NativeHandle): void {
+  Object.defineProperty(handle, kEncrypted, { value: true, configurable: true });
 }
 
 function simOf(handle: NativeHandle): SimTcp | undefined {

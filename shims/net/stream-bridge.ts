@@ -21,7 +21,7 @@
  *   socket's handle proxies close/getpeername/... to its `_parent`, which stays the TCP handle).
  */
 import { UV } from '../../runtime/network/errno.js';
-import { ownerOf, scheduleOnHandle } from './net-binding.js';
+import { markEncrypted, ownerOf, scheduleOnHandle } from './net-binding.js';
 import type { NativeHandle } from './native-handles.js';
 import { nodeBinding } from '../node-binding.js';
 
@@ -61,6 +61,7 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
   const js = new JSStream();
   const bridge: StreamBridge = { js, tcp, upper: undefined, kind };
   Object.defineProperty(tcp, kBridge, { value: bridge, configurable: true, writable: true });
+  if (kind === 'tls') markEncrypted(tcp);
   // The raw socket's read callback (net's onStreamRead), for errors under an HTTP/2 session.
   const rawOnread = tcp.onread as ((this: NativeHandle, ab?: ArrayBuffer) => unknown) | undefined;
 
