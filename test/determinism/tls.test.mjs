@@ -14,6 +14,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runTlsSeed } from './fixtures/tls-scenario.mjs';
 
+/**
+ * A trace's records, with the length of TLS ciphertext left out: OpenSSL may vary it between runs
+ * (a record or a session ticket of another size; guide, trace table), and it never changes the
+ * events. Everything else must be equal, byte for byte.
+ */
+function traceOf(file) {
+  return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => {
+    const record = JSON.parse(line);
+    if (record.enc === 'tls') delete record.bytes;
+    return JSON.stringify(record);
+  });
+}
+
 const script = fileURLToPath(new URL('./fixtures/tls-scenario.mjs', import.meta.url));
 
 describe('determinism of TLS, https and HTTP/2 between hosts', function () {
@@ -28,7 +41,7 @@ describe('determinism of TLS, https and HTTP/2 between hosts', function () {
     const a = await runTlsSeed('0x17', { trace: path.join(dir, 'a.jsonl') });
     const b = await runTlsSeed('0x17', { trace: path.join(dir, 'b.jsonl') });
     assert.deepEqual(b, a);
-    assert.equal(readFileSync(path.join(dir, 'b.jsonl'), 'utf8'), readFileSync(path.join(dir, 'a.jsonl'), 'utf8'));
+    assert.deepEqual(traceOf(path.join(dir, 'b.jsonl')), traceOf(path.join(dir, 'a.jsonl')));
     const child = JSON.parse(execFileSync(process.execPath, [script, '0x17'], { encoding: 'utf8' }));
     assert.deepEqual(child, a);
     // The workload really ran: every request of both clients answered, h2 and h2c included.
