@@ -10,8 +10,7 @@
  * ciphertext previews, in the h2c response's date header and in the PING payload.
  */
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { spawnSync } from 'node:child_process';
+import { freshProcessDescribe } from '../support/fresh-process.mjs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -61,29 +60,7 @@ async function run(seed, trace) {
   return { fingerprint: result.fingerprint, log };
 }
 
-// Open bug (Node 22, closing note of 2026-12-02): a TLS run in a process where other test files
-// ran before it (a mocha --parallel worker) once took 302 events instead of the seed's 282, same
-// output. Until that leak is found, these runs happen in a fresh mocha process of their own; in it
-// every comparison below (two runs in one process, a child process) still holds.
-const ISOLATED = process.env.TEST_TLS_ISOLATED === '1';
-if (!ISOLATED) {
-  describe('the trace of TLS and HTTP/2 runs is the seed’s (in a fresh process)', function () {
-    this.timeout(300_000);
-    it('every test of this file passes', () => {
-      const mocha = fileURLToPath(new URL('../../node_modules/mocha/bin/mocha.js', import.meta.url));
-      const pin = fileURLToPath(new URL('../support/pin-machine.cjs', import.meta.url));
-      const run = spawnSync(process.execPath, [mocha, '--no-config', '--require', pin, '--timeout', '120000', '--reporter', 'dot', fileURLToPath(import.meta.url)], {
-        env: { ...process.env, TEST_TLS_ISOLATED: '1' },
-        encoding: 'utf8',
-      });
-      assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-      assert.match(run.stdout, / passing /);
-      assert.doesNotMatch(run.stdout, / failing/);
-    });
-  });
-}
-
-(ISOLATED ? describe : () => {})('the trace of TLS and HTTP/2 runs is the seed’s', function () {
+freshProcessDescribe(import.meta.url, 'the trace of TLS and HTTP/2 runs is the seed’s', function () {
   this.timeout(60_000);
   let dir;
   before(() => (dir = mkdtempSync(path.join(tmpdir(), 'dst-tls-trace-'))));

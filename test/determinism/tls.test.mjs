@@ -7,7 +7,8 @@
  * h2c, pings, over latency and loss).
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { freshProcessDescribe } from '../support/fresh-process.mjs';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,29 +30,7 @@ function traceOf(file) {
 
 const script = fileURLToPath(new URL('./fixtures/tls-scenario.mjs', import.meta.url));
 
-// Open bug (Node 22, closing note of 2026-12-02): a TLS run in a process where other test files
-// ran before it (a mocha --parallel worker) once took 302 events instead of the seed's 282, same
-// output. Until that leak is found, these runs happen in a fresh mocha process of their own; in it
-// every comparison below (two runs in one process, a child process) still holds.
-const ISOLATED = process.env.TEST_TLS_ISOLATED === '1';
-if (!ISOLATED) {
-  describe('determinism of TLS, https and HTTP/2 between hosts (in a fresh process)', function () {
-    this.timeout(300_000);
-    it('every test of this file passes', () => {
-      const mocha = fileURLToPath(new URL('../../node_modules/mocha/bin/mocha.js', import.meta.url));
-      const pin = fileURLToPath(new URL('../support/pin-machine.cjs', import.meta.url));
-      const run = spawnSync(process.execPath, [mocha, '--no-config', '--require', pin, '--timeout', '120000', '--reporter', 'dot', fileURLToPath(import.meta.url)], {
-        env: { ...process.env, TEST_TLS_ISOLATED: '1' },
-        encoding: 'utf8',
-      });
-      assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-      assert.match(run.stdout, / passing /);
-      assert.doesNotMatch(run.stdout, / failing/);
-    });
-  });
-}
-
-(ISOLATED ? describe : () => {})('determinism of TLS, https and HTTP/2 between hosts', function () {
+freshProcessDescribe(import.meta.url, 'determinism of TLS, https and HTTP/2 between hosts', function () {
   this.timeout(120_000);
   let dir;
   before(() => {
