@@ -630,8 +630,7 @@ async function worker(file, flags) {
  */
 async function appWorker(file) {
   const { runProgramSeed } = createRequire(import.meta.url)('../dist/program-seeds.cjs');
-  process.on('message', async (message) => {
-    if (message.type === 'stop') return process.disconnect();
+  const runSeed = async (message) => {
     // The channel must not keep the loop alive: a seed ends when Node's loop has nothing left.
     process.channel.unref();
     const seed = await runProgramSeed(path.resolve(file), message.seed, {
@@ -644,6 +643,13 @@ async function appWorker(file) {
     process.send({ type: 'result', result, reusable: seed.reusable }, () => {
       if (!seed.reusable) process.reallyExit(0);
     });
+  };
+  process.on('message', (message) => {
+    if (message.type === 'stop') return process.disconnect();
+    // A seed takes the channel off process (shims/process/ipc-channel.ts): start it after Node's
+    // dispatch of this message returns (a message that came before this listener is emitted from
+    // a loop over the channel's pending messages, which reads process.channel after each).
+    process.nextTick(runSeed, message);
   });
 }
 

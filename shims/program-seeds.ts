@@ -12,7 +12,9 @@
  *   instances per seed), with its own process.argv and process.env;
  * - the process's events stay Node's own, as in register mode: the program's listeners are
  *   removed after its seed, and process.exit() ends the seed (its 'exit' listeners run first);
- * - globals the program added or replaced are put back, and process.exitCode too.
+ * - globals the program added or replaced are put back, and process.exitCode too;
+ * - the worker's IPC channel to the explorer is not there while the seed runs (no process.send,
+ *   no 'message' listeners: process/ipc-channel.ts), as in a process started plainly.
  *
  * A seed ends as the process would: when Node's loop has nothing left ('beforeExit' with no
  * ref'd real work: the explorer's IPC channel is unref'd while a seed runs), with the program's
@@ -38,6 +40,7 @@ import { installShims, uninstallShims } from './install.js';
 import { moduleHostMain } from './module/module-hosts.js';
 import { fatalErrorReport, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
 import { escapedRealWork } from './strict/tripwire.js';
+import { hideIpcChannel } from './process/ipc-channel.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
@@ -247,6 +250,9 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
   world.fallbackHost = main;
   const programFaults = settings.faults === undefined ? undefined : new ProgramFaults(world, settings.faults);
   programFaults?.install(main);
+  // The explorer's IPC channel is not the program's: plainly it has none (ipc-channel.ts). Hidden
+  // before the snapshot, so that the listeners the seed adds are the only ones restore() removes.
+  const showIpcChannel = hideIpcChannel(nodeProcess);
   const before = snapshot();
   let strictTimer: NodeJS.Timeout | undefined;
 
@@ -289,6 +295,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
         originals.setImmediate(() => {
           uninstallShims(world);
           restore(before);
+          showIpcChannel();
           // Whatever is still pending belongs to this seed's program: not fit for another seed.
           if (workPending(world)) result!.reusable = false;
           resolve(result!);

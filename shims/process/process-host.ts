@@ -12,6 +12,7 @@ import os from 'node:os';
 import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
+import { hasIpcChannel, IPC_PROPERTIES } from './ipc-channel.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
@@ -28,6 +29,10 @@ const HOST_EVENTS = new Set<string | symbol>([
   'SIGUSR1',
   'SIGUSR2',
   'SIGQUIT',
+  // A simulated host has no parent process: its IPC listeners are its own, never called
+  // (ipc-channel.ts).
+  'message',
+  'disconnect',
 ]);
 
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15 };
@@ -227,6 +232,25 @@ function networkInterfaces(): NodeJS.Dict<os.NetworkInterfaceInfo[]> {
   };
 }
 
+/**
+ * A forked process's IPC channel (a dst explore worker's, mocha --parallel's) reads as absent
+ * inside a host, as in a process started without one; outside hosts it is Node's own.
+ */
+function hideChannelFromHosts(patches: PatchSet, proc: NodeJS.Process): void {
+  for (const key of IPC_PROPERTIES) {
+    const descriptor = Object.getOwnPropertyDescriptor(proc, key);
+    if (descriptor === undefined || !descriptor.configurable) continue;
+    let value = descriptor.value;
+    const read = descriptor.get === undefined ? () => value : () => descriptor.get!.call(proc);
+    const write = descriptor.get === undefined
+      ? (next: unknown) => {
+          value = next;
+        }
+      : (next: unknown) => descriptor.set?.call(proc, next);
+    patches.defineGetter(proc, key, () => (processHost() === undefined ? read() : undefined), descriptor.enumerable ?? false, write);
+  }
+}
+
 export const processHostShim: Shim = {
   name: 'process-host',
   install(patches: PatchSet) {
@@ -267,6 +291,7 @@ export const processHostShim: Shim = {
       }
     } as Method);
     patches.replace(p, 'exit', exitOf(proc, p.exit!));
+    if (hasIpcChannel(proc)) hideChannelFromHosts(patches, proc);
     patches.replace(p, 'kill', killOf(p.kill!));
     const realPpid = Object.getOwnPropertyDescriptor(proc, 'ppid');
     let ppidOutside: unknown = realPpid?.get !== undefined ? realPpid.get.call(proc) : realPpid?.value;

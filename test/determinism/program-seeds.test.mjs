@@ -74,7 +74,7 @@ describe('a plain program: many seeds in one worker process', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs']) {
+  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs']) {
     it(`${name}: seeds ${SEEDS[0]}..${SEEDS.at(-1)} give in one worker what each gives alone`, async () => {
       const file = path.join(FIXTURES, name);
       const { results } = await inWorkers(file, SEEDS);
@@ -85,6 +85,17 @@ describe('a plain program: many seeds in one worker process', function () {
       assert.ok(new Set(fresh.map((r) => `${r.fingerprint}/${r.exitCode}`)).size > 1, `${name}: every seed ran alike`);
     });
   }
+
+  it('ipc.mjs: a program sees no IPC channel in a worker, as started plainly, and leaves the worker its own', async () => {
+    // Regression: a worker is a forked process; the program saw process.send, and its
+    // removeAllListeners('message') took the worker's own listener, which hung the explorer.
+    const file = path.join(FIXTURES, 'ipc.mjs');
+    const { results, workers } = await inWorkers(file, SEEDS);
+    for (const result of results) assert.ok(result.ok, `seed ${result.seed}: ${result.failure?.message}`);
+    assert.equal(workers, 1, 'every seed ran in the one worker');
+    const plain = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+    assert.equal(plain.status, 0, plain.stderr);
+  });
 
   it('exits.mjs covers each way of ending, and a worker outlives them', async () => {
     const file = path.join(FIXTURES, 'exits.mjs');
