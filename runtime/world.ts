@@ -738,7 +738,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   private next(): WorldEntry | undefined {
     if (this.clockReads !== 0) this.endSpin();
-    if (this.preStepHold !== undefined && !this.stopped && this.blockers === 0 && this.preStepHold()) return undefined;
+    // Asked even while real work (an fs call the event started) holds the world: the native
+    // immediates that event queued must be claimed now, before that work completes, or where
+    // its completion lands among their writes depends on the thread pool (real-work.ts, flush).
+    if (this.preStepHold !== undefined && !this.stopped && this.preStepHold()) return undefined;
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
       if (this.idleWaiters.size > 0) this.hosts.settleIdleClients();

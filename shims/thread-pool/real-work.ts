@@ -17,6 +17,8 @@ import type { Host } from '../context.js';
 import type { World } from '../../runtime/world.js';
 import { activeDomain, type DomainLike, runEnteredIn } from '../../runtime/driver/outside-domain.js';
 import { captureSite } from '../../runtime/trace/site.js';
+import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
+import { nativeHoldActive } from '../timers/native-immediates.js';
 
 /** One asynchronous call in flight, completed in call order. */
 export interface RealCall {
@@ -79,6 +81,14 @@ export function abandonRealCall(call: RealCall): void {
 function flush(world: World): void {
   const calls = inFlight.get(world);
   if (calls === undefined) return;
+  // Native immediates the last event queued (Http2Session's frame writes, TLSWrap's deferred
+  // writes) run in the next check phase and write to the simulated network: a completion that
+  // arrives first (poll phase) waits behind them, so its 'io' event is always queued after their
+  // bytes, whatever the thread pool's speed (an fs stream piped into an HTTP/2 stream).
+  if (nativeHoldActive() && calls.length > 0 && calls[0]!.deliver !== undefined) {
+    queueOwnImmediate(() => flush(world));
+    return;
+  }
   while (calls.length > 0 && calls[0]!.deliver !== undefined) {
     const head = calls.shift()!;
     if (head.deliver !== IN_PLACE) {
