@@ -1,0 +1,26 @@
+/**
+ * Sums up a TEST_COST_LOG file (test/support/file-cost.cjs): one line per test file, costliest
+ * CPU first (the worker's own and its children's), with the totals.
+ *
+ *     node scripts/test-costs.mjs /tmp/costs.jsonl [--top N]
+ */
+import { readFileSync } from 'node:fs';
+
+const [file, ...rest] = process.argv.slice(2);
+if (file === undefined) {
+  console.error('usage: node scripts/test-costs.mjs <TEST_COST_LOG file> [--top N]');
+  process.exit(2);
+}
+const topAt = rest.indexOf('--top');
+const top = topAt === -1 ? Infinity : Number(rest[topAt + 1]);
+const rows = readFileSync(file, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => JSON.parse(line))
+  .map((r) => ({ ...r, cpuMs: (r.selfCpuMs ?? 0) + (r.childCpuMs ?? 0) }))
+  .sort((a, b) => b.cpuMs - a.cpuMs || (a.file < b.file ? -1 : 1));
+const s = (ms) => (ms / 1000).toFixed(1).padStart(7);
+console.log(`${'cpu s'.padStart(7)} ${'self'.padStart(7)} ${'child'.padStart(7)} ${'wall s'.padStart(7)} ${'tests'.padStart(5)}  file`);
+for (const r of rows.slice(0, top)) console.log(`${s(r.cpuMs)} ${s(r.selfCpuMs ?? 0)} ${s(r.childCpuMs ?? 0)} ${s(r.wallMs)} ${String(r.tests).padStart(5)}  ${r.file}`);
+const sum = (key) => rows.reduce((total, r) => total + (r[key] ?? 0), 0);
+console.log(`${s(sum('cpuMs'))} ${s(sum('selfCpuMs'))} ${s(sum('childCpuMs'))} ${s(sum('wallMs'))} ${String(sum('tests')).padStart(5)}  total of ${rows.length} files`);
