@@ -29,6 +29,14 @@ for (const r of rows.slice(0, top)) console.log(`${s(r.cpuMs)} ${s(r.selfCpuMs ?
 const sum = (key) => rows.reduce((total, r) => total + (r[key] ?? 0), 0);
 console.log(`${s(sum('cpuMs'))} ${s(sum('selfCpuMs'))} ${s(sum('childCpuMs'))} ${s(sum('wallMs'))} ${String(sum('tests')).padStart(5)}  total of ${rows.length} files`);
 
+// The tail: how long the first worker to run out of files waited for the last one.
+const lastEnd = new Map();
+for (const r of rows) if (r.pid !== undefined) lastEnd.set(r.pid, Math.max(lastEnd.get(r.pid) ?? 0, r.endedAt));
+if (lastEnd.size > 1) {
+  const ends = [...lastEnd.values()].sort((a, b) => a - b);
+  console.log(`${lastEnd.size} workers; the first to finish waited ${((ends.at(-1) - ends[0]) / 1000).toFixed(1)} s for the last`);
+}
+
 if (rest.includes('--write')) {
   const costsFile = path.join(path.dirname(path.dirname(fileURLToPath(import.meta.url))), 'test', 'support', 'file-costs.json');
   const walls = Object.fromEntries(
