@@ -23,6 +23,12 @@ const WORK = path.join(os.tmpdir(), `dst-runtime-runner-projects-${createHash('s
 const [major, minor] = process.versions.node.split('.').map(Number);
 // Vitest 4 (and vite 8) need Node 20.19 or later.
 const VITEST_RUNS = major > 20 || (major === 20 && minor >= 19);
+/**
+ * What npm needs to reach the registry: the machine's extra CA bundle, which
+ * test/support/pin-machine.cjs takes out of the tests' environment (it costs Node 20 a parse at
+ * every start) and keeps as TEST_NODE_EXTRA_CA_CERTS.
+ */
+const REGISTRY_ENV = process.env.TEST_NODE_EXTRA_CA_CERTS === undefined ? {} : { NODE_EXTRA_CA_CERTS: process.env.TEST_NODE_EXTRA_CA_CERTS };
 
 const PROJECTS = {
   mocha: { file: 'sim.test.cjs', fixture: 'mocha.cjs', cmd: ['npx', 'mocha'], failed: /(\d+) failing/ },
@@ -79,7 +85,7 @@ function records(file, test) {
 /** Packs this repository (built by npm test's pretest) and installs it and the runners in WORK, once per tarball. */
 async function install() {
   fs.mkdirSync(WORK, { recursive: true });
-  const packed = await run(REPO, ['npm', 'pack', '--pack-destination', WORK, '--loglevel=error']);
+  const packed = await run(REPO, ['npm', 'pack', '--pack-destination', WORK, '--loglevel=error'], REGISTRY_ENV);
   assert.equal(packed.code, 0, `npm pack failed:\n${packed.text}`);
   const tgz = path.join(WORK, packed.text.trim().split('\n').pop());
   const local = path.join(WORK, 'dst-runtime.tgz');
@@ -91,7 +97,7 @@ async function install() {
   if (!fs.existsSync(path.join(WORK, 'package.json'))) fs.writeFileSync(path.join(WORK, 'package.json'), '{"name":"dst-runner-projects","private":true}\n');
   const sameRunners = JSON.stringify(have.runners) === JSON.stringify(want.runners);
   const packages = sameRunners ? ['./dst-runtime.tgz'] : ['./dst-runtime.tgz', ...RUNNERS];
-  const installed = await run(WORK, ['npm', 'i', '--no-audit', '--no-fund', '--loglevel=error', '-E', ...packages], {}, 300_000);
+  const installed = await run(WORK, ['npm', 'i', '--no-audit', '--no-fund', '--loglevel=error', '-E', ...packages], REGISTRY_ENV, 300_000);
   assert.equal(installed.code, 0, `npm install in ${WORK} failed:\n${installed.text}`);
   fs.writeFileSync(stamp, JSON.stringify(want));
 }
@@ -183,7 +189,7 @@ describe('a small simTest project per test runner, installed from the npm regist
   let runDir;
 
   before(async function () {
-    const ping = spawnSync('npm', ['ping', '--loglevel=error', '--fetch-retries=0', '--fetch-timeout=15000'], { encoding: 'utf8', timeout: 30_000 });
+    const ping = spawnSync('npm', ['ping', '--loglevel=error', '--fetch-retries=0', '--fetch-timeout=15000'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, ...REGISTRY_ENV } });
     if (ping.status !== 0) {
       const lines = (ping.error?.message ?? `${ping.stdout}${ping.stderr}`).split('\n').map((line) => line.replace(/^npm error /, '').trim());
       const why = lines.find((line) => line.startsWith('FetchError')) ?? lines.find(Boolean);
