@@ -38,6 +38,8 @@ const load = () =>
 const loadBefore = load();
 /** Per subject, per process: the median of its measured runs. */
 const perProcess = subjects.map(() => ({ cpu: [], wall: [] }));
+/** Fingerprints of the simulated runs, by subject: the two checkouts must agree, run after run. */
+const fingerprints = subjects.map(() => new Set());
 for (let round = 0; round < Number(roundsText); round++) {
   const order = round % 2 === 0 ? [0, 1, 2] : [2, 1, 0];
   for (const i of order) {
@@ -50,6 +52,8 @@ for (let round = 0; round < Number(roundsText); round++) {
       if (m === null) throw new Error(`Failed to parse profile output: ${line}`);
       cpu.push(Number(m[1]));
       wall.push(Number(m[2]));
+      const fingerprint = /fingerprint (\w+)/.exec(line);
+      if (fingerprint !== null) fingerprints[i].add(fingerprint[1]);
     }
     perProcess[i].cpu.push(median(cpu));
     perProcess[i].wall.push(median(wall));
@@ -64,6 +68,9 @@ subjects.forEach((s, i) =>
     `  ${s.label.padEnd(34)} ${String(cpu[i]).padStart(6)} ns CPU (processes ${range(perProcess[i].cpu)})  ${String(wall[i]).padStart(6)} ns wall per event`,
   ),
 );
+const seen = new Set([...fingerprints[0], ...fingerprints[1]]);
+if (seen.size > 1) console.log(`  FINGERPRINTS DIFFER: old ${[...fingerprints[0]].join(' ')}, new ${[...fingerprints[1]].join(' ')}`);
+else if (seen.size === 1) console.log(`  fingerprint ${[...seen][0]} in every run of both checkouts`);
 for (const i of [0, 1]) {
   console.log(`  ${subjects[i].label.padEnd(34)} / baseline: ${((wall[2] / wall[i]) * 100).toFixed(0)}% wall, ${((cpu[2] / cpu[i]) * 100).toFixed(0)}% CPU`);
 }
