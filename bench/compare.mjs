@@ -57,6 +57,8 @@ for (let round = 0; round < Number(roundsText); round++) {
     }
     perProcess[i].cpu.push(median(cpu));
     perProcess[i].wall.push(median(wall));
+    // Progress, one line per process (a slow machine can take minutes per round).
+    console.error(`  round ${round + 1}: ${subjects[i].label}: ${median(cpu)} ns CPU, ${median(wall)} ns wall per event (load ${load()})`);
   }
 }
 const cpu = perProcess.map((s) => median(s.cpu));
