@@ -189,6 +189,79 @@ export function floorTimers(sizes) {
   });
 }
 
+/**
+ * Figure 2's floor: the interval workload (five hosts, one setInterval each, one virtual hour) on
+ * the same cheapest scheduler as floorTimers: each callback in its own ORIGINAL setImmediate (256
+ * per loop turn) under an AsyncLocalStorage store set per event, one FIFO per instant, a sorted
+ * list of instants, an interval re-armed by pushing its closure again. No Timeout objects, ids,
+ * refs, limits, fingerprint or host clocks: the virtual speed a simulator of this design would
+ * reach if its own bookkeeping cost nothing.
+ */
+export function floorInterval(sizes) {
+  const params = sizes.interval;
+  const store = baselineAls;
+  const hosts = [];
+  for (let h = 0; h < params.hostsCount; h++) hosts.push({ name: `node-${h}` });
+  return new Promise((resolve) => {
+    let nowMs = 0;
+    let arming;
+    const instants = new Map();
+    const due = [];
+    const queue = (fn, at) => {
+      let fifo = instants.get(at);
+      if (fifo === undefined) {
+        fifo = { fns: [], hosts: [], head: 0 };
+        instants.set(at, fifo);
+        let i = due.length;
+        due.push(at);
+        while (i > 0 && due[i - 1] > at) {
+          due[i] = due[i - 1];
+          i--;
+        }
+        due[i] = at;
+      }
+      fifo.fns.push(fn);
+      fifo.hosts.push(arming);
+    };
+    const timers = {
+      setInterval(fn, ms) {
+        const tick = () => {
+          queue(tick, nowMs + ms);
+          fn();
+        };
+        queue(tick, nowMs + ms);
+      },
+    };
+    for (let h = 0; h < params.hostsCount; h++) {
+      arming = hosts[h];
+      startIntervalHost(timers, params);
+    }
+    let fifo;
+    let dueIndex = 0;
+    let eventsRun = 0;
+    const watch = stopwatch();
+    driveImmediates(() => {
+      while (fifo === undefined || fifo.head === fifo.fns.length) {
+        if (fifo !== undefined) instants.delete(nowMs);
+        if (dueIndex === due.length || due[dueIndex] > params.durationMs) {
+          const time = watch.stop();
+          const ticks = params.hostsCount * Math.floor(params.durationMs / params.intervalMs);
+          check(eventsRun === ticks, `the interval floor ran ${eventsRun} ticks, expected ${ticks}`);
+          resolve({ events: eventsRun, ...time, virtualNs: params.durationMs * 1e6 });
+          return false;
+        }
+        nowMs = due[dueIndex++];
+        fifo = instants.get(nowMs);
+      }
+      const i = fifo.head++;
+      arming = fifo.hosts[i];
+      eventsRun++;
+      store.run(arming, fifo.fns[i]);
+      return true;
+    });
+  });
+}
+
 /** With DST_BENCH_NONDETERMINISM=1: one more client, whose one timer has a really random delay. */
 function addNondeterminism(sim) {
   if (!injectNondeterminism) return;
@@ -379,6 +452,7 @@ export const CASES = {
   'sim-timers': simTimers,
   'fake-timers-timers': fakeTimersTimers,
   'sim-interval': simInterval,
+  'floor-interval': floorInterval,
   'fake-timers-interval': fakeTimersInterval,
   'sim-tcp-sequential': simTcpSequential,
   'sim-tcp-concurrent': simTcpConcurrent,

@@ -164,10 +164,10 @@ export class Timeout implements QueueEntry {
   declare _repeat: number | null;
   declare _destroyed: boolean;
   declare [kRefed]: boolean;
-  declare [kHasPrimitive]: boolean;
+  declare [kHasPrimitive]: boolean; // on the prototype: false until coerced to its id
   declare [kId]: number;
   declare [kHost]: Host;
-  declare [kScope]: AsyncResource | undefined;
+  declare [kScope]: AsyncResource | undefined; // on the prototype: undefined unless captured
   declare [kSeq]: number;
   declare [kSite]: string | undefined; // on the prototype: kept in `sites`
   declare [kKind]: number; // on the prototype: from _repeat
@@ -185,10 +185,12 @@ export class Timeout implements QueueEntry {
     this._repeat = isRepeat ? ms : null;
     this._destroyed = false;
     this[kRefed] = isRefed;
-    this[kHasPrimitive] = false;
     this[kId] = nextTimerId(host.world);
     this[kHost] = host;
-    this[kScope] = captureContext('Timeout');
+    // kHasPrimitive and kScope default to the prototype's values: two fields fewer, 16 of the
+    // bytes every setTimeout allocates (a scope exists only once the program uses a store).
+    const scope = captureContext('Timeout');
+    if (scope !== undefined) this[kScope] = scope;
     if (domainsSeen || activeDomain() !== undefined) noteDomain(this);
     // Intervals keep their creation site so a runaway one can be named when a limit trips.
     this[kSeq] = 0;
@@ -275,6 +277,9 @@ Object.defineProperty(Timeout.prototype, kKind, {
 });
 Object.defineProperty(Timeout.prototype, kRef, { value: false, writable: true, configurable: true });
 Object.defineProperty(Timeout.prototype, kFire, { value: fireTimeout, writable: true, configurable: true });
+// Defaults an instance shadows when it has its own: set by assignment, so writable.
+Object.defineProperty(Timeout.prototype, kHasPrimitive, { value: false, writable: true, configurable: true });
+Object.defineProperty(Timeout.prototype, kScope, { value: undefined, writable: true, configurable: true });
 // Its delay runs on the host's clock: a drift change re-times it (World.setDrift).
 Object.defineProperty(Timeout.prototype, kLocalClock, { value: true, writable: true, configurable: true });
 

@@ -88,7 +88,7 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
     const roundTrips = 'roundTripsPerSecond';
     const expected = {
       timerThroughput: { metric: events, variants: {}, baselines: { driverCeiling: events, workloadFloor: events, fakeTimers: events }, goals: 2, comparisons: 2 },
-      virtualSpeed: { metric: virtualSpeed, variants: {}, baselines: { fakeTimers: virtualSpeed }, goals: 1, comparisons: 0 },
+      virtualSpeed: { metric: virtualSpeed, variants: {}, baselines: { workloadFloor: virtualSpeed, fakeTimers: virtualSpeed }, goals: 1, comparisons: 2 },
       tcpRoundTrips: { metric: roundTrips, variants: { concurrent: roundTrips }, baselines: { driverCeiling: events }, goals: 0, comparisons: 2 },
       udpGossip: { metric: virtualSpeed, variants: {}, baselines: { driverCeiling: events, interval: virtualSpeed }, goals: 0, comparisons: 2 },
       exploreSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { oneJob: 'seedsPerSecond' }, goals: 0, comparisons: 1 },
