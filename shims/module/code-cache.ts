@@ -10,7 +10,7 @@
  *
  * - Module state stays per incarnation: a CommonJS module's state lives in the activation of
  *   that function, and each call makes a fresh one, with fresh closures, `exports`, `module` and
- *   `require` (Node's own, from Module.prototype._compile). What the calls share is the
+ *   `require` (Node's own: Module.prototype._compile still runs, see STUB_SOURCE). What the calls share is the
  *   compiled code (V8's SharedFunctionInfos, the bytecode of inner functions compiled lazily by
  *   an earlier incarnation) and what a second call of one function shares in JavaScript: the
  *   wrapper's identity (`arguments.callee` and `fn.caller` in sloppy code) and the template
@@ -61,15 +61,30 @@ const SOURCE_CHARS_MAX = 128 * 1024 * 1024;
  * path. A false match (a method named import) only costs the cache.
  */
 const IMPORT_CALL = /\bimport\s*(?:\(|\/\*|\/\/)/;
-/** The name the body `return require` is compiled under: constant, so Node's on-disk compile cache keeps one entry for it. */
-const REQUIRE_STUB = 'dst-runtime:require-of-a-cached-module';
+/**
+ * The body Node's own _compile compiles and runs in place of a cached file's: it hands the
+ * arguments Node made for the module (its require among them) to runCachedModule, which calls
+ * the cached function with them. So everything _compile does around a module's evaluation stays
+ * Node's: its require function, the stat cache of the outermost require (without it, resolving
+ * mqtt.js's graph made Node 22 stat every candidate path again), the module's kIsExecuting
+ * flag (require(esm) cycles), setHasStartedUserCJSExecution. The stub is tiny and always the
+ * same text under the same name, which V8 22/24 (and Node's on-disk compile cache) keep; a
+ * stack through it shows two dst-runtime frames (runCachedModule, the stub) where Node shows
+ * none, above Module._compile.
+ */
+const STUB_SOURCE = "return globalThis[Symbol.for('dst-runtime.runCachedModule')](this, arguments);";
+/** The stub's file name: inside the build's directory, so trace sites and holds take its frame for dst-runtime's. */
+const STUB_FILE = path.join(path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname, 'cached-module.js');
 
 const realCompile = ModuleClass.prototype._compile as (this: CjsModule, content: string, filename: string, format?: string) => unknown;
 const realWrap = ModuleClass.wrap;
 const realWrapper = ModuleClass.wrapper;
 const realWrapperText = Array.isArray(realWrapper) ? [...realWrapper] : [];
 
+const apply = Reflect.apply;
 const entries = new Map<string, Entry>();
+/** The cached function and file of the module whose stub Node is about to run (set just before). */
+let pending: { wrapper: Wrapper; filename: string } | undefined;
 let sourceChars = 0;
 /** Modules made by module-hosts.ts's requireForHost: only these take cached code. */
 const hostModules = new WeakSet<object>();
@@ -137,7 +152,7 @@ function wrapperFor(filename: string, source: string): Wrapper | undefined {
 
 /**
  * Module.prototype._compile while shims are installed: a module host's CommonJS file runs the
- * wrapper compiled for its text at an earlier load, with Node's own `require` for this module;
+ * wrapper compiled for its text at an earlier load, inside Node's own _compile (STUB_SOURCE);
  * everything else is Node's.
  */
 function compile(this: CjsModule, content: string, filename: string, format?: string): unknown {
@@ -150,11 +165,20 @@ function compile(this: CjsModule, content: string, filename: string, format?: st
   }
   const wrapper = wrapperFor(filename, content);
   if (wrapper === undefined) return Reflect.apply(realCompile, this, arguments);
-  // Node's require function for this module (makeRequireFunction is internal): the body
-  // `return require`, compiled and run by Node's own _compile, hands it over.
-  const require = Reflect.apply(realCompile, this, ['return require', REQUIRE_STUB]);
-  const exports = this.exports;
-  return Reflect.apply(wrapper, exports, [exports, require, this, filename, path.dirname(filename)]);
+  pending = { wrapper, filename };
+  try {
+    return apply(realCompile, this, format === undefined ? [STUB_SOURCE, STUB_FILE] : [STUB_SOURCE, STUB_FILE, format]);
+  } finally {
+    pending = undefined;
+  }
+}
+
+/** Called by the stub: the cached function, with Node's arguments for the module and its own file and directory. */
+function runCachedModule(thisArg: unknown, args: IArguments): unknown {
+  const call = pending;
+  pending = undefined;
+  if (call === undefined) throw new Error('dst-runtime: a cached module stub ran with no module to run (a bug in shims/module/code-cache.ts)');
+  return apply(call.wrapper, thisArg, [args[0], args[1], args[2], call.filename, path.dirname(call.filename)]);
 }
 
 mirrorSignature(compile, realCompile);
@@ -163,4 +187,5 @@ mirrorSignature(compile, realCompile);
 export function installCodeCache(patches: PatchSet): void {
   readCodeCacheSetting(process.env);
   patches.replace(ModuleClass.prototype, '_compile', compile);
+  patches.replace(globalThis, Symbol.for('dst-runtime.runCachedModule'), runCachedModule);
 }
