@@ -164,6 +164,20 @@ describe('compiled code of module hosts, kept for later incarnations (seed 0xcc)
     });
   });
 
+  it('Node fact: import() in a vm.compileFunction function with the main loader prints an ExperimentalWarning, so such files take Node\'s own compile', () => {
+    // Why code-cache.ts leaves files that may call import() to Node (docs/notes/node-facts.md).
+    const dir = fixture({ 'target.mjs': 'export const value = 1;\n' });
+    const program = [
+      "const vm = require('node:vm');",
+      `const load = vm.compileFunction('return import("./target.mjs")', [], { filename: ${JSON.stringify(path.join(dir, 'caller.cjs'))}, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });`,
+      'load().then((m) => console.log(m.value));',
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, '1\n');
+    assert.match(run.stderr, /ExperimentalWarning: vm\.USE_MAIN_CONTEXT_DEFAULT_LOADER is an experimental feature/);
+  });
+
   describe('what a cached module shows is what plain Node shows', () => {
     // Each file is loaded by plain `node` (one process) and by a module host three times
     // (incarnations 2 and 3 take the cached code); what each load observed must be the same.
