@@ -3,15 +3,16 @@
  *
  * Every host incarnation evaluates its own module instances (module-hosts.ts), so a restarted
  * host, or a host of the next run in the same process, used to compile each of its files again:
- * for mqtt.js, about 100 files, the compile was a third of a re-load on Node 20. Here the
+ * for mqtt.js, about 100 files, the compile was about 40% of a re-load on Node 20 (on Node 22
+ * and 24 V8's own compilation cache already shares most of it: docs/benchmarks.md). Here the
  * function Node would compile for a file (its body the file, its parameters exports, require,
  * module, __filename and __dirname) is compiled once per process and called again by every
  * later incarnation whose file has the same text:
  *
  * - Module state stays per incarnation: a CommonJS module's state lives in the activation of
  *   that function, and each call makes a fresh one, with fresh closures, `exports`, `module` and
- *   `require` (Node's own: Module.prototype._compile still runs, see STUB_SOURCE). What the calls share is the
- *   compiled code (V8's SharedFunctionInfos, the bytecode of inner functions compiled lazily by
+ *   `require` (Node's own: Module.prototype._compile still runs, see STUB_SOURCE). What the
+ *   calls share is the compiled code (V8's SharedFunctionInfos, the bytecode of inner functions compiled lazily by
  *   an earlier incarnation) and what a second call of one function shares in JavaScript: the
  *   wrapper's identity (`arguments.callee` and `fn.caller` in sloppy code) and the template
  *   objects of tagged templates (per call site, frozen).
@@ -68,9 +69,10 @@ const IMPORT_CALL = /\bimport\s*(?:\(|\/\*|\/\/)/;
  * Node's: its require function, the stat cache of the outermost require (without it, resolving
  * mqtt.js's graph made Node 22 stat every candidate path again), the module's kIsExecuting
  * flag (require(esm) cycles), setHasStartedUserCJSExecution. The stub is tiny and always the
- * same text under the same name, which V8 22/24 (and Node's on-disk compile cache) keep; a
- * stack through it shows two dst-runtime frames (runCachedModule, the stub) where Node shows
- * none, above Module._compile.
+ * same text under the same name, which V8 on Node 22/24 (and Node's on-disk compile cache)
+ * keep. A stack through it shows dst-runtime frames (runCachedModule and the stub above
+ * Module._compile, the patched _compile below it) where Node shows none; they are frames of the
+ * build's directory, which trace sites and the failure stacks leave out (DST_DEBUG=1 keeps them).
  */
 const STUB_SOURCE = "return globalThis[Symbol.for('dst-runtime.runCachedModule')](this, arguments);";
 /** The stub's file name: inside the build's directory, so trace sites and holds take its frame for dst-runtime's. */
