@@ -403,7 +403,7 @@ function childrenCpuNs() {
  * child (as a user would); CPU time is the children's. The fingerprint digests which seeds ran
  * and which failed, so a repetition that explores differently is caught like any other.
  */
-function exploreSeeds(params, jobs, { file = params.scenario, seeds = params.seeds, flags = [] } = {}) {
+function exploreSeeds(params, jobs, { file = params.scenario, seeds = params.seeds, flags = [], env = {} } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dst-bench-explore-'));
   const report = path.join(dir, 'report.json');
   try {
@@ -412,7 +412,7 @@ function exploreSeeds(params, jobs, { file = params.scenario, seeds = params.see
     const run = spawnSync(process.execPath, [CLI, 'explore', file, '--seeds', String(seeds), '--jobs', String(jobs), '--report', report, ...flags], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, DST_SEED: '' },
+      env: { ...process.env, DST_SEED: '', ...env },
     });
     const { wallNs } = time.stop();
     const cpuAfter = childrenCpuNs();
@@ -438,7 +438,55 @@ async function plainPostgres(params) {
   return { events: params.seeds, seeds: params.seeds, ...time.stop() };
 }
 
+/**
+ * Figures 9 and 10: `loadsPerRun` loads of a host importing `target` in this worker, each in a
+ * simulation of its own. The worker's first run (a warm-up) holds the process's first load;
+ * every measured load is a re-load. `codeCache: false` runs them with DST_CODE_CACHE=0.
+ */
+async function hostReloads(params, target, { codeCache = true } = {}) {
+  const { loadHostOnce, targetUrl } = await import('./host-load.mjs');
+  const url = targetUrl(target);
+  const before = process.env.DST_CODE_CACHE;
+  if (!codeCache) process.env.DST_CODE_CACHE = '0';
+  try {
+    let cpuNs = 0;
+    let wallNs = 0;
+    const fingerprints = new Set();
+    for (let i = 0; i < params.loadsPerRun; i++) {
+      const load = await loadHostOnce(url);
+      cpuNs += load.cpuNs;
+      wallNs += load.wallNs;
+      fingerprints.add(load.fingerprint);
+    }
+    check(fingerprints.size === 1, `the loads of one run gave different fingerprints: ${[...fingerprints].join(' ')}`);
+    return { events: params.loadsPerRun, loads: params.loadsPerRun, cpuNs, wallNs, fingerprint: [...fingerprints][0] };
+  } finally {
+    if (before === undefined) delete process.env.DST_CODE_CACHE;
+    else process.env.DST_CODE_CACHE = before;
+  }
+}
+
+/**
+ * Figures 9 and 10's baseline: the first load of a host importing `target` in a process (a fresh
+ * child, bench/host-load.mjs, whose runtime is warmed first with a host that imports nothing).
+ */
+function hostFirstLoad(target) {
+  const run = spawnSync(process.execPath, [path.join(ROOT, 'bench', 'host-load.mjs'), target, '1'], { cwd: ROOT, encoding: 'utf8' });
+  check(run.status === 0, `bench/host-load.mjs ${target} exited with ${run.status}: ${run.stderr}`);
+  const [load] = JSON.parse(run.stdout.trim().split('\n').pop()).loads;
+  return { events: 1, loads: 1, cpuNs: load.cpuNs, wallNs: load.wallNs, fingerprint: load.fingerprint };
+}
+
 export const CASES = {
+  'host-reload-kv': (sizes) => hostReloads(sizes.hostLoads, 'kv'),
+  'host-reload-kv-no-cache': (sizes) => hostReloads(sizes.hostLoads, 'kv', { codeCache: false }),
+  'host-first-load-kv': () => hostFirstLoad('kv'),
+  'host-reload-mqtt': (sizes) => hostReloads(sizes.hostLoads, 'mqtt'),
+  'host-reload-mqtt-no-cache': (sizes) => hostReloads(sizes.hostLoads, 'mqtt', { codeCache: false }),
+  'host-first-load-mqtt': () => hostFirstLoad('mqtt'),
+  // Figure 11: three hosts booting real npm packages (aedes, mqtt.js) under crash faults.
+  'explore-mqtt': (sizes) => exploreSeeds(sizes.mqttScenario, 1),
+  'explore-mqtt-no-cache': (sizes) => exploreSeeds(sizes.mqttScenario, 1, { env: { DST_CODE_CACHE: '0' } }),
   'explore-postgres': (sizes) => exploreSeeds(sizes.postgres, 1),
   'plain-postgres': (sizes) => plainPostgres(sizes.postgres),
   'explore-jobs-1': (sizes) => exploreSeeds(sizes.explore, 1),

@@ -7,6 +7,7 @@
  * `metric` (default: the figure's) is the figure shown for it in the table. The subjects' `case`
  * names are the functions in cases.mjs.
  */
+import { npmHostsMissing } from './npm-hosts.mjs';
 import { postgresMissing } from './postgres.mjs';
 import { BENCH_SEED, SIZES, timerCallbacksTotal } from './workloads.mjs';
 
@@ -395,4 +396,100 @@ export const FIGURES = {
       },
     ],
   },
+  kvReload: hostReloadFigure({
+    title: '9. host re-load vs first load: the KV replica (ES modules)',
+    target: 'kv',
+    what: 'a module host importing the KV store (packages/kv/src/index.mjs: its replica, client and transport, ES modules)',
+  }),
+  mqttReload: hostReloadFigure({
+    title: '10. host re-load vs first load: mqtt.js (CommonJS, ~100 files)',
+    target: 'mqtt',
+    what: 'a module host importing mqtt.js 5.16.0 (about 100 CommonJS files with its dependencies)',
+    missing: npmHostsMissing,
+  }),
+  mqttSeeds: {
+    title: '11. three hosts booting npm packages with crash faults: seeds/s',
+    metric: 'seedsPerSecond',
+    unit: 'seeds per wall-clock second',
+    plan(size) {
+      const missing = npmHostsMissing();
+      if (missing !== undefined) return { skip: missing };
+      const m = SIZES[size].mqttScenario;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...m,
+          description:
+            `dst explore ${m.scenario} --seeds ${m.seeds} --jobs 1: an aedes broker and two mqtt.js clients (QoS 1 publisher and subscriber) ` +
+            'as module hosts, each crashed and restarted (1 crash/s), every boot loading its packages again; every seed passes; ' +
+            "baseline: the same with DST_CODE_CACHE=0; CPU is the children's",
+        },
+        subjects: {
+          simulator: { label: 'dst explore, code cache on', case: 'explore-mqtt', warmups: r.warmups, reps: r.slow },
+          noCodeCache: { label: 'dst explore, DST_CODE_CACHE=0', case: 'explore-mqtt-no-cache', metric: 'seedsPerSecond', warmups: r.warmups, reps: r.slow },
+        },
+      };
+    },
+    goals: [],
+    comparisons: [
+      {
+        id: 'mqtt-seeds-code-cache-vs-none',
+        description: 'mqtt scenario seeds/s with the code cache / without',
+        format: times,
+        ratio: (sim, base, clock) => (clock === 'cpu' ? sim.seedsPerCpuSecond / base.noCodeCache.seedsPerCpuSecond : sim.seedsPerSecond / base.noCodeCache.seedsPerSecond),
+      },
+    ],
+  },
 };
+
+/**
+ * Figures 9 and 10: the CPU a module host's load costs when the process loads it again (a
+ * restarted host, a host of the next run), against its first load in a process, and against a
+ * re-load with the code cache off (DST_CODE_CACHE=0). Goal (issue 16): a re-load costs at most
+ * 25% of the first load, that is first / re-load >= 4.
+ */
+function hostReloadFigure({ title, target, what, missing }) {
+  const perLoad = (subject, clock) => (clock === 'cpu' ? subject.cpuMsPerLoad : subject.wallMsPerLoad);
+  return {
+    title,
+    metric: 'cpuMsPerLoad',
+    unit: 'CPU ms per load of the host\'s package graph',
+    plan(size) {
+      const reason = missing?.();
+      if (reason !== undefined) return { skip: reason };
+      const h = SIZES[size].hostLoads;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...h,
+          target,
+          description:
+            `${what}, loaded by \`await import()\` in a simulation of its own, measured between marks around the import; ` +
+            `re-loads: ${h.loadsPerRun} per run in one process, after its first; first load: a fresh process each, its runtime warmed first by a host that imports nothing`,
+        },
+        subjects: {
+          simulator: { label: 're-load (code cache on)', case: `host-reload-${target}`, warmups: r.warmups, reps: r.fast },
+          firstLoad: { label: 'first load in a process', case: `host-first-load-${target}`, warmups: r.warmups, reps: r.fast },
+          noCodeCache: { label: 're-load, DST_CODE_CACHE=0', case: `host-reload-${target}-no-cache`, warmups: r.warmups, reps: r.fast },
+        },
+      };
+    },
+    goals: [
+      {
+        id: `${target}-reload-vs-first-load`,
+        description: `first load / re-load (a re-load costs at most 25% of the first)`,
+        target: 4,
+        format: times,
+        ratio: (sim, base, clock) => perLoad(base.firstLoad, clock) / perLoad(sim, clock),
+      },
+    ],
+    comparisons: [
+      {
+        id: `${target}-reload-code-cache-vs-none`,
+        description: 're-load with DST_CODE_CACHE=0 / with the code cache',
+        format: times,
+        ratio: (sim, base, clock) => perLoad(base.noCodeCache, clock) / perLoad(sim, clock),
+      },
+    ],
+  };
+}

@@ -4,8 +4,10 @@
  *   --quick        tiny workloads, for the smoke test (figures are meaningless, shapes are not)
  *   --out <file>   where to write the JSON (default bench/results/latest.json)
  *   --only <id>    measure one figure only (timerThroughput, virtualSpeed, tcpRoundTrips,
- *                  udpGossip, exploreSeeds, programSeeds, postgresSeeds or tlsRequests); repeatable. postgresSeeds
- *                  needs PGlite in examples/postgres, and is skipped with the reason without it.
+ *                  udpGossip, exploreSeeds, programSeeds, postgresSeeds, tlsRequests, kvReload,
+ *                  mqttReload or mqttSeeds); repeatable. postgresSeeds needs PGlite in
+ *                  examples/postgres, mqttReload and mqttSeeds mqtt.js and aedes in bench/npm-hosts
+ *                  (installed by the bench from the registry); each is skipped with the reason without them.
  *
  * Every case runs in its own child process (same node binary as this one, so running this file
  * with another node measures that version): warm-ups first, then a few repetitions taken in
@@ -162,6 +164,12 @@ function summarise(subject, report, figure) {
     summary.seedsPerSecond = summary.seeds / (wallNsMedian / 1e9);
     summary.seedsPerCpuSecond = median(runs.map((r) => r.seeds / (r.cpuNs / 1e9)));
   }
+  if (runs[0].loads !== undefined) {
+    // Module host loads (figures 9 and 10): CPU and wall ms per load; cpu/wall is the load's own.
+    summary.loads = runs[0].loads;
+    summary.cpuMsPerLoad = median(runs.map((r) => r.cpuNs / r.loads)) / 1e6;
+    summary.wallMsPerLoad = median(runs.map((r) => r.wallNs / r.loads)) / 1e6;
+  }
   summary.starved = summary.cpuPerWall < STARVED_CPU_PER_WALL;
   if (fingerprints.length > 0) {
     summary.fingerprint = fingerprints[0];
@@ -218,6 +226,7 @@ function formatValue(metric, summary) {
   if (metric === 'eventsPerSecond') return `${si(value)} events/s`;
   if (metric === 'roundTripsPerSecond') return `${si(value)} round trips/s`;
   if (metric === 'seedsPerSecond') return `${value.toFixed(1)} seeds/s`;
+  if (metric === 'cpuMsPerLoad') return `${value.toFixed(1)} CPU ms/load`;
   return `${Math.round(value).toLocaleString('en-US')}× real time`;
 }
 

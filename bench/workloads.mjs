@@ -24,6 +24,9 @@ export const SIZES = {
     postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 10 },
     tlsRequests: { port: 7443, roundTrips: 5_000, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     tlsHandshakes: { port: 7443, roundTrips: 300, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
+    // Figures 9 and 10: loads per measured run of a re-loading worker (a first load is one per process).
+    hostLoads: { loadsPerRun: 10 },
+    mqttScenario: { scenario: 'bench/npm-hosts/scenario.mjs', seeds: 10 },
   },
   quick: {
     timers: { hostsCount: 2, chainsPerHost: 20, stepsPerChain: 50, delayMsMax: 10 },
@@ -37,6 +40,8 @@ export const SIZES = {
     postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 1 },
     tlsRequests: { port: 7443, roundTrips: 100, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     tlsHandshakes: { port: 7443, roundTrips: 10, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
+    hostLoads: { loadsPerRun: 1 },
+    mqttScenario: { scenario: 'bench/npm-hosts/scenario.mjs', seeds: 1 },
   },
 };
 

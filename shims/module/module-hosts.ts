@@ -10,6 +10,7 @@
  *   module.register (loader-hooks.ts, built into dist/loader-hooks.mjs, on Node's loader thread).
  * - CommonJS: Module._load is patched so that, inside a module host, require() uses that
  *   incarnation's own cache; CommonJS files imported from ESM come through the same cache.
+ *   Their compiled code is kept for later incarnations (code-cache.ts).
  * - Loading is real asynchronous work (file reads, the loader thread): the simulation waits for
  *   it (World.waitForRealWork) until the host's module graph starts to evaluate.
  */
@@ -26,6 +27,7 @@ import { captureContext } from '../async-hooks/async-context.js';
 import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
+import { installCodeCache, markHostModule } from './code-cache.js';
 import { ENTRY_MARK, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -186,6 +188,7 @@ function requireForHost(filename: string, parent?: CjsModule, entry = false): un
   const module = new ModuleClass(filename, parent);
   module.filename = filename;
   module.paths = ModuleClass._nodeModulePaths(path.dirname(filename));
+  markHostModule(module);
   modules.cjs.set(filename, module);
   if (entry) {
     module.id = '.';
@@ -295,6 +298,7 @@ export const moduleHostsShim: Shim = {
   name: 'module-hosts',
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
+    installCodeCache(patches);
     // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
     const g = globalThis as unknown as Record<symbol, unknown>;
     patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string, entry?: boolean) => requireForHost(filename, undefined, entry === true));

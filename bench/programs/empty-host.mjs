@@ -1,0 +1,2 @@
+// A module host that imports nothing: bench/host-load.mjs warms the runtime and Node's loader with it.
+export {};
