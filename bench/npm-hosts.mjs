@@ -38,7 +38,11 @@ export function npmHostsMissing() {
   if (installed()) return (reason = undefined);
   process.stderr.write(`bench: installing mqtt.js and aedes into ${path.relative(process.cwd(), NPM_HOSTS_DIR) || NPM_HOSTS_DIR} (npm ci)\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const run = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: NPM_HOSTS_DIR, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
+  // Under the test suite NODE_EXTRA_CA_CERTS is kept aside (test/support/pin-machine.cjs): npm
+  // may need it to reach the registry.
+  const env = { ...process.env };
+  if (env.NODE_EXTRA_CA_CERTS === undefined && env.TEST_NODE_EXTRA_CA_CERTS !== undefined) env.NODE_EXTRA_CA_CERTS = env.TEST_NODE_EXTRA_CA_CERTS;
+  const run = spawnSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: NPM_HOSTS_DIR, env, encoding: 'utf8', timeout: INSTALL_TIMEOUT_MS });
   if (run.status === 0 && installed()) return (reason = undefined);
   const output = (run.error?.message ?? `${run.stdout}${run.stderr}`)
     .split('\n')
