@@ -3,7 +3,14 @@
 // init copies the current context to the new resource, before/after enter and leave it. Each
 // timer, interval and immediate runs in the context it was made in.
 const asyncHooks = require('node:async_hooks');
-const log = (...a) => console.log(...a);
+// Lines are kept per request and printed at the end in request order: which request's timer
+// runs first is not what this program checks, and a plain run on a loaded machine that stalls
+// 100 ms runs two requests' timeouts before the first one's immediate.
+const lines = new Map();
+const log = (what, id, ...rest) => {
+  if (!lines.has(id)) lines.set(id, []);
+  lines.get(id).push([what, id, ...rest].join(' '));
+};
 const contexts = new Map();
 let current;
 const stack = [];
@@ -48,4 +55,7 @@ for (const id of [1, 2, 3]) {
     }, 100 * id);
   });
 }
-setTimeout(() => log('outside every context sees', current), 5000);
+setTimeout(() => {
+  for (const id of [1, 2, 3]) for (const line of lines.get(id) ?? []) console.log(line);
+  console.log('outside every context sees', current);
+}, 5000);
