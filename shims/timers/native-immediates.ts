@@ -9,8 +9,9 @@
  * native ones.
  *
  * A native immediate shows in Node's count of ref'd immediates (process.getActiveResourcesInfo
- * lists one 'Immediate' per ref'd immediate, native or not): what is there beyond the driver's
- * and dst-runtime's own was queued natively.
+ * lists one 'Immediate' per ref'd immediate, native or not): what is there beyond the driver's,
+ * dst-runtime's own and those code outside the hosts queued (foreign ones, below) was queued
+ * natively.
  */
 import { ownImmediates, queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { originals } from '../../runtime/originals.js';
@@ -37,6 +38,33 @@ export function nativeHoldActive(): boolean {
   return holds > 0;
 }
 
+/**
+ * Real immediates queued through the global setImmediate by code outside every host while a
+ * world watches (a test runner's, another test's leftovers, a script polling beside the run):
+ * not the simulation's, so never waited for. Counting them as native made the hold wait for a
+ * foreign setImmediate loop for ever (each check phase it queued the next one), and the run hung.
+ */
+const foreign = new Set<NodeJS.Immediate>();
+let watching = false;
+
+/** Called by the global setImmediate outside the hosts with what it queued (shims/timers/timers.ts). */
+export function noteForeignImmediate(immediate: NodeJS.Immediate): void {
+  if (!watching) return;
+  // Bounded although nobody may count for a while (a run ended): drop those that ran or were cleared.
+  if (foreign.size >= 256) foreignPending();
+  foreign.add(immediate);
+}
+
+/** Foreign immediates still pending and ref'd (those that ran or were cleared are dropped). */
+function foreignPending(): number {
+  let n = 0;
+  for (const immediate of foreign) {
+    if ((immediate as unknown as { _destroyed: boolean })._destroyed) foreign.delete(immediate);
+    else if (immediate.hasRef()) n++;
+  }
+  return n;
+}
+
 /** Node's count of ref'd immediates pending, native ones included. */
 function realImmediates(): number {
   const list = Reflect.apply(realInfo, originals.process, []) as string[];
@@ -56,7 +84,8 @@ function realImmediates(): number {
  */
 export function watchNativeImmediates(world: World): void {
   if (world.preStepHold !== undefined) return;
-  const unclaimed = (): number => realImmediates() - world.driver.queuedImmediates - ownImmediates.size - expected;
+  watching = true;
+  const unclaimed = (): number => realImmediates() - world.driver.queuedImmediates - ownImmediates.size - expected - foreignPending();
   const claim = (count: number, release: () => void): void => {
     holds++;
     expected += count;

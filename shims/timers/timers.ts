@@ -20,6 +20,7 @@ import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../..
 import type { World } from '../../runtime/world.js';
 import { currentHost, NODE_MAJOR, type Host } from '../context.js';
 import { outOfRange, validateFunction, validateNumber } from '../node-errors.js';
+import { noteForeignImmediate } from './native-immediates.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
@@ -458,7 +459,11 @@ function simSetInterval(this: unknown, callback: unknown, repeat?: unknown): unk
 
 function simSetImmediate(this: unknown, callback: unknown): unknown {
   const host = currentHost();
-  if (host === undefined) return Reflect.apply(originals.setImmediate, this, arguments);
+  if (host === undefined) {
+    const immediate = Reflect.apply(originals.setImmediate, this, arguments) as NodeJS.Immediate;
+    noteForeignImmediate(immediate);
+    return immediate;
+  }
   validateFunction(callback, 'callback', simSetImmediate);
   return new Immediate(host, callback, extraArgs(arguments, 1));
 }

@@ -71,8 +71,9 @@ function ticketKeys(host: Host): Buffer {
 export const tlsShim: Shim = {
   name: 'tls',
   install(patches: PatchSet) {
-    // Loaded here, after the timer shims, not when dst-runtime loads: Node's JSStreamSocket
-    // (loaded with tls) captures setImmediate when it loads, and must capture the simulated one.
+    // Already loaded before the timer shims were installed (shims/install.ts, loadNetworkBuiltins):
+    // Node's JSStreamSocket, loaded with tls, holds the REAL setImmediate in every process, whatever
+    // loaded tls first; its immediates inside a host are waited for by the native-immediate hold.
     const tls = createRequire(__filename)('node:tls') as typeof import('node:tls');
     patches.replace(tlsWrap, 'wrap', wrap);
     // A server's ticket keys: OpenSSL's random bytes when its secure context is made, unless the

@@ -10,7 +10,6 @@
  * ciphertext previews, in the h2c response's date header and in the PING payload.
  */
 import assert from 'node:assert/strict';
-import { freshProcessDescribe } from '../support/fresh-process.mjs';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
@@ -60,7 +59,7 @@ async function run(seed, trace) {
   return { fingerprint: result.fingerprint, log };
 }
 
-freshProcessDescribe(import.meta.url, 'the trace of TLS and HTTP/2 runs is the seed’s', function () {
+describe('the trace of TLS and HTTP/2 runs is the seed’s', function () {
   this.timeout(60_000);
   let dir;
   before(() => (dir = mkdtempSync(path.join(tmpdir(), 'dst-tls-trace-'))));

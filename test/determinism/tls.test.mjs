@@ -7,7 +7,6 @@
  * h2c, pings, over latency and loss).
  */
 import assert from 'node:assert/strict';
-import { freshProcessDescribe } from '../support/fresh-process.mjs';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +29,7 @@ function traceOf(file) {
 
 const script = fileURLToPath(new URL('./fixtures/tls-scenario.mjs', import.meta.url));
 
-freshProcessDescribe(import.meta.url, 'determinism of TLS, https and HTTP/2 between hosts', function () {
+describe('determinism of TLS, https and HTTP/2 between hosts', function () {
   this.timeout(120_000);
   let dir;
   before(() => {
