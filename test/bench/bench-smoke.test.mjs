@@ -94,6 +94,7 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
       exploreSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { oneJob: 'seedsPerSecond' }, goals: 0, comparisons: 1 },
       programSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { processPerSeed: 'seedsPerSecond' }, goals: 1, comparisons: 0 },
       tlsRequests: { metric: roundTrips, variants: { handshakes: roundTrips }, baselines: { tcpRequests: roundTrips, tcpConnects: roundTrips }, goals: 0, comparisons: 2 },
+      registerStartup: { metric: 'wallMsPerStart', variants: {}, baselines: { node: 'wallMsPerStart' }, goals: 1, comparisons: 0 },
     };
     // Figure 6 needs PGlite (examples/postgres; CI installs it): without it, skipped with the reason.
     if (existsSync(path.join(ROOT_DIR, 'examples', 'postgres', 'node_modules', '@electric-sql', 'pglite-socket'))) {
@@ -125,7 +126,8 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
         assert.ok(Number.isFinite(goal.ratio) && goal.ratio > 0, `${id} goal ${goal.id} ratio = ${goal.ratio}`);
         assert.ok(Number.isFinite(goal.ratioByCpu) && goal.ratioByCpu > 0, `${id} goal ${goal.id} ratioByCpu`);
         assert.ok(goal.target > 0);
-        assert.equal(goal.met, goal.ratio >= goal.target);
+        // A cost goal (figure 9's added start-up) is met at or below its target, by CPU time.
+        assert.equal(goal.met, goal.atMost === true ? goal.ratioByCpu <= goal.target : goal.ratio >= goal.target);
       }
       assert.equal(figure.comparisons.length, want.comparisons);
       for (const comparison of figure.comparisons) {
