@@ -60,14 +60,16 @@ const SOURCES = { check: 'runtime/check/index.ts' };
 const input = Object.fromEntries(entries.map((name) => [name, SOURCES[name] ?? `${name}.ts`]));
 
 /**
- * The JavaScript entries: the main one's implementation is runtime.cjs; realm.cjs and
- * program-seeds.cjs (the explorer's many-seeds-per-process runner, cli/dst.mjs) are internal.
+ * The JavaScript entries: the main one's implementation is runtime.cjs; realm.cjs,
+ * register-start.cjs (register mode itself, loaded by register.cjs once Node's compile cache is
+ * on: runtime/compile-cache.ts) and program-seeds.cjs (the explorer's many-seeds-per-process
+ * runner, cli/dst.mjs) are internal.
  */
 const { index: mainSource, ...otherInputs } = input;
-const jsInput = { runtime: mainSource, ...otherInputs, realm: 'realm.ts', 'program-seeds': 'shims/program-seeds.ts' };
+const jsInput = { runtime: mainSource, ...otherInputs, realm: 'realm.ts', 'register-start': 'register-start.ts', 'program-seeds': 'shims/program-seeds.ts' };
 /** ESM wrappers: the file each imports, by the entry chunk it re-exports. */
 const ESM_WRAPPER_TARGET = { runtime: 'index' };
-const INTERNAL_ENTRIES = new Set(['realm', 'program-seeds']);
+const INTERNAL_ENTRIES = new Set(['realm', 'register-start', 'program-seeds']);
 const external = (id) => id.startsWith('node:') || Object.keys(pkg.dependencies ?? {}).some((d) => id === d || id.startsWith(`${d}/`));
 
 /** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports (and, for the main build, dist/index.cjs). */

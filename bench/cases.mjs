@@ -427,6 +427,38 @@ function exploreSeeds(params, jobs, { file = params.scenario, seeds = params.see
   }
 }
 
+/** An empty program, for figure 9: what a start of Node costs, and what register mode adds to it. */
+const EMPTY_PROGRAM = path.join(ROOT, 'bench/programs/empty.mjs');
+const REGISTER_ENTRY = path.join(ROOT, 'dist/register.mjs');
+/** The fingerprint of a run with no event (FNV-1a's offset basis, then the seed's mix): any seed. */
+const EMPTY_RUN = /fingerprint (\S+) +virtual 0\.000000000 s +events 0 +exit 0/;
+
+/**
+ * Figure 9: `starts` processes of the empty program one after the other, each plainly or under
+ * `node --import dst-runtime/register`, with the Node running the bench. CPU time is the
+ * children's (user + sys). Node's compile cache (runtime/compile-cache.ts) is warm after the
+ * first start, as on any machine that ran dst-runtime before; the warm-up start fills it.
+ */
+function startEmpty(params, register) {
+  const cpuBefore = childrenCpuNs();
+  const time = stopwatch();
+  let fingerprint;
+  for (let i = 0; i < params.starts; i++) {
+    const args = register ? ['--import', REGISTER_ENTRY, EMPTY_PROGRAM] : [EMPTY_PROGRAM];
+    const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, DST_SEED: `0x${BENCH_SEED.toString(16)}`, DST_QUIET: '' } });
+    check(run.status === 0, `${register ? 'register mode' : 'node'} of an empty program exited with ${run.status}: ${run.stderr}`);
+    if (register) {
+      const match = EMPTY_RUN.exec(run.stderr);
+      check(match !== null, `register mode of an empty program printed no empty run: ${run.stderr}`);
+      fingerprint = match[1];
+    }
+  }
+  const { wallNs } = time.stop();
+  const cpuAfter = childrenCpuNs();
+  const cpuNs = cpuBefore === undefined || cpuAfter === undefined ? wallNs : cpuAfter - cpuBefore;
+  return { events: params.starts, starts: params.starts, wallNs, cpuNs, ...(fingerprint === undefined ? {} : { fingerprint }) };
+}
+
 /**
  * Figure 6's baseline: the database work of `runs` seeds of the Postgres bank demo in plain Node
  * (bench/postgres.mjs), counted as seeds. Loaded only when the figure runs (it needs PGlite).
@@ -489,6 +521,8 @@ export const CASES = {
   'explore-mqtt-no-cache': (sizes) => exploreSeeds(sizes.mqttScenario, 1, { env: { DST_CODE_CACHE: '0' } }),
   'explore-postgres': (sizes) => exploreSeeds(sizes.postgres, 1),
   'plain-postgres': (sizes) => plainPostgres(sizes.postgres),
+  'register-startup': (sizes) => startEmpty(sizes.startup, true),
+  'node-startup': (sizes) => startEmpty(sizes.startup, false),
   'explore-jobs-1': (sizes) => exploreSeeds(sizes.explore, 1),
   'explore-jobs-2': (sizes) => exploreSeeds(sizes.explore, 2),
   // Figure 6: a plain program, one job, seeds in a worker process against a process per seed.

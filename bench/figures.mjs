@@ -285,6 +285,38 @@ export const FIGURES = {
       },
     ],
   },
+  registerStartup: {
+    title: '12. node --import dst-runtime/register: start-up of an empty program',
+    metric: 'wallMsPerStart',
+    unit: 'ms per start (CPU: user + sys of the children)',
+    plan(size) {
+      const s = SIZES[size].startup;
+      const r = REPS[size];
+      return {
+        workload: {
+          ...s,
+          description: `${s.starts} starts of bench/programs/empty.mjs one after the other, under register mode and plainly, with the Node running the bench`,
+        },
+        subjects: {
+          simulator: { label: 'node --import dst-runtime/register', case: 'register-startup', warmups: r.warmups, reps: r.fast },
+          node: { label: 'node (bare)', case: 'node-startup', metric: 'wallMsPerStart', warmups: r.warmups, reps: r.fast },
+        },
+      };
+    },
+    goals: [
+      {
+        id: 'register-startup-added',
+        description: 'ms register mode adds to a start (by CPU: user + sys)',
+        target: 50,
+        atMost: true,
+        judgeBy: 'cpu',
+        format: (ms) => `${ms.toFixed(0)} ms`,
+        ratio: (sim, base, clock) =>
+          clock === 'cpu' ? sim.cpuMsPerStart - base.node.cpuMsPerStart : sim.wallMsPerStart - base.node.wallMsPerStart,
+      },
+    ],
+    comparisons: [],
+  },
   programSeeds: {
     title: '6. dst explore of a plain program: seeds/s, worker vs a process per seed',
     metric: 'seedsPerSecond',

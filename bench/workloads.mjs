@@ -22,6 +22,7 @@ export const SIZES = {
     // as the workers run would take minutes. Seeds per second are compared, not totals.
     program: { file: 'bench/programs/small-program.mjs', seeds: 200, seedsPerSeedProcess: 20 },
     postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 10 },
+    startup: { starts: 10 },
     tlsRequests: { port: 7443, roundTrips: 5_000, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     tlsHandshakes: { port: 7443, roundTrips: 300, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     // Figures 9 and 10: loads per measured run of a re-loading worker (a first load is one per process).
@@ -38,6 +39,7 @@ export const SIZES = {
     explore: { scenario: 'examples/scenarios/replicated-counter.mjs', seeds: 6 },
     program: { file: 'bench/programs/small-program.mjs', seeds: 2, seedsPerSeedProcess: 1 },
     postgres: { scenario: 'examples/postgres/bank.mjs', seeds: 1 },
+    startup: { starts: 2 },
     tlsRequests: { port: 7443, roundTrips: 100, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     tlsHandshakes: { port: 7443, roundTrips: 10, connections: 1, payload: 'abcdefghijklmnopqrstuvwxyz012345' },
     hostLoads: { loadsPerRun: 1 },

@@ -615,10 +615,15 @@ async function seedCommand(file, flags) {
 async function worker(file, flags) {
   const scenario = await loadScenario(file);
   const swarm = flags.swarm === true;
-  process.on('message', async (message) => {
-    if (message.type === 'stop') return process.disconnect();
-    const result = await runScenarioSeed(file, scenario, message.seed, { trace: message.trace, swarm, schedule: message.schedule, stopAtMs: message.stopAtMs });
-    process.send({ type: 'result', id: message.id, result });
+  // Messages are handled one after the other, in order: the parent may send the next seed
+  // before this one is done (runPool keeps one queued), and seeds never overlap.
+  let previous = Promise.resolve();
+  process.on('message', (message) => {
+    previous = previous.then(async () => {
+      if (message.type === 'stop') return process.disconnect();
+      const result = await runScenarioSeed(file, scenario, message.seed, { trace: message.trace, swarm, schedule: message.schedule, stopAtMs: message.stopAtMs });
+      process.send({ type: 'result', id: message.id, result });
+    });
   });
   process.send({ type: 'ready' });
 }
@@ -709,17 +714,34 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
         continue;
       }
       const child = fork(CLI, ['__worker', target.file, ...(swarm ? ['--swarm'] : [])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-      const next = () => {
+      // Seeds sent and not answered yet. While many seeds are left each worker has one more
+      // queued behind the one it runs, so it starts the next the moment it answers, without
+      // waiting a round trip through this process (which shares the cores with the workers);
+      // near the end one at a time, so no worker holds a seed while another has nothing to do.
+      let inFlight = 0;
+      let stopped = false;
+      const send = () => {
         const seed = take();
-        if (seed === undefined) child.send({ type: 'stop' });
-        else child.send({ type: 'seed', seed: formatSeed(seed), trace: traceOf(formatSeed(seed)) });
+        if (seed === undefined) return false;
+        inFlight++;
+        child.send({ type: 'seed', seed: formatSeed(seed), trace: traceOf(formatSeed(seed)) });
+        return true;
+      };
+      const refill = () => {
+        const depth = queue.length >= slots * 2 ? 2 : 1;
+        while (inFlight < depth && send());
+        if (inFlight === 0 && !stopped) {
+          stopped = true;
+          child.send({ type: 'stop' });
+        }
       };
       child.on('message', (message) => {
         if (message.type === 'result') {
+          inFlight--;
           results.push(message.result);
           onResult(message.result);
         }
-        next();
+        refill();
       });
       child.on('exit', (code) => {
         if (code !== 0) return reject(new Error(`Failed to explore: a worker exited with code ${code}`));

@@ -31,6 +31,7 @@
  * The Node 24 hang on a connect callback completed synchronously does not arise: connections go
  * through net.connect, whose 'connect' always comes in a later simulated event.
  */
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
@@ -38,7 +39,7 @@ import { originals } from '../../runtime/originals.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 import { activeWorld, type World } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
-import type { PatchSet } from '../registry.js';
+import { mirrorFunction, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -113,12 +114,17 @@ function loadUndici(): Dispatcher | undefined {
   const g = globalThis as AnyRecord;
   // Without WebAssembly (--jitless) undici cannot compile llhttp: on Node 20 and 22 loading it
   // rejects unhandled, and a fetch fails in plain Node too. Leave it unloaded, as plain Node does.
-  if (g[GLOBAL_DISPATCHER] === undefined && g.WebAssembly === undefined) return undefined;
-  if (g[GLOBAL_DISPATCHER] === undefined) {
-    withTemporary([[g.WebAssembly, 'compile', compileNow]], () => void g.Response);
-    llhttpReady = g[GLOBAL_DISPATCHER] !== undefined;
+  if (globalDispatcher() === undefined && g.WebAssembly === undefined) return undefined;
+  if (globalDispatcher() === undefined) {
+    loadingUndici = true;
+    try {
+      withTemporary([[g.WebAssembly, 'compile', compileNow]], () => void g.Response);
+    } finally {
+      loadingUndici = false;
+    }
+    llhttpReady = globalDispatcher() !== undefined;
   }
-  return g[GLOBAL_DISPATCHER] as Dispatcher | undefined;
+  return globalDispatcher();
 }
 
 /** Two in-memory stream ends: what one writes, the other reads. */
@@ -329,46 +335,237 @@ function captureTick(Agent: DispatcherClass): void {
 
 const hostAgents = new Map<Host, Dispatcher>();
 
+// ---- 0. waiting for the program's first use (register mode) ---------------------------------
+
+/**
+ * Loading undici is most of register mode's start-up that a program not using fetch pays for
+ * (35-40 ms of CPU on Node 20-24, docs/benchmarks.md). In register mode the shim is installed
+ * before the program's first line, so nothing of undici can be in the program's hands yet: the
+ * install waits until the program first reaches undici, through one of these triggers, each of
+ * which installs the shim (loading undici) before it hands anything over:
+ *
+ * - the global `fetch` (a plain function in Node 20-24, which loads undici when first called);
+ * - Node 20's lazy globals FormData, Headers, Request, Response, MessageEvent (JavaScript
+ *   accessors there), and WebSocket, EventSource where a flag exposes them as accessors;
+ * - Node 22 and 24's global WebSocket (a V8 lazy data property: reading its descriptor, or
+ *   redefining it, loads undici; it is deleted and replaced unread, its value taken from
+ *   node:http afterwards);
+ * - node:http's lazy WebSocket, CloseEvent, MessageEvent (Node 22+; the ESM facade of
+ *   node:http reads them when a program imports it);
+ * - the global dispatcher's slot, Symbol.for('undici.globalDispatcher.1'), read by the npm
+ *   package undici when it loads: the shim installs first, so the package finds Node's own
+ *   patched dispatcher, as it does when the shim is installed eagerly.
+ *
+ * What still loads undici unseen: on Node 22 and 24, reading the global FormData, Headers,
+ * Request, Response or MessageEvent (V8 lazy data properties that cannot be wrapped unread).
+ * Those make no connection and no undici timer; the dispatcher undici then creates is patched
+ * before the end of the current microtask checkpoint (a queued install), and the llhttp compile
+ * it started is waited for as when undici was loaded before the shim (warmUp).
+ */
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+/** Globals Node defines lazily from undici. */
+const UNDICI_GLOBALS = ['FormData', 'Headers', 'Request', 'Response', 'MessageEvent', 'WebSocket', 'CloseEvent', 'EventSource'] as const;
+/** Those that make connections: Node 22+'s V8 lazy data ones are replaced unread, with their value from node:http. */
+const CONNECTING_GLOBALS = new Set(['WebSocket', 'EventSource']);
+/** node:http's lazy getters that load undici (Node 22+). */
+const HTTP_UNDICI_GETTERS = ['WebSocket', 'CloseEvent', 'MessageEvent'] as const;
+
+/** The install that waits for the program's first use of undici; undefined when none waits. */
+let pendingInstall: (() => void) | undefined;
+/** True while the shim loads undici itself (its own reads of the dispatcher slot pass through). */
+let loadingUndici = false;
+/** The triggers are placed once per process and stay: with no install pending they only pass through. */
+let triggersPlaced = false;
+
+function firePendingInstall(): void {
+  const install = pendingInstall;
+  if (install === undefined) return;
+  pendingInstall = undefined;
+  install();
+}
+
+/** The global dispatcher, without firing the dispatcher slot's trigger. */
+function globalDispatcher(): Dispatcher | undefined {
+  const descriptor = Object.getOwnPropertyDescriptor(globalThis, GLOBAL_DISPATCHER);
+  return descriptor !== undefined && 'value' in descriptor ? (descriptor.value as Dispatcher | undefined) : undefined;
+}
+
+/** Whether the innermost frames calling this are Node's own undici (its load reading the dispatcher slot). */
+function calledFromNodeUndici(): boolean {
+  const E = Error as unknown as { stackTraceLimit: number; prepareStackTrace?: unknown };
+  const limit = E.stackTraceLimit;
+  const prepare = E.prepareStackTrace;
+  try {
+    E.stackTraceLimit = 12;
+    E.prepareStackTrace = (_error: unknown, sites: Array<{ getFileName(): string | undefined }>) => sites.map((site) => site.getFileName() ?? '');
+    const files = (new Error() as unknown as { stack: string[] }).stack;
+    return Array.isArray(files) && files.some((file) => file.startsWith('node:internal/deps/undici'));
+  } finally {
+    E.stackTraceLimit = limit;
+    E.prepareStackTrace = prepare;
+  }
+}
+
+/** A value property in place of a trigger, as Node's own lazy globals become once read. */
+function settle(target: object, key: PropertyKey, value: unknown, enumerable: boolean): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable, configurable: true });
+}
+
+function placeTriggers(): void {
+  if (triggersPlaced) return;
+  triggersPlaced = true;
+  const g = globalThis as AnyRecord;
+
+  const realFetch = g.fetch as ((...args: unknown[]) => unknown) | undefined;
+  if (typeof realFetch === 'function') {
+    const fetch = function (this: unknown, ...args: unknown[]) {
+      firePendingInstall();
+      return Reflect.apply(realFetch, this, args);
+    };
+    const descriptor = Object.getOwnPropertyDescriptor(g, 'fetch')!;
+    Object.defineProperty(g, 'fetch', { ...descriptor, value: mirrorFunction(fetch, realFetch) });
+  }
+
+  const http = createRequire(__filename)('node:http') as AnyRecord;
+  for (const name of UNDICI_GLOBALS) {
+    if (!Object.prototype.hasOwnProperty.call(g, name)) continue;
+    if (NODE_MAJOR <= 21) {
+      // JavaScript accessors: wrapped, so the first read installs the shim, then reads Node's.
+      const descriptor = Object.getOwnPropertyDescriptor(g, name)!;
+      const realGet = descriptor.get;
+      if (realGet === undefined) continue; // already a value: undici is loaded
+      Object.defineProperty(g, name, {
+        ...descriptor,
+        get: mirrorFunction(function (this: unknown) {
+          firePendingInstall();
+          return Reflect.apply(realGet, this, []);
+        }, realGet),
+      });
+    } else if (CONNECTING_GLOBALS.has(name)) {
+      // A V8 lazy data property: replaced unread, its value read from node:http once installed.
+      // Redefining it in place would run its getter (loading undici); deleting it first does not.
+      delete g[name];
+      Object.defineProperty(g, name, {
+        configurable: true,
+        enumerable: false,
+        get() {
+          firePendingInstall();
+          const value = http[name] as unknown;
+          settle(g, name, value, false);
+          return value;
+        },
+        set(value: unknown) {
+          settle(g, name, value, false);
+        },
+      });
+    }
+  }
+
+  for (const name of HTTP_UNDICI_GETTERS) {
+    const descriptor = Object.getOwnPropertyDescriptor(http, name);
+    const realGet = descriptor?.get;
+    if (realGet === undefined) continue; // Node 20 has none
+    Object.defineProperty(http, name, {
+      ...descriptor,
+      get: mirrorFunction(function (this: unknown) {
+        firePendingInstall();
+        return Reflect.apply(realGet, this, []);
+      }, realGet),
+    });
+  }
+
+  if (Object.getOwnPropertyDescriptor(g, GLOBAL_DISPATCHER) === undefined) {
+    Object.defineProperty(g, GLOBAL_DISPATCHER, {
+      configurable: true,
+      enumerable: false,
+      get() {
+        // undici's own load asks whether a dispatcher exists before it makes one: the shim's
+        // load, or Node's (22+: a lazy global read unseen), which must not be re-entered.
+        if (loadingUndici) return undefined;
+        if (calledFromNodeUndici()) {
+          if (pendingInstall !== undefined) queueMicrotask(firePendingInstall);
+          return undefined;
+        }
+        firePendingInstall();
+        return globalDispatcher();
+      },
+      set(value: unknown) {
+        settle(g, GLOBAL_DISPATCHER, value, false);
+      },
+    });
+  }
+}
+
+/**
+ * Whether this install may wait for the program's first use of undici: register mode (the
+ * shims go in before the program's first line), undici not loaded yet, and every way in
+ * covered by a trigger (not EventSource on Node 22+, which cannot be re-read once replaced).
+ */
+function mayWait(): boolean {
+  const world = activeWorld();
+  if (world === undefined || world.mode !== 'register') return false;
+  if (globalDispatcher() !== undefined) return false;
+  if ((globalThis as AnyRecord).WebAssembly === undefined) return false;
+  if (NODE_MAJOR >= 22 && Object.prototype.hasOwnProperty.call(globalThis, 'EventSource')) return false;
+  return true;
+}
+
 export const fetchShim: Shim = {
   name: 'fetch',
   install(patches: PatchSet) {
-    const dispatcher = loadUndici();
-    if (dispatcher === undefined) return; // fetch is disabled (--no-experimental-fetch) or cannot work (--jitless)
-    const Agent = dispatcher.constructor as DispatcherClass;
-    if (!warmedUp) {
-      warmedUp = true;
-      // Before anything else creates an undici fast timer.
-      captureTick(Agent);
-    }
-    if (!llhttpReady && warmUpRun === undefined) {
-      warmUpRun = warmUp(Agent).then(() => {
-        llhttpReady = true;
+    if (mayWait()) {
+      placeTriggers();
+      let installed = false;
+      pendingInstall = () => {
+        installed = true;
+        installNow(patches);
+      };
+      patches.onRestore(() => {
+        if (!installed) pendingInstall = undefined;
       });
+      return;
     }
-    // A clean fast-timer list: the first tick of this run is scheduled by this run.
-    relay.drain();
-
-    const realDispatch = dispatcher.dispatch;
-    function dispatch(this: Dispatcher, options: unknown, handler: unknown): boolean {
-      const host = currentHost();
-      if (host === undefined || this !== dispatcher) return Reflect.apply(realDispatch, this, [options, handler]);
-      let agent = hostAgents.get(host);
-      if (agent === undefined) {
-        agent = new Agent();
-        hostAgents.set(host, agent);
-      }
-      return agent.dispatch(options, handler);
-    }
-    patches.onRestore(() => {
-      // The hosts' agents stay reachable until their timers are drained (undici's parser
-      // timeouts hold only a WeakRef to what they expire).
-      relay.drain();
-      hostAgents.clear();
-    });
-    patches.replace(dispatcher as unknown as AnyRecord, 'dispatch', dispatch);
-
-    // No event runs until the compile has settled: a first connection never waits on it.
-    const world = activeWorld();
-    if (!llhttpReady && warmUpRun !== undefined && world !== undefined) world.waitForRealWork(warmUpRun);
+    installNow(patches);
   },
 };
+
+function installNow(patches: PatchSet): void {
+  const dispatcher = loadUndici();
+  if (dispatcher === undefined) return; // fetch is disabled (--no-experimental-fetch) or cannot work (--jitless)
+  const Agent = dispatcher.constructor as DispatcherClass;
+  if (!warmedUp) {
+    warmedUp = true;
+    // Before anything else creates an undici fast timer.
+    captureTick(Agent);
+  }
+  if (!llhttpReady && warmUpRun === undefined) {
+    warmUpRun = warmUp(Agent).then(() => {
+      llhttpReady = true;
+    });
+  }
+  // A clean fast-timer list: the first tick of this run is scheduled by this run.
+  relay.drain();
+
+  const realDispatch = dispatcher.dispatch;
+  function dispatch(this: Dispatcher, options: unknown, handler: unknown): boolean {
+    const host = currentHost();
+    if (host === undefined || this !== dispatcher) return Reflect.apply(realDispatch, this, [options, handler]);
+    let agent = hostAgents.get(host);
+    if (agent === undefined) {
+      agent = new Agent();
+      hostAgents.set(host, agent);
+    }
+    return agent.dispatch(options, handler);
+  }
+  patches.onRestore(() => {
+    // The hosts' agents stay reachable until their timers are drained (undici's parser
+    // timeouts hold only a WeakRef to what they expire).
+    relay.drain();
+    hostAgents.clear();
+  });
+  patches.replace(dispatcher as unknown as AnyRecord, 'dispatch', dispatch);
+
+  // No event runs until the compile has settled: a first connection never waits on it.
+  const world = activeWorld();
+  if (!llhttpReady && warmUpRun !== undefined && world !== undefined) world.waitForRealWork(warmUpRun);
+}

@@ -95,6 +95,7 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
       programSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { processPerSeed: 'seedsPerSecond' }, goals: 1, comparisons: 0 },
       tlsRequests: { metric: roundTrips, variants: { handshakes: roundTrips }, baselines: { tcpRequests: roundTrips, tcpConnects: roundTrips }, goals: 0, comparisons: 2 },
       kvReload: { metric: 'cpuMsPerLoad', variants: {}, baselines: { firstLoad: 'cpuMsPerLoad', noCodeCache: 'cpuMsPerLoad' }, goals: 1, comparisons: 1 },
+      registerStartup: { metric: 'wallMsPerStart', variants: {}, baselines: { node: 'wallMsPerStart' }, goals: 1, comparisons: 0 },
     };
     // Figures 10 and 11 boot mqtt.js and aedes, which the bench installs into bench/npm-hosts from
     // the registry: without it, both are skipped with npm's reason.
@@ -136,7 +137,8 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
         assert.ok(Number.isFinite(goal.ratio) && goal.ratio > 0, `${id} goal ${goal.id} ratio = ${goal.ratio}`);
         assert.ok(Number.isFinite(goal.ratioByCpu) && goal.ratioByCpu > 0, `${id} goal ${goal.id} ratioByCpu`);
         assert.ok(goal.target > 0);
-        assert.equal(goal.met, goal.ratio >= goal.target);
+        // A cost goal (figure 9's added start-up) is met at or below its target, by CPU time.
+        assert.equal(goal.met, goal.atMost === true ? goal.ratioByCpu <= goal.target : goal.ratio >= goal.target);
       }
       assert.equal(figure.comparisons.length, want.comparisons);
       for (const comparison of figure.comparisons) {
