@@ -180,13 +180,35 @@ describe('stopping a run from outside (signal, sim.abort(), wallClockLimitMs)', 
     assert.equal(fingerprints[0], fingerprints[1]);
   });
 
+  /** Writes `data` into a FIFO once a reader has it open, polling without blocking; false if none comes. */
+  async function writeToFifo(fifo, data, waitMs) {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      let fd;
+      try {
+        fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+      } catch (error) {
+        if (error.code !== 'ENXIO') throw error; // ENXIO: no reader yet
+        if (Date.now() > deadline) return false;
+        await sleepReal(20);
+        continue;
+      }
+      try {
+        fs.writeSync(fd, data);
+      } finally {
+        fs.closeSync(fd);
+      }
+      return true;
+    }
+  }
+
   it('wallClockLimitMs stops a run held by real work that never completes (no driver batch runs meanwhile)', async function () {
     if (process.platform === 'win32') this.skip();
     // Opening a FIFO blocks in libuv's thread pool until a writer comes: the run waits for it.
     const fifo = path.join(os.tmpdir(), `dst-abort-fifo-${process.pid}`);
     execFileSync('mkfifo', [fifo]);
     try {
-      const sim = new Sim({ seed: 0x29, wallClockLimitMs: 200 });
+      const sim = new Sim({ seed: 0x29, wallClockLimitMs: 200, disk: 'real' });
       let read = 'pending';
       sim.host('h', () => {
         fs.readFile(fifo, 'utf8', (e, data) => {
@@ -197,7 +219,10 @@ describe('stopping a run from outside (signal, sim.abort(), wallClockLimitMs)', 
       const error = await sim.run().then(() => undefined, (e) => e);
       assert.equal(error?.report.kind, 'aborted');
       assert.equal(error.report.event, 1, 'the run was not held at its first event');
-      fs.writeFileSync(fifo, 'x'); // a writer: the blocked open returns
+      // A writer: the blocked open returns. Opened without blocking: a plain writeFileSync would
+      // hang this process for ever if the host's read never reached the thread pool (seen once,
+      // Node 24, CI run of 7cfad5e: the main thread stuck in open(2), the pool idle).
+      assert.ok(await writeToFifo(fifo, 'x', 5000), "no reader opened the FIFO within 5 s: the host's fs.readFile never reached the thread pool");
       await sleepReal(50);
       assert.equal(read, 'pending', 'the aborted host\'s callback ran');
     } finally {
