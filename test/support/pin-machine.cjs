@@ -13,7 +13,8 @@ process.env.LC_ALL = 'C.UTF-8';
 // bundle (the TLS programs trust their own test CA) except npm fetching from the registry in
 // test/runners/projects.test.mjs, so the variable is
 // taken out of the environment the tests' children inherit and kept as
-// TEST_NODE_EXTRA_CA_CERTS, which that file gives back to npm.
+// TEST_NODE_EXTRA_CA_CERTS, which that file (and bench/npm-hosts.mjs, which the bench smoke
+// test reaches) gives back to npm.
 if (process.env.NODE_EXTRA_CA_CERTS !== undefined) {
   process.env.TEST_NODE_EXTRA_CA_CERTS ??= process.env.NODE_EXTRA_CA_CERTS;
   delete process.env.NODE_EXTRA_CA_CERTS;
