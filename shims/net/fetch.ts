@@ -11,7 +11,9 @@
  *    install() loads it with a synchronous compile (the promise is settled at once). If it is
  *    (on Node 22 an ESM `import 'node:http'` loads it), a request over an in-memory connection
  *    tells when the compile is done, and the simulation waits for it (world.waitForRealWork).
- *    Node 24 compiles synchronously at the first connection anyway.
+ *    On Node 20 the same request follows the shim's own load: instantiating the compiled module
+ *    settles from a task on the next turn of Node's loop. Node 24 compiles synchronously at the
+ *    first connection anyway.
  *
  * 2. undici's "fast timers" (connect timeout, headers and body timeouts; keep-alive expiry is a
  *    plain setTimeout) share one process-wide 499 ms tick timer, created by the first fast timer
@@ -52,6 +54,8 @@ type DispatcherClass = new (options?: unknown) => Dispatcher;
 
 /** Where undici keeps the global dispatcher (lib/global.js), shared with the npm package. */
 const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 /** Most ticks a drain runs: 100,000 x 499 ms is about 14 hours of undici timeouts. */
 const DRAIN_TICKS_MAX = 100_000;
@@ -122,7 +126,13 @@ function loadUndici(): Dispatcher | undefined {
     } finally {
       loadingUndici = false;
     }
-    llhttpReady = globalDispatcher() !== undefined;
+    // Compiled at once, but on Node 20 undici's `WebAssembly.instantiate(module)` of it settles
+    // from a task Node runs on the next turn of its loop, not among the current promise jobs
+    // (22, 24): the driver may run up to a batch of events first, as many as fit in this turn,
+    // so a first connection made by one of them waited for it a number of events that depended
+    // on where the batch ended (a fetch from a timer's callback waited for the whole run, 160 s,
+    // and failed). There the warm-up tells when it has settled, and the simulation waits for it.
+    llhttpReady = globalDispatcher() !== undefined && NODE_MAJOR >= 22;
   }
   return globalDispatcher();
 }
@@ -150,7 +160,8 @@ function streamPair(): [Duplex, Duplex] {
 
 /**
  * undici was loaded by someone else (on Node 22 an ESM `import 'node:http'` does it, through the
- * lazy http.WebSocket getter), so its llhttp compile may still be running on a background thread.
+ * lazy http.WebSocket getter), so its llhttp compile may still be running on a background thread;
+ * or by the shim on Node 20, where instantiating the module it compiled settles in a later task.
  * One request over an in-memory connection, outside any simulation, tells when it is done: the
  * request reaches the other end only after undici's first connection has awaited the compile.
  * No undici timer is involved: headers and body timeouts are off, and the reply closes the
@@ -362,7 +373,6 @@ const hostAgents = new Map<Host, Dispatcher>();
  * before the end of the current microtask checkpoint (a queued install), and the llhttp compile
  * it started is waited for as when undici was loaded before the shim (warmUp).
  */
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 /** Globals Node defines lazily from undici. */
 const UNDICI_GLOBALS = ['FormData', 'Headers', 'Request', 'Response', 'MessageEvent', 'WebSocket', 'CloseEvent', 'EventSource'] as const;
 /** Those that make connections: Node 22+'s V8 lazy data ones are replaced unread, with their value from node:http. */
