@@ -3,16 +3,26 @@
  * existing `performance` object: libraries (lru-cache, for one) keep a reference to the object
  * itself, and perf_hooks.performance is the same object as globalThis.performance.
  * timeOrigin is a prototype getter in Node; an own getter shadows it while installed.
- * (marks, measures and event-loop utilization keep Node's internal clock: never fingerprinted.)
+ * Marks, measures and performance.nodeTiming read Node's internal clock (the binding's now(),
+ * taken when perf_hooks loaded: real time). Inside a host they are on the host's clock instead:
+ * mark() and measure() are handed the host's performance.now() wherever Node would read its
+ * own (a mark's default startTime, a measure's default end), and nodeTiming's getters answer for
+ * the simulated process (see nodeTimingGetters). Event-loop utilization and delay are in
+ * shims/process/machine.ts.
  *
  * A PerformanceObserver gets its entries from a real immediate Node queues when an entry is
  * made (lib/internal/perf/observe.js took the original setImmediate at startup): in plain Node
- * that delivery comes before any later timer. So while an observer is observing, a mark or a
- * measure made by host code holds the simulation until the delivery has run.
+ * that delivery comes before any later timer. So an entry host code makes for an observer (a
+ * mark, a measure, Node's http, net, dns and function entries, fetch's resource timing) holds the
+ * simulation until the delivery has run; 'gc' entries are never given to a host.
+ *
+ * Still on Node's clock: the times of the entries Node's internals make (http, net, dns,
+ * function, http2), which start and end in code the shim does not see; and
+ * `new PerformanceMark(name)` called directly.
  */
 import { performance as perf, PerformanceObserver } from 'node:perf_hooks';
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
-import { currentHost } from '../context.js';
+import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
@@ -51,23 +61,81 @@ const real = {
 /** Observers between a successful observe() and disconnect(). */
 const observing = new Set<object>();
 
-/** After an entry was made by host code: no event runs until the observers have had it. */
+/**
+ * After an entry was made by host code: no event runs until the observers have had it. (Done for
+ * every entry by maybeBuffer where Node's method was found; here only without it.)
+ */
 function holdForDelivery(): void {
-  if (observing.size === 0) return;
+  if (observing.size === 0 || realMaybeBuffer !== undefined) return;
   const host = currentHost();
   if (host === undefined) return;
   // Queued after Node's delivery immediate (made by the entry), so it runs after it.
   holdForCheckPhases(host.world, 1);
 }
 
+/**
+ * mark(name, options) with the host's clock where Node would read its own: a missing
+ * options.startTime (`options?.startTime ?? now()` in lib/internal/perf/usertiming.js, Node 20-24).
+ * Anything Node rejects is passed through unchanged, for Node's own error.
+ */
+function markArgs(host: Host, args: unknown[]): unknown[] {
+  if (args.length === 0) return args;
+  const [name, options] = args;
+  if (options === undefined || options === null) return [name, { startTime: host.clock.perfNowMs(host.readNowNs()) }];
+  if (typeof options !== 'object') return args;
+  const { startTime, detail } = options as { startTime?: unknown; detail?: unknown };
+  if (startTime !== undefined && startTime !== null) return args;
+  return [name, { detail, startTime: host.clock.perfNowMs(host.readNowNs()) }];
+}
+
+/**
+ * measure(name, startOrOptions, endMark) with the host's clock where Node would read its own:
+ * the end, when neither endMark, options.end nor options.start with options.duration gives it
+ * (calculateStartDuration, Node 20-24). A defaulted end becomes endMark (Node takes a number as
+ * a timestamp) or, when options name a start (endMark is refused then), options.end.
+ */
+function measureArgs(host: Host, args: unknown[]): unknown[] {
+  const [name, startOrOptions, endMark] = args;
+  if (args.length === 0 || endMark !== undefined) return args;
+  const endMs = host.clock.perfNowMs(host.readNowNs());
+  if (startOrOptions === null || typeof startOrOptions !== 'object') return [name, startOrOptions, endMs];
+  const { start, end, duration, detail } = startOrOptions as { start?: unknown; end?: unknown; duration?: unknown; detail?: unknown };
+  if (start === undefined && end === undefined) return [name, startOrOptions, endMs];
+  if (end === undefined && duration === undefined) return [name, { start, end: endMs, detail }];
+  return args;
+}
+
+/**
+ * Node hands each new entry to every observer through a method keyed by a module-private symbol
+ * (`kMaybeBuffer`, lib/internal/perf/observe.js, Node 20-24); the observer buffers it and queues
+ * its delivery on Node's own setImmediate. Wrapped, it tells when host code made an entry of any
+ * kind (http, net, dns, function, resource: Node's internals make those, not mark()), so the
+ * simulation can wait for the delivery; undefined if a later Node renames it.
+ */
+const kMaybeBuffer = Object.getOwnPropertySymbols(PerformanceObserver.prototype).find((symbol) => symbol.description === 'kMaybeBuffer');
+const realMaybeBuffer =
+  kMaybeBuffer === undefined ? undefined : ((PerformanceObserver.prototype as unknown as Record<symbol, unknown>)[kMaybeBuffer] as Function | undefined);
+
+function maybeBuffer(this: object, entry: { entryType?: unknown }): unknown {
+  const host = currentHost();
+  // Garbage collections are the real process's, at moments the seed does not decide: a
+  // simulated process is never told of one.
+  if (host !== undefined && entry?.entryType === 'gc') return undefined;
+  const result = Reflect.apply(realMaybeBuffer!, this, [entry]);
+  if (host !== undefined) holdForCheckPhases(host.world, 1);
+  return result;
+}
+
 const observed = {
   mark(this: unknown, ...args: unknown[]): unknown {
-    const entry = Reflect.apply(real.mark, this, args);
+    const host = currentHost();
+    const entry = Reflect.apply(real.mark, this, host === undefined ? args : markArgs(host, args));
     holdForDelivery();
     return entry;
   },
   measure(this: unknown, ...args: unknown[]): unknown {
-    const entry = Reflect.apply(real.measure, this, args);
+    const host = currentHost();
+    const entry = Reflect.apply(real.measure, this, host === undefined ? args : measureArgs(host, args));
     holdForDelivery();
     return entry;
   },
@@ -117,6 +185,34 @@ function dispatchEvent(this: unknown, event: unknown, ...rest: unknown[]): unkno
 }
 Object.defineProperty(dispatchEvent, 'length', { value: realDispatchEvent.length, configurable: true });
 
+// ---- performance.nodeTiming ----------------------------------------------------------------
+
+/**
+ * The simulated process's milestones, on its host's performance clock. A host's program starts
+ * at performance.now() 0 (its boot), so Node's start-up milestones (nodeStart, v8Start,
+ * environment, bootstrapComplete) are all 0 and its loop starts there too; loopExit stays -1 (a
+ * running process). Real Node reports how long its own start-up took, a different figure each run.
+ */
+const SIMULATED_MILESTONES_MS = { nodeStart: 0, v8Start: 0, environment: 0, bootstrapComplete: 0, loopStart: 0, loopExit: -1 } as const;
+
+/** performance.nodeTiming's own getters inside a host: undefined where Node's is kept. */
+function nodeTimingGetter(key: string, realGet: () => unknown): (() => unknown) | undefined {
+  const inHost = (simulated: (host: Host) => unknown) =>
+    function (this: unknown): unknown {
+      const host = currentHost();
+      return host === undefined ? Reflect.apply(realGet, this, []) : simulated(host);
+    };
+  if (key in SIMULATED_MILESTONES_MS) return inHost(() => SIMULATED_MILESTONES_MS[key as keyof typeof SIMULATED_MILESTONES_MS]);
+  if (key === 'duration') return inHost((host) => host.clock.perfNowMs(host.readNowNs()));
+  // The loop's idle time is the host's uptime less its CPU time, as eventLoopUtilization() has it.
+  if (key === 'idleTime') return inHost(() => (perf as unknown as { eventLoopUtilization(): { idle: number } }).eventLoopUtilization().idle);
+  if (key === 'uvMetricsInfo') {
+    // Node 22+: libuv's counters. One loop turn per event the host ran; nothing waits in between.
+    return inHost((host) => ({ loopCount: host.eventsRun, events: host.eventsRun, eventsWaiting: 0 }));
+  }
+  return undefined;
+}
+
 export const performanceShim: Shim = {
   name: 'performance',
   install(patches: PatchSet) {
@@ -128,5 +224,15 @@ export const performanceShim: Shim = {
     patches.replace(observerPrototype, 'disconnect', observed.disconnect);
     patches.defineGetter(eventPrototype, 'timeStamp', timeStamp, true);
     patches.replace(targetPrototype, 'dispatchEvent', dispatchEvent);
+    if (kMaybeBuffer !== undefined && typeof realMaybeBuffer === 'function') {
+      patches.replace(PerformanceObserver.prototype as unknown as Record<symbol, unknown>, kMaybeBuffer, maybeBuffer);
+    }
+    // Own accessors of the one PerformanceNodeTiming instance (lib/internal/perf/nodetiming.js).
+    const nodeTiming = perf.nodeTiming as unknown as object;
+    for (const key of Object.keys(Object.getOwnPropertyDescriptors(nodeTiming))) {
+      const descriptor = Object.getOwnPropertyDescriptor(nodeTiming, key)!;
+      const getter = descriptor.get === undefined ? undefined : nodeTimingGetter(key, descriptor.get);
+      if (getter !== undefined) patches.defineGetter(nodeTiming, key, getter, descriptor.enumerable ?? true);
+    }
   },
 };

@@ -37,6 +37,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
+import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { originals } from '../../runtime/originals.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 import { activeWorld, type World } from '../../runtime/world.js';
@@ -179,8 +180,9 @@ function warmUp(Agent: DispatcherClass): Promise<void> {
           // "Connection: close": undici closes the connection itself, no keep-alive timer.
           server.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
         });
-        // A connect completed synchronously hangs undici on Node 24.
-        originals.setImmediate(() => callback(null, client));
+        // A connect completed synchronously hangs undici on Node 24. Queued as the runtime's own
+        // immediate: strict mode's tripwire knows it wherever it sits among the real immediates.
+        queueOwnImmediate(() => callback(null, client));
         return client;
       },
     });

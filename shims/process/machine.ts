@@ -15,7 +15,8 @@
  * - performance.eventLoopUtilization(): active time is the host's CPU time, idle time the rest of
  *   its uptime. monitorEventLoopDelay(): a histogram fed, every `resolution` ms of the host's
  *   clock, with the time since the last sample (ns), as Node's native timer does — so a host
- *   that stalls (a busy loop, a stall fault) shows the delay.
+ *   that stalls (a busy loop, a stall fault) shows the delay. A histogram's recordDelta() counts
+ *   on the host's clock too.
  *
  * Each replacement calls Node's function first, with the program's arguments, so validation and
  * errors are Node's own; only the numbers are replaced. Outside every host (the test runner)
@@ -208,6 +209,20 @@ function eventLoopDelayMonitor(host: Host, resolutionMs: number): object {
   return histogram;
 }
 
+/**
+ * RecordableHistogram#recordDelta() inside a host: the time since the histogram's previous
+ * recordDelta() on the host's clock (Node's reads uv_hrtime natively). The first call only
+ * starts the count, as Node's does; a delta within one instant counts as 1 ns (a histogram
+ * records values from 1 on).
+ */
+const lastDeltaNs = new WeakMap<object, number>();
+function recordDelta(host: Host, histogram: { record(value: number): void }): void {
+  const nowNs = host.readNowNs();
+  const lastNs = lastDeltaNs.get(histogram);
+  lastDeltaNs.set(histogram, nowNs);
+  if (lastNs !== undefined) histogram.record(Math.max(1, Math.round(nowNs - lastNs)));
+}
+
 export const machineShim: Shim = {
   name: 'machine',
   realm(patches: PatchSet, realm: Realm) {
@@ -262,5 +277,17 @@ export const machineShim: Shim = {
     };
     mirrorSignature(monitor, realMonitorEventLoopDelay);
     patches.replace(hooksModule, 'monitorEventLoopDelay', monitor);
+    const histogramPrototype = Object.getPrototypeOf(createHistogram()) as Record<string, Fn>;
+    const realRecordDelta = histogramPrototype.recordDelta;
+    if (typeof realRecordDelta === 'function') {
+      const simulatedRecordDelta = function recordDeltaInHost(this: unknown, ...args: any[]): unknown {
+        const host = currentHost();
+        if (host === undefined) return Reflect.apply(realRecordDelta, this, args);
+        recordDelta(host, this as { record(value: number): void });
+        return undefined;
+      };
+      mirrorSignature(simulatedRecordDelta, realRecordDelta);
+      patches.replace(histogramPrototype, 'recordDelta', simulatedRecordDelta);
+    }
   },
 };

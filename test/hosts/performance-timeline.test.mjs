@@ -1,0 +1,151 @@
+/**
+ * The performance timeline inside a host (shims/clock/performance.ts, shims/process/machine.ts):
+ * marks, measures, performance.nodeTiming and a histogram's recordDelta() read the host's clock,
+ * not Node's internal one (real time); a PerformanceObserver gets the entries Node's internals
+ * make (http, net) before the host's next timer, as in plain Node, and never a 'gc' entry.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { createHistogram, performance, PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Sim } from 'dst-runtime';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REGISTER = path.join(HERE, '../../dist/register.mjs');
+
+/** What a host reads of its timeline: marks 100 ms apart and every form of measure. */
+async function timeline(seed) {
+  const read = {};
+  const sim = new Sim({ seed });
+  sim.host('n1', async () => {
+    await sleep(7);
+    read.nowAtA = performance.now();
+    const a = performance.mark('a', { detail: { step: 1 } });
+    read.a = [a.startTime, a.duration, a.detail.step];
+    await sleep(100);
+    read.b = performance.mark('b').startTime;
+    read.given = performance.mark('given', { startTime: 3 }).startTime;
+    const span = (entry) => [entry.startTime, entry.duration];
+    read.aToB = span(performance.measure('a-b', 'a', 'b'));
+    read.fromOrigin = span(performance.measure('from-origin'));
+    read.fromA = span(performance.measure('from-a', 'a'));
+    read.startOnly = span(performance.measure('start-only', { start: 'a' }));
+    read.startAndDuration = span(performance.measure('start-duration', { start: 'a', duration: 5 }));
+    read.durationOnly = span(performance.measure('duration-only', { duration: 5 }));
+    read.toLoopStart = span(performance.measure('to-loop', 'nodeStart', 'loopStart'));
+    read.nodeTiming = performance.nodeTiming.toJSON();
+    read.now = performance.now();
+    read.entries = performance.getEntriesByType('measure').map((entry) => `${entry.name} ${entry.startTime} ${entry.duration}`);
+    performance.clearMarks();
+    performance.clearMeasures();
+    const histogram = createHistogram();
+    histogram.recordDelta();
+    await sleep(10);
+    histogram.recordDelta();
+    read.delta = { count: histogram.count, min: histogram.min };
+  });
+  const { fingerprint } = await sim.run();
+  return { read, fingerprint };
+}
+
+describe('the performance timeline inside a host', function () {
+  this.timeout(60_000);
+
+  it('marks, measures and nodeTiming are on the host\'s clock, the same on every run (seed 0x3b)', async () => {
+    const first = await timeline(0x3b);
+    const second = await timeline(0x3b);
+    assert.deepEqual(second, first);
+    const { read } = first;
+    // Node's clock gives the milliseconds since the real process started: hundreds, varying.
+    assert.equal(read.nowAtA, 7);
+    assert.deepEqual(read.a, [7, 0, 1]);
+    assert.equal(read.b, 107);
+    assert.equal(read.given, 3, 'a startTime given is kept');
+    assert.deepEqual(read.aToB, [7, 100]);
+    assert.deepEqual(read.fromOrigin, [0, 107]);
+    assert.deepEqual(read.fromA, [7, 100]);
+    assert.deepEqual(read.startOnly, [7, 100]);
+    assert.deepEqual(read.startAndDuration, [7, 5]);
+    assert.deepEqual(read.durationOnly, [0, 107], 'Node ignores a duration without start or end');
+    assert.deepEqual(read.toLoopStart, [0, 0]);
+    assert.equal(read.now, 107);
+    assert.deepEqual(
+      { ...read.nodeTiming, idleTime: undefined },
+      { name: 'node', entryType: 'node', startTime: 0, duration: 107, nodeStart: 0, v8Start: 0, environment: 0, bootstrapComplete: 0, loopStart: 0, loopExit: -1, idleTime: undefined },
+    );
+    assert.ok(read.nodeTiming.idleTime > 100 && read.nodeTiming.idleTime < 107, `idle most of 107 ms, got ${read.nodeTiming.idleTime}`);
+    assert.equal(read.entries.length, 7);
+    // 10 ms apart on the host's clock, within the histogram's precision.
+    assert.equal(read.delta.count, 1);
+    assert.ok(Math.abs(read.delta.min - 10e6) < 10e6 / 500, `recordDelta ${read.delta.min} ns`);
+  });
+
+  it('outside every host, marks and nodeTiming are Node\'s own, during and after a run', async () => {
+    const nodeStart = performance.nodeTiming.nodeStart;
+    assert.ok(nodeStart > 0, 'real Node takes time to start');
+    const sim = new Sim({ seed: 0x3b });
+    let outsideDuring;
+    sim.host('n1', () => sleep(5));
+    const run = sim.run();
+    outsideDuring = performance.mark('outside').startTime;
+    await run;
+    assert.ok(outsideDuring > 0 && Math.abs(outsideDuring - performance.now()) < 60_000, `a real mark, got ${outsideDuring}`);
+    assert.equal(performance.nodeTiming.nodeStart, nodeStart);
+    assert.ok(performance.nodeTiming.duration > 0);
+    performance.clearMarks('outside');
+  });
+
+  it('an observer gets Node\'s http and net entries before the host\'s next timer, as in plain Node (seed 0x3c)', async () => {
+    async function program() {
+      const seen = [];
+      const observer = new PerformanceObserver((list) => seen.push(...list.getEntries().map((entry) => `${entry.entryType}:${entry.name}`)));
+      observer.observe({ entryTypes: ['http', 'net'] });
+      const server = http.createServer((req, res) => res.end('ok'));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      await new Promise((resolve, reject) => {
+        http.get(`http://127.0.0.1:${server.address().port}/`, (res) => res.resume().on('end', resolve)).on('error', reject);
+      });
+      await sleep(0);
+      const atTimer = [...seen].sort();
+      observer.disconnect();
+      await new Promise((resolve) => server.close(resolve));
+      return atTimer;
+    }
+    const plain = await program();
+    assert.deepEqual(plain, ['http:HttpClient', 'http:HttpRequest', 'net:connect']);
+    for (let i = 0; i < 2; i++) {
+      let simulated;
+      const sim = new Sim({ seed: 0x3c });
+      sim.host('n1', async () => {
+        simulated = await program();
+      });
+      await sim.run();
+      assert.deepEqual(simulated, plain);
+    }
+  });
+
+  it('a simulated process is never told of a garbage collection (register mode, --expose-gc)', async () => {
+    const program = `
+      import { PerformanceObserver } from 'node:perf_hooks';
+      const types = [];
+      const observer = new PerformanceObserver((list) => types.push(...list.getEntries().map((entry) => entry.entryType)));
+      observer.observe({ entryTypes: ['gc', 'mark'] });
+      for (let i = 0; i < 3; i++) {
+        globalThis.gc();
+        performance.mark('after gc ' + i);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      observer.disconnect();
+      console.log(types.join(' '));
+    `;
+    const run = (args, env) => promisify(execFile)(process.execPath, [...args, '--expose-gc', '--input-type=module', '-e', program], { env: { ...process.env, ...env } });
+    const plain = await run([], {});
+    assert.match(plain.stdout, /\bgc\b/, 'plain Node reports its collections');
+    const simulated = await run(['--import', REGISTER], { DST_SEED: '0x3d', DST_QUIET: '1' });
+    assert.equal(simulated.stdout, 'mark mark mark\n');
+  });
+});
