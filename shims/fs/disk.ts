@@ -843,6 +843,26 @@ function readFileContextOf(name: string, req: unknown): ReadFileContextLike | un
   return context?.constructor?.name === 'ReadFileContext' ? (context as unknown as ReadFileContextLike) : undefined;
 }
 
+/**
+ * Whether reading `source` on the real disk may wait for someone else: a FIFO, a socket, a
+ * device. Served at its open, its read would be a readFileSync on the main thread, blocked until
+ * a writer comes; when the writer is this process (a test writing the FIFO a host reads), for
+ * ever (seen in a mocha worker whose earlier test file had called fs.readFile before any
+ * simulation). Such a readFile is left to Node: its open and fstat are held as any call is,
+ * its reads (Node's own read, taken before the shim) are not: what such a file yields, and
+ * when, is decided outside the simulation anyway.
+ */
+function mayBlock(source: string | number): boolean {
+  return onRealDisk(() => {
+    try {
+      const stat = typeof source === 'number' ? fs.fstatSync(source) : fs.statSync(source, { throwIfNoEntry: false });
+      return stat !== undefined && !stat.isFile() && !stat.isDirectory();
+    } catch {
+      return false; // the read's own error will say what is wrong
+    }
+  });
+}
+
 /** Node's AbortError, as fs.readFile passes it when its signal is aborted meanwhile. */
 function abortError(signal: AbortSignal): Error {
   const error = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };
@@ -886,6 +906,7 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
   const context = readFileContextOf(name, req);
   if (context === undefined) return false;
   const byFd = name === 'fstat';
+  if (disk === undefined && mayBlock(byFd ? (args[0] as number) : pathText(args[0]))) return false;
   let data: Buffer | undefined;
   let error: (Error & { syscall?: string }) | undefined;
   let size = 0;
