@@ -219,9 +219,11 @@ describe('stopping a run from outside (signal, sim.abort(), wallClockLimitMs)', 
       const error = await sim.run().then(() => undefined, (e) => e);
       assert.equal(error?.report.kind, 'aborted');
       assert.equal(error.report.event, 1, 'the run was not held at its first event');
-      // A writer: the blocked open returns. Opened without blocking: a plain writeFileSync would
-      // hang this process for ever if the host's read never reached the thread pool (seen once,
-      // Node 24, CI run of 7cfad5e: the main thread stuck in open(2), the pool idle).
+      // A writer: the blocked open returns. Opened without blocking, so a read that never reached
+      // the thread pool fails here instead of hanging. (The hang seen once, Node 24, CI run of
+      // 7cfad5e, main thread in open(2), pool idle, was the host's own read: served with a
+      // readFileSync on the main thread when an earlier file of the worker had called fs.readFile;
+      // see readfile-fifo.test.mjs.)
       assert.ok(await writeToFifo(fifo, 'x', 5000), "no reader opened the FIFO within 5 s: the host's fs.readFile never reached the thread pool");
       await sleepReal(50);
       assert.equal(read, 'pending', 'the aborted host\'s callback ran');
