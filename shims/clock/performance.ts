@@ -17,13 +17,14 @@
  * simulation until the delivery has run; 'gc' entries are never given to a host.
  *
  * Still on Node's clock: the times of the entries Node's internals make (http, net, dns,
- * function, http2), which start and end in code the shim does not see; and
- * `new PerformanceMark(name)` called directly.
+ * http2), which start and end in code the shim does not see; a timerify histogram's records;
+ * and `new PerformanceMark(name)` called directly. A timerified function's entries are on the
+ * host's clock (timerifyOnHostClock).
  */
 import { performance as perf, PerformanceObserver } from 'node:perf_hooks';
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
-import type { PatchSet } from '../registry.js';
+import { mirrorFunction, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
 const realNow = perf.now;
@@ -116,11 +117,80 @@ const kMaybeBuffer = Object.getOwnPropertySymbols(PerformanceObserver.prototype)
 const realMaybeBuffer =
   kMaybeBuffer === undefined ? undefined : ((PerformanceObserver.prototype as unknown as Record<symbol, unknown>)[kMaybeBuffer] as Function | undefined);
 
+// ---- timerify: 'function' entries on the host's clock ---------------------------------------
+
+/** A timerified call by host code while an observer observes, until Node makes its entry. */
+interface TimedCall {
+  /** Node's clock just before and just after the call: its entry's startTime falls between. */
+  realBeforeMs: number;
+  realAfterMs: number;
+  virtualStartMs: number;
+}
+/** Calls waiting for their entry, oldest first; a promise's entry comes when it settles. */
+const timedCalls: TimedCall[] = [];
+/** Most calls kept: one whose entry never comes (an observer disconnected meanwhile) is dropped in time. */
+const TIMED_CALLS_MAX = 1024;
+const timerifiedByNode = new WeakMap<Function, Function>();
+
+/**
+ * performance.timerify(fn): Node's timerified function, wrapped so that while an observer
+ * observes, the 'function' entry a host's call makes gets the host's clock: its start the
+ * instant of the call, its duration the virtual time until Node made it (0 for a synchronous
+ * function: virtual time stands still within an event). Matched by Node's own start, read within
+ * the call. (A histogram given in options still records Node's real duration.)
+ */
+function timerifyOnHostClock(realTimerify: Function) {
+  return function timerify(this: unknown, ...args: unknown[]): unknown {
+    const timed = Reflect.apply(realTimerify, this, args) as Function;
+    let wrapper = timerifiedByNode.get(timed);
+    if (wrapper !== undefined) return wrapper;
+    wrapper = function (this: unknown, ...callArgs: unknown[]): unknown {
+      const host = currentHost();
+      const call = (): unknown => (new.target === undefined ? Reflect.apply(timed, this, callArgs) : Reflect.construct(timed, callArgs));
+      if (host === undefined || observing.size === 0) return call();
+      const record: TimedCall = { realBeforeMs: Reflect.apply(realNow, perf, []) as number, realAfterMs: Infinity, virtualStartMs: host.clock.perfNowMs(host.readNowNs()) };
+      timedCalls.push(record);
+      if (timedCalls.length > TIMED_CALLS_MAX) timedCalls.shift();
+      try {
+        return call();
+      } finally {
+        record.realAfterMs = Reflect.apply(realNow, perf, []) as number;
+      }
+    };
+    for (const key of Reflect.ownKeys(timed)) {
+      if (key !== 'prototype') Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(timed, key)!);
+    }
+    timerifiedByNode.set(timed, wrapper);
+    return wrapper;
+  };
+}
+
+/** Where Node keeps an entry's times (lib/internal/perf/performance_entry.js, Node 20-24). */
+function entryTimeKeys(entry: object): { start: symbol; duration: symbol } | undefined {
+  const symbols = Object.getOwnPropertySymbols(entry);
+  const start = symbols.find((symbol) => symbol.description === 'PerformanceEntry.StartTime');
+  const duration = symbols.find((symbol) => symbol.description === 'PerformanceEntry.Duration');
+  return start === undefined || duration === undefined ? undefined : { start, duration };
+}
+
+/** A 'function' entry of a host's timerified call: on the host's clock. */
+function retime(host: Host, entry: Record<symbol, unknown>): void {
+  const keys = entryTimeKeys(entry);
+  if (keys === undefined) return;
+  const realStartMs = entry[keys.start] as number;
+  const at = timedCalls.findIndex((call) => call.realBeforeMs <= realStartMs && realStartMs <= call.realAfterMs);
+  if (at === -1) return;
+  const [call] = timedCalls.splice(at, 1);
+  entry[keys.start] = call!.virtualStartMs;
+  entry[keys.duration] = host.clock.perfNowMs(host.readNowNs()) - call!.virtualStartMs;
+}
+
 function maybeBuffer(this: object, entry: { entryType?: unknown }): unknown {
   const host = currentHost();
   // Garbage collections are the real process's, at moments the seed does not decide: a
   // simulated process is never told of one.
   if (host !== undefined && entry?.entryType === 'gc') return undefined;
+  if (host !== undefined && entry?.entryType === 'function' && timedCalls.length > 0) retime(host, entry as unknown as Record<symbol, unknown>);
   const result = Reflect.apply(realMaybeBuffer!, this, [entry]);
   if (host !== undefined) holdForCheckPhases(host.world, 1);
   return result;
@@ -226,6 +296,8 @@ export const performanceShim: Shim = {
     patches.replace(targetPrototype, 'dispatchEvent', dispatchEvent);
     if (kMaybeBuffer !== undefined && typeof realMaybeBuffer === 'function') {
       patches.replace(PerformanceObserver.prototype as unknown as Record<symbol, unknown>, kMaybeBuffer, maybeBuffer);
+      const realTimerify = perfPrototype.timerify;
+      if (typeof realTimerify === 'function') patches.replace(perfPrototype, 'timerify', mirrorFunction(timerifyOnHostClock(realTimerify), realTimerify));
     }
     // Own accessors of the one PerformanceNodeTiming instance (lib/internal/perf/nodetiming.js).
     const nodeTiming = perf.nodeTiming as unknown as object;

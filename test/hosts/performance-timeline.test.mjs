@@ -1,6 +1,6 @@
 /**
  * The performance timeline inside a host (shims/clock/performance.ts, shims/process/machine.ts):
- * marks, measures, performance.nodeTiming and a histogram's recordDelta() read the host's clock,
+ * marks, measures, timerify's entries, performance.nodeTiming and a histogram's recordDelta() read the host's clock,
  * not Node's internal one (real time); a PerformanceObserver gets the entries Node's internals
  * make (http, net) before the host's next timer, as in plain Node, and never a 'gc' entry.
  */
@@ -126,6 +126,44 @@ describe('the performance timeline inside a host', function () {
       await sim.run();
       assert.deepEqual(simulated, plain);
     }
+  });
+
+  it('a timerified function\'s entries are on the host\'s clock: sync 0 ms, async its virtual time (seed 0x3e)', async () => {
+    const runOnce = async () => {
+      const seen = [];
+      const sim = new Sim({ seed: 0x3e });
+      sim.host('n1', async () => {
+        const observer = new PerformanceObserver((list) => seen.push(...list.getEntries().map((entry) => [entry.name, entry.startTime, entry.duration])));
+        observer.observe({ entryTypes: ['function'] });
+        await sleep(5);
+        const add = performance.timerify(function add(a, b) {
+          return a + b;
+        });
+        assert.equal(add(2, 3), 5);
+        const wait = performance.timerify(async function wait(ms) {
+          await sleep(ms);
+          return ms;
+        });
+        assert.equal(await wait(30), 30);
+        class Point {
+          constructor(x) {
+            this.x = x;
+          }
+        }
+        assert.equal(new (performance.timerify(Point))(4).x, 4);
+        await sleep(1);
+        observer.disconnect();
+      });
+      await sim.run();
+      return seen;
+    };
+    const first = await runOnce();
+    assert.deepEqual(first, [
+      ['add', 5, 0],
+      ['wait', 5, 30],
+      ['Point', 35, 0],
+    ]);
+    assert.deepEqual(await runOnce(), first);
   });
 
   it('a simulated process is never told of a garbage collection (register mode, --expose-gc)', async () => {
