@@ -11,9 +11,9 @@
  *    install() loads it with a synchronous compile (the promise is settled at once). If it is
  *    (on Node 22 an ESM `import 'node:http'` loads it), a request over an in-memory connection
  *    tells when the compile is done, and the simulation waits for it (world.waitForRealWork).
- *    On Node 20 the same request follows the shim's own load: instantiating the compiled module
- *    settles from a task on the next turn of Node's loop. Node 24 compiles synchronously at the
- *    first connection anyway.
+ *    The module compiled at once is instantiated at once too (thread-pool/wasm.ts,
+ *    instantiateAtOnce): on Node 20 that would settle from a task on the next turn of Node's
+ *    loop. Node 24 compiles synchronously at the first connection anyway.
  *
  * 2. undici's "fast timers" (connect timeout, headers and body timeouts; keep-alive expiry is a
  *    plain setTimeout) share one process-wide 499 ms tick timer, created by the first fast timer
@@ -38,6 +38,7 @@ import net from 'node:net';
 import { Duplex } from 'node:stream';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
 import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
+import { instantiateAtOnce } from '../thread-pool/wasm.js';
 import { originals } from '../../runtime/originals.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 import { activeWorld, type World } from '../../runtime/world.js';
@@ -98,7 +99,11 @@ const inertHandler = {
 
 function compileNow(bytes: Uint8Array): Promise<unknown> {
   try {
-    return Promise.resolve(new (globalThis as AnyRecord).WebAssembly.Module(bytes));
+    const module = new (globalThis as AnyRecord).WebAssembly.Module(bytes);
+    // undici instantiates it next, a promise job later: at once too (Node 20 would settle that
+    // from a task on the next turn of its loop; thread-pool/wasm.ts).
+    instantiateAtOnce.add(module);
+    return Promise.resolve(module);
   } catch (error) {
     return Promise.reject(error);
   }
@@ -127,13 +132,13 @@ function loadUndici(): Dispatcher | undefined {
     } finally {
       loadingUndici = false;
     }
-    // Compiled at once, but on Node 20 undici's `WebAssembly.instantiate(module)` of it settles
-    // from a task Node runs on the next turn of its loop, not among the current promise jobs
-    // (22, 24): the driver may run up to a batch of events first, as many as fit in this turn,
-    // so a first connection made by one of them waited for it a number of events that depended
-    // on where the batch ended (a fetch from a timer's callback waited for the whole run, 160 s,
-    // and failed). There the warm-up tells when it has settled, and the simulation waits for it.
-    llhttpReady = globalDispatcher() !== undefined && NODE_MAJOR >= 22;
+    // Compiled at once, and instantiated at once too (instantiateAtOnce): on Node 20 undici's
+    // `WebAssembly.instantiate(module)` would settle from a task Node runs on the next turn of
+    // its loop, and the driver may run a batch of events first, as many as fit in this turn: a
+    // first connection made by one of them waited for it a number of events that depended on
+    // where the batch ended (a fetch from a timer's callback waited for the whole run, 160 s, and
+    // failed). (Waiting for it with the warm-up request instead cost about 100 ms of CPU.)
+    llhttpReady = globalDispatcher() !== undefined;
   }
   return globalDispatcher();
 }
@@ -161,8 +166,7 @@ function streamPair(): [Duplex, Duplex] {
 
 /**
  * undici was loaded by someone else (on Node 22 an ESM `import 'node:http'` does it, through the
- * lazy http.WebSocket getter), so its llhttp compile may still be running on a background thread;
- * or by the shim on Node 20, where instantiating the module it compiled settles in a later task.
+ * lazy http.WebSocket getter), so its llhttp compile may still be running on a background thread.
  * One request over an in-memory connection, outside any simulation, tells when it is done: the
  * request reaches the other end only after undici's first connection has awaited the compile.
  * No undici timer is involved: headers and body timeouts are off, and the reply closes the

@@ -26,8 +26,25 @@ function isBytes(value: unknown): boolean {
   return ArrayBuffer.isView(value) || value instanceof ArrayBuffer || value instanceof SharedArrayBuffer;
 }
 
-function held(original: Fn, Module: Function): Fn {
+/**
+ * Modules compiled by dst-runtime for Node's own use (undici's llhttp, shims/net/fetch.ts), to be
+ * instantiated at once when Node's code instantiates them: on Node 20 `instantiate(module)`
+ * settles from a task on the next turn of Node's loop, and the driver may run a whole batch of
+ * events before it (22 and 24 settle it among the current promise jobs).
+ */
+export const instantiateAtOnce = new WeakSet<object>();
+
+function held(original: Fn, Module: Function, Instance: new (module: unknown, imports?: unknown) => unknown): Fn {
   const wrapper = function (this: unknown, ...args: unknown[]): Promise<unknown> {
+    const module = args[0];
+    if (module instanceof Module && instantiateAtOnce.has(module)) {
+      instantiateAtOnce.delete(module);
+      try {
+        return Promise.resolve(new Instance(module, args[1]));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     const host = currentHost();
     const start = () => Reflect.apply(original, this, args) as Promise<unknown>;
     // Node's own compiles are left alone: undici's llhttp (fetch.ts sees to that one), which in
@@ -45,10 +62,10 @@ export const wasmShim: Shim = {
   install() {},
   realm(patches: PatchSet, realm: Realm) {
     // Each realm has its own WebAssembly object. Absent under --jitless.
-    const wasm = (realm.global as { WebAssembly?: Record<string, Fn> & { Module: Function } }).WebAssembly;
+    const wasm = (realm.global as { WebAssembly?: Record<string, Fn> & { Module: Function; Instance: new (module: unknown, imports?: unknown) => unknown } }).WebAssembly;
     if (wasm === undefined) return;
     for (const key of ['compile', 'instantiate'] as const) {
-      if (typeof wasm[key] === 'function') patches.replace(wasm, key, held(wasm[key], wasm.Module));
+      if (typeof wasm[key] === 'function') patches.replace(wasm, key, held(wasm[key], wasm.Module, wasm.Instance));
     }
   },
 };
