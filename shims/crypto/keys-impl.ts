@@ -21,7 +21,7 @@ import {
   rememberKeyMaterial,
   toBigInt,
 } from './material.js';
-import { real } from './keys.js';
+import { real } from './keys-real.js';
 
 // ---- keys --------------------------------------------------------------------------------------
 

@@ -30,55 +30,11 @@
  */
 import cryptoModule from 'node:crypto';
 import { lazyModule } from '../../runtime/lazy-module.js';
-import { withJobsHeld } from './jobs.js';
+import { captureReal, type Proto, protoOf, real } from './keys-real.js';
 import type { Fn } from './material.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
-// ---- the real functions ------------------------------------------------------------------------
-
-interface Real {
-  generateKeyPair: Fn;
-  generateKeyPairSync: Fn;
-  generateKey: Fn;
-  generateKeySync: Fn;
-  ecdhGenerateKeys: Fn;
-  dhGenerateKeys: Fn;
-  dhGroupGenerateKeys: Fn;
-  dhGetPrivateKey: Fn;
-  dhGetPrime: Fn;
-  getDiffieHellman: Fn;
-  subtleGenerateKey: Fn;
-  subtleImportKey: Fn;
-}
-
-/** Node's own functions, taken at install, before the patches (keys-impl.ts calls them). */
-export let real: Real;
-
-type Proto = Record<string, Fn>;
-const protoOf = (ctor: unknown) => (ctor as { prototype: Proto }).prototype;
-
-/** Node's functions (those that start jobs held as jobs.ts holds them). */
-function captureReal(): Real {
-  const mod = cryptoModule as unknown as Record<string, Fn>;
-  const ecdhProto = protoOf(cryptoModule.ECDH);
-  const dhProto = protoOf(cryptoModule.DiffieHellman);
-  const subtleProto = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Proto;
-  return {
-    generateKeyPair: withJobsHeld(mod.generateKeyPair!),
-    generateKeyPairSync: mod.generateKeyPairSync!,
-    generateKey: withJobsHeld(mod.generateKey!),
-    generateKeySync: mod.generateKeySync!,
-    ecdhGenerateKeys: ecdhProto.generateKeys!,
-    dhGenerateKeys: dhProto.generateKeys!,
-    dhGroupGenerateKeys: protoOf(cryptoModule.DiffieHellmanGroup).generateKeys!,
-    dhGetPrivateKey: dhProto.getPrivateKey!,
-    dhGetPrime: dhProto.getPrime!,
-    getDiffieHellman: mod.getDiffieHellman!,
-    subtleGenerateKey: withJobsHeld(subtleProto.generateKey!),
-    subtleImportKey: subtleProto.importKey!,
-  };
-}
 // ---- install -------------------------------------------------------------------------------------
 
 /**
@@ -105,7 +61,7 @@ function forwardDh(original: () => Fn): Fn {
 export const cryptoKeysShim: Shim = {
   name: 'crypto-keys',
   install(patches: PatchSet) {
-    real = captureReal();
+    captureReal();
     const mod = cryptoModule as unknown as Record<string, Fn>;
     patches.replace(mod, 'generateKeyPairSync', mirrorFunction(forward('simGenerateKeyPairSync'), real.generateKeyPairSync));
     patches.replace(mod, 'generateKeyPair', mirrorFunction(forward('simGenerateKeyPair'), real.generateKeyPair));

@@ -34,7 +34,7 @@ import {
   viewOf,
   xor,
 } from './material.js';
-import { real } from './signatures.js';
+import { real } from './signatures-real.js';
 
 const { RSA_PKCS1_PSS_PADDING, RSA_PSS_SALTLEN_DIGEST, RSA_PSS_SALTLEN_MAX_SIGN, RSA_PKCS1_OAEP_PADDING, RSA_PKCS1_PADDING } =
   cryptoModule.constants;

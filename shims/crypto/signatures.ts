@@ -25,44 +25,11 @@
  */
 import cryptoModule from 'node:crypto';
 import { lazyModule } from '../../runtime/lazy-module.js';
-import { withJobsHeld } from './jobs.js';
+import { captureReal, real, signProto, subtleProto } from './signatures-real.js';
 import type { Fn } from './material.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
-// ---- the real functions ------------------------------------------------------------------------
-
-interface Real {
-  sign: Fn;
-  createSign: Fn;
-  Sign: Fn;
-  signUpdate: Fn;
-  signSign: Fn;
-  publicEncrypt: Fn;
-  subtleSign: Fn;
-  subtleEncrypt: Fn;
-}
-
-/** Node's own functions, taken at install, before the patches (signatures-impl.ts calls them). */
-export let real: Real;
-
-type Proto = Record<string, Fn>;
-const signProto = () => (cryptoModule.Sign as unknown as { prototype: Proto }).prototype;
-const subtleProto = () => Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Proto;
-
-function captureReal(): Real {
-  const mod = cryptoModule as unknown as Record<string, Fn>;
-  return {
-    sign: withJobsHeld(mod.sign!),
-    createSign: mod.createSign!,
-    Sign: mod.Sign!,
-    signUpdate: signProto().update!,
-    signSign: signProto().sign!,
-    publicEncrypt: mod.publicEncrypt!,
-    subtleSign: withJobsHeld(subtleProto().sign!),
-    subtleEncrypt: withJobsHeld(subtleProto().encrypt!),
-  };
-}
 // ---- install -------------------------------------------------------------------------------------
 
 /**
@@ -91,7 +58,7 @@ function forwardSign(RealSign: Fn): Fn {
 export const cryptoSignaturesShim: Shim = {
   name: 'crypto-signatures',
   install(patches: PatchSet) {
-    real = captureReal();
+    captureReal();
     const mod = cryptoModule as unknown as Record<string, Fn>;
     patches.replace(mod, 'sign', mirrorFunction(forward('simSign'), real.sign));
     patches.replace(mod, 'createSign', mirrorFunction(forward('simCreateSign'), real.createSign));

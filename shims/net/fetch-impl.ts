@@ -11,7 +11,7 @@ import type { SimEvent } from '../../runtime/scheduler/event.js';
 import { activeWorld, type World } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
-import { type Dispatcher, type DispatcherClass, globalDispatcher, setLoadingUndici } from './fetch.js';
+import { type Dispatcher, type DispatcherClass, globalDispatcher, setLoadingUndici } from './undici-slot.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyRecord = Record<PropertyKey, any>;

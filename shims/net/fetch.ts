@@ -35,18 +35,12 @@ import { createRequire } from 'node:module';
 import { lazyModule } from '../../runtime/lazy-module.js';
 import { activeWorld } from '../../runtime/world.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
+import { GLOBAL_DISPATCHER, globalDispatcher, loadingUndici } from './undici-slot.js';
 import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyRecord = Record<PropertyKey, any>;
 
-export interface Dispatcher {
-  dispatch(options: unknown, handler: unknown): boolean;
-}
-export type DispatcherClass = new (options?: unknown) => Dispatcher;
-
-/** Where undici keeps the global dispatcher (lib/global.js), shared with the npm package. */
-const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1');
 
 // ---- 0. waiting for the program's first use (register mode) ---------------------------------
 
@@ -85,11 +79,6 @@ const HTTP_UNDICI_GETTERS = ['WebSocket', 'CloseEvent', 'MessageEvent'] as const
 
 /** The install that waits for the program's first use of undici; undefined when none waits. */
 let pendingInstall: (() => void) | undefined;
-/** True while the shim loads undici itself (its own reads of the dispatcher slot pass through). */
-let loadingUndici = false;
-export function setLoadingUndici(loading: boolean): void {
-  loadingUndici = loading;
-}
 /** The triggers are placed once per process and stay: with no install pending they only pass through. */
 let triggersPlaced = false;
 
@@ -100,11 +89,6 @@ function firePendingInstall(): void {
   install();
 }
 
-/** The global dispatcher, without firing the dispatcher slot's trigger. */
-export function globalDispatcher(): Dispatcher | undefined {
-  const descriptor = Object.getOwnPropertyDescriptor(globalThis, GLOBAL_DISPATCHER);
-  return descriptor !== undefined && 'value' in descriptor ? (descriptor.value as Dispatcher | undefined) : undefined;
-}
 
 /** Whether the innermost frames calling this are Node's own undici (its load reading the dispatcher slot). */
 function calledFromNodeUndici(): boolean {
@@ -197,7 +181,7 @@ function placeTriggers(): void {
       get() {
         // undici's own load asks whether a dispatcher exists before it makes one: the shim's
         // load, or Node's (22+: a lazy global read unseen), which must not be re-entered.
-        if (loadingUndici) return undefined;
+        if (loadingUndici()) return undefined;
         if (calledFromNodeUndici()) {
           if (pendingInstall !== undefined) queueMicrotask(firePendingInstall);
           return undefined;
