@@ -72,6 +72,23 @@ const ESM_WRAPPER_TARGET = { runtime: 'index' };
 const INTERNAL_ENTRIES = new Set(['realm', 'register-start', 'program-seeds']);
 const external = (id) => id.startsWith('node:') || Object.keys(pkg.dependencies ?? {}).some((d) => id === d || id.startsWith(`${d}/`));
 
+/**
+ * Renders `import()` of the runtime's own modules as a synchronous `require()` of the target
+ * chunk (runtime/lazy-module.ts): feature code sits in chunks of its own and loads at its first
+ * use, so `node --import dst-runtime/register` of an empty program does not parse, compile or run
+ * it (docs/benchmarks.md, figure 12). An `import()` of anything else (a program's module, an
+ * npm package) is left to rollup.
+ */
+function syncDynamicImports() {
+  return {
+    name: 'sync-dynamic-imports',
+    renderDynamicImport({ format, targetChunk }) {
+      if (format !== 'cjs' || targetChunk === null) return null;
+      return { left: 'require(', right: ')' };
+    },
+  };
+}
+
 /** Emits dist/<entry>.mjs re-exporting the CJS entry's named exports (and, for the main build, dist/index.cjs). */
 function esmWrappers({ main = true } = {}) {
   return {
@@ -111,6 +128,7 @@ export default [
     },
     plugins: [
       typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true }),
+      syncDynamicImports(),
       esmWrappers(),
     ],
   },

@@ -19,7 +19,6 @@ import fs from 'node:fs';
 import Module, { createRequire, register } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parse as parseCjs } from 'cjs-module-lexer';
 import { UsageError } from '../../runtime/errors.js';
 import { testRealmGlobal } from '../../runtime/realms.js';
 import { type ModuleHostSpec, setModuleHosts } from '../../runtime/interposer.js';
@@ -31,6 +30,17 @@ import { installCodeCache, markHostModule } from './code-cache.js';
 import { ENTRY_MARK, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
+
+/**
+ * cjs-module-lexer's parse (the names a CommonJS file exports, for a host's ES module importing
+ * it), required at a host's first CommonJS module: loading the package cost 4-8 ms of CPU of
+ * every register-mode start (docs/benchmarks.md, figure 12).
+ */
+let cjsLexer: typeof import('cjs-module-lexer') | undefined;
+function parseCjs(source: string): { exports: string[] } {
+  cjsLexer ??= createRequire(__filename)('cjs-module-lexer') as typeof import('cjs-module-lexer');
+  return cjsLexer.parse(source);
+}
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;

@@ -47,10 +47,18 @@ import { simulatedTimers } from '../timers/timers.js';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyRecord = Record<PropertyKey, any>;
 
-/** node:http's private kOutHeaders symbol (set to null in the OutgoingMessage constructor). */
-const kOutHeaders: symbol | undefined = Object.getOwnPropertySymbols(new http.OutgoingMessage()).find(
-  (s) => s.description === 'kOutHeaders',
-);
+/**
+ * node:http's private kOutHeaders symbol (set to null in the OutgoingMessage constructor), found
+ * when first needed on the message being sent, else on a fresh OutgoingMessage. Not probed at
+ * load: constructing one there cost 0.5-1 ms of every start (docs/benchmarks.md, figure 12).
+ */
+let kOutHeadersFound: symbol | null | undefined;
+function outHeadersSymbol(message: object): symbol | undefined {
+  if (kOutHeadersFound !== undefined) return kOutHeadersFound ?? undefined;
+  const isOutHeaders = (s: symbol) => s.description === 'kOutHeaders';
+  kOutHeadersFound = Object.getOwnPropertySymbols(message).find(isOutHeaders) ?? Object.getOwnPropertySymbols(new http.OutgoingMessage()).find(isOutHeaders) ?? null;
+  return kOutHeadersFound ?? undefined;
+}
 
 // ---- Date: from the host's clock ----------------------------------------------------------
 
@@ -74,6 +82,7 @@ function isDateName(name: unknown): boolean {
 function withDate(message: AnyRecord, headers: unknown, date: string): { headers: unknown; undo?: () => void } | undefined {
   // No headers at all (Node's `if (headers)` skips them): the Date header alone.
   if (!headers) return { headers: ['Date', date] };
+  const kOutHeaders = outHeadersSymbol(message);
   if (kOutHeaders !== undefined && headers === message[kOutHeaders]) {
     const table = headers as AnyRecord;
     if (Object.prototype.hasOwnProperty.call(table, 'date')) return undefined;

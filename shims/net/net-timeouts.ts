@@ -14,12 +14,24 @@ import { createTimeout, simulatedTimers, timerDuration } from '../timers/timers.
 
 const realSetTimeout = net.Socket.prototype.setTimeout;
 
-/** net.js's private kTimeout symbol, found on a fresh socket (it is set in the constructor). */
-const kTimeout: symbol | undefined = Object.getOwnPropertySymbols(new net.Socket()).find((s) => s.description === 'timeout');
+/**
+ * net.js's private kTimeout symbol, found when first needed on the socket being given a timeout
+ * (net.Socket's, Http2Session's and Http2Stream's constructors all set it), else on a fresh
+ * socket. Not probed at load: constructing a net.Socket there cost about 1 ms of every start
+ * (docs/benchmarks.md, figure 12).
+ */
+let kTimeoutFound: symbol | null | undefined;
+function timeoutSymbol(socket: object): symbol | undefined {
+  if (kTimeoutFound !== undefined) return kTimeoutFound ?? undefined;
+  const isTimeout = (s: symbol) => s.description === 'timeout';
+  kTimeoutFound = Object.getOwnPropertySymbols(socket).find(isTimeout) ?? Object.getOwnPropertySymbols(new net.Socket()).find(isTimeout) ?? null;
+  return kTimeoutFound ?? undefined;
+}
 
 /** socket.setTimeout on virtual time; also Http2Session's and Http2Stream's (shims/http2/http2.ts), which are the same setStreamTimeout on the same kTimeout slot. */
 export function setStreamTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, callback?: () => void): net.Socket {
   const host = currentHost();
+  const kTimeout = host === undefined ? undefined : timeoutSymbol(this);
   if (host === undefined || kTimeout === undefined) return Reflect.apply(realSetTimeout, this, arguments);
   if (this.destroyed) return this;
   (this as { timeout?: number }).timeout = msecs;
