@@ -864,7 +864,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.lastHost = host;
     const kind = event[kKind];
     this.eventKind = kind;
-    this.fingerprint.mixEvent(this.nowNs, host.index, host.incarnation, kind);
+    const nowNs = this.nowNs;
+    this.fingerprint.mixEvent(nowNs | 0, (nowNs / 0x1_0000_0000) | 0, host.index, host.incarnation, kind);
     if (this.trace !== undefined) {
       this.trace.write({
         n,
