@@ -67,9 +67,10 @@ let warnedNotNumber = false;
 /**
  * Coerces a delay as Node's Timeout constructor does; returns milliseconds. The common case (a
  * number in range) is a few bytes of bytecode, so V8 inlines it into every setTimeout without
- * spending its inlining budget; the rest (coercion, warnings) is in coerceOtherDelayMs. With the
- * two in one function (266 bytes of bytecode) TurboFan on Node 22 ran out of budget further down
- * the event path and left the program's own callbacks uninlined (bench figure 1).
+ * spending its inlining budget; the rest (coercion, warnings) is in coerceOtherDelayMs. The two
+ * in one function were 266 bytes of bytecode, inlined into every setTimeout: more than half of
+ * the 460 bytes past which TurboFan stops inlining a callee's optimized code into its callers
+ * (docs/notes/node-facts.md, "V8 and the event path").
  */
 export function coerceDelayMs(after: unknown): number {
   if (typeof after === 'number' && after >= 1 && after <= TIMEOUT_MAX_MS) return wholeMs(after);
