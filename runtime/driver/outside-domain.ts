@@ -16,7 +16,11 @@ let seenModules = -1;
 let domainLoaded = moduleLoadList === undefined || !Array.isArray(moduleLoadList);
 
 function domainModuleLoaded(): boolean {
-  if (domainLoaded) return true;
+  return domainLoaded || domainModuleLoadedNow();
+}
+
+/** Out of line: domainModuleLoaded() is inlined into every setTimeout, and kept tiny for it. */
+function domainModuleLoadedNow(): boolean {
   const list = moduleLoadList!;
   if (list.length !== seenModules) {
     seenModules = list.length;

@@ -20,26 +20,27 @@ export class Fingerprint {
    * The five words of one event, in one call: mixInt(timeNs), mix(hostIndex), mix(incarnation),
    * mix(kind). The same hash as those calls (h1 wrapped to 32 bits as mix's next `^` and
    * toString's `>>> 0` wrap it), with the lanes kept in locals: one event's mixing was five calls
-   * loading and storing both fields (World.runEvent, once per event).
+   * loading and storing both fields (World.runEvent, once per event). The time comes as its two
+   * 32-bit words, taken by the caller with `| 0` (the same bits as mixInt's `>>> 0`, as `^` reads
+   * them): passed as one number, a time past 2^31 ns (2.1 s) had to be boxed into a new heap
+   * number for every event whenever V8 did not inline this method.
    */
-  mixEvent(timeNs: number, hostIndex: number, incarnation: number, kind: number): void {
+  mixEvent(timeLow: number, timeHigh: number, hostIndex: number, incarnation: number, kind: number): void {
     let h1 = this.h1;
     let h2 = this.h2;
     let a: number;
     let b: number;
     // timeNs, low word
-    let word = timeNs >>> 0;
-    a = Math.imul(h1 ^ word, 0x85ebca6b);
+    a = Math.imul(h1 ^ timeLow, 0x85ebca6b);
     a ^= a >>> 13;
-    b = Math.imul(h2 ^ word, 0xc2b2ae35);
+    b = Math.imul(h2 ^ timeLow, 0xc2b2ae35);
     b ^= b >>> 16;
     h1 = (a + b) | 0;
     h2 = b ^ (a >>> 7);
     // timeNs, high word
-    word = (timeNs / 0x1_0000_0000) >>> 0;
-    a = Math.imul(h1 ^ word, 0x85ebca6b);
+    a = Math.imul(h1 ^ timeHigh, 0x85ebca6b);
     a ^= a >>> 13;
-    b = Math.imul(h2 ^ word, 0xc2b2ae35);
+    b = Math.imul(h2 ^ timeHigh, 0xc2b2ae35);
     b ^= b >>> 16;
     h1 = (a + b) | 0;
     h2 = b ^ (a >>> 7);

@@ -16,6 +16,11 @@ import type { Shim } from '../shim.js';
 
 let userStores = false;
 
+/** Whether the program has used an async store of its own (captureContext would capture one). */
+export function contextsSeen(): boolean {
+  return userStores;
+}
+
 /** The async context to run a handle's callback in, or undefined when the host is enough. */
 export function captureContext(type: string): AsyncResource | undefined {
   return userStores ? new AsyncResource(type, { requireManualDestroy: true }) : undefined;

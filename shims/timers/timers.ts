@@ -9,7 +9,7 @@
  * Calls from outside every host (the test runner in library mode) go to the real functions.
  */
 import type { AsyncResource } from 'node:async_hooks';
-import { captureContext } from '../async-hooks/async-context.js';
+import { captureContext, contextsSeen } from '../async-hooks/async-context.js';
 import timersModule from 'node:timers';
 import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
@@ -64,8 +64,30 @@ function nextTimerId(world: World): number {
 let warnedNegativeNumber = false;
 let warnedNotNumber = false;
 
-/** Coerces a delay as Node's Timeout constructor does; returns milliseconds. */
+/**
+ * Coerces a delay as Node's Timeout constructor does; returns milliseconds. The common case (a
+ * number in range) is a few bytes of bytecode, so V8 inlines it into every setTimeout without
+ * spending its inlining budget; the rest (coercion, warnings) is in coerceOtherDelayMs. The two
+ * in one function were 266 bytes of bytecode, inlined into every setTimeout: more than half of
+ * the 460 bytes past which TurboFan stops inlining a callee's optimized code into its callers
+ * (docs/notes/node-facts.md, "V8 and the event path").
+ */
 export function coerceDelayMs(after: unknown): number {
+  if (typeof after === 'number' && after >= 1 && after <= TIMEOUT_MAX_MS) return wholeMs(after);
+  return coerceOtherDelayMs(after);
+}
+
+/**
+ * A whole number of ms as a small integer: a delay computed in floating point (a `% 10` of a
+ * uint32) arrives as a heap number, and storing it as is in _idleTimeout boxed it anew for every
+ * timer (16 of the bytes each setTimeout allocated). The value is the same.
+ */
+function wholeMs(ms: number): number {
+  const whole = ms | 0;
+  return whole === ms ? whole : ms;
+}
+
+function coerceOtherDelayMs(after: unknown): number {
   let ms: number;
   if (after === undefined && NODE_MAJOR >= 23) {
     ms = 1;
@@ -87,7 +109,7 @@ export function coerceDelayMs(after: unknown): number {
     }
     ms = 1;
   }
-  return ms;
+  return wholeMs(ms);
 }
 
 /** Runs a due timer (its [kFire]): the timer is its own queue entry, re-armed in place. */
@@ -151,6 +173,27 @@ function arm(timer: Timeout): void {
   world.enqueue(timer, delayNs);
 }
 
+/*
+ * The Timeout constructor runs once per setTimeout, inlined by V8 into the program's calls only
+ * while its bytecode, with all it inlines, stays small (TurboFan refuses a callee whose own
+ * optimized code inlined more than 460 bytes of bytecode; on Node 22 simSetTimeout's was 908, so
+ * every program callback paid a call into it). What only some programs need (their own async
+ * stores, node:domain, sites of intervals and of traced runs) is done out of line, below.
+ */
+
+/** The program's own async context, and the node:domain it runs in, if any (see the constructor). */
+function noteTimeoutContext(timer: Timeout): void {
+  const scope = captureContext('Timeout');
+  if (scope !== undefined) timer[kScope] = scope;
+  if (domainsSeen || activeDomain() !== undefined) noteDomain(timer);
+}
+
+/** Intervals keep their creation site, so a runaway one can be named when a limit trips. */
+function noteTimeoutSite(timer: Timeout, host: Host): void {
+  if (host.world.captureSites) timer[kSite] = captureSite();
+  else sites.set(timer, captureSiteLater());
+}
+
 /** A simulated timer, shaped like Node's Timeout; also its own entry in the event queue. */
 export class Timeout implements QueueEntry {
   // Own keys in Node's order (some code inspects them): _idleTimeout, _idlePrev, _idleNext,
@@ -190,13 +233,9 @@ export class Timeout implements QueueEntry {
     this[kHost] = host;
     // kHasPrimitive and kScope default to the prototype's values: two fields fewer, 16 of the
     // bytes every setTimeout allocates (a scope exists only once the program uses a store).
-    const scope = captureContext('Timeout');
-    if (scope !== undefined) this[kScope] = scope;
-    if (domainsSeen || activeDomain() !== undefined) noteDomain(this);
-    // Intervals keep their creation site so a runaway one can be named when a limit trips.
+    if (contextsSeen() || activeDomain() !== undefined) noteTimeoutContext(this);
     this[kSeq] = 0;
-    if (host.world.captureSites) this[kSite] = captureSite();
-    else if (isRepeat) sites.set(this, captureSiteLater());
+    if (isRepeat || host.world.captureSites) noteTimeoutSite(this, host);
     if (isRefed) host.world.refHandle(host);
   }
 
@@ -435,9 +474,14 @@ export function createImmediate(host: Host, callback: Function, args: unknown[] 
   return new Immediate(host, callback, args);
 }
 
-/** Extra arguments after `from`, or undefined (no array allocated in the common case). */
-function extraArgs(args: IArguments, from: number): unknown[] | undefined {
-  if (args.length <= from) return undefined;
+/**
+ * Extra arguments after `from` (the caller has checked there are some). Callers test
+ * `arguments.length` themselves before calling: V8 then never has to build the `arguments` object
+ * on the common path. With the test inside this function, whether the object was built depended
+ * on whether TurboFan inlined this function into each caller, and processes differed: some
+ * allocated 64 bytes more per setTimeout than others (bench figure 1, Node 22).
+ */
+function extraArgs(args: IArguments, from: number): unknown[] {
   const extra = new Array<unknown>(args.length - from);
   for (let i = from; i < args.length; i++) extra[i - from] = args[i];
   return extra;
@@ -447,14 +491,14 @@ function simSetTimeout(this: unknown, callback: unknown, after?: unknown): unkno
   const host = currentHost();
   if (host === undefined) return Reflect.apply(originals.setTimeout, this, arguments);
   validateFunction(callback, 'callback', simSetTimeout);
-  return createTimeout(host, callback, after, extraArgs(arguments, 2), false, true);
+  return createTimeout(host, callback, after, arguments.length > 2 ? extraArgs(arguments, 2) : undefined, false, true);
 }
 
 function simSetInterval(this: unknown, callback: unknown, repeat?: unknown): unknown {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(originals.setInterval, this, arguments);
   validateFunction(callback, 'callback', simSetInterval);
-  return createTimeout(host, callback, repeat, extraArgs(arguments, 2), true, true);
+  return createTimeout(host, callback, repeat, arguments.length > 2 ? extraArgs(arguments, 2) : undefined, true, true);
 }
 
 function simSetImmediate(this: unknown, callback: unknown): unknown {
@@ -465,7 +509,7 @@ function simSetImmediate(this: unknown, callback: unknown): unknown {
     return immediate;
   }
   validateFunction(callback, 'callback', simSetImmediate);
-  return new Immediate(host, callback, extraArgs(arguments, 1));
+  return new Immediate(host, callback, arguments.length > 1 ? extraArgs(arguments, 1) : undefined);
 }
 
 function simClearTimeout(timer: unknown): void {
