@@ -19,8 +19,10 @@
  * Timeouts they make are adopted by the simulation (shims/timers/node-timeouts.ts), real
  * immediates waited for (shims/timers/native-immediates.ts, clock/performance.ts).
  *
- * Only reads of the module's property pay (a two-frame stack capture): the globals
- * (`setTimeout`, ...) stay plain data properties.
+ * Only reads of the module's property pay: a two-frame stack capture, 3-5 us of CPU per read
+ * (Node 20, 22, 24; a data property: under 0.05 us), for code that calls
+ * `require('timers').setTimeout(...)` each time. The globals (`setTimeout`, ...) stay plain data
+ * properties.
  */
 import type { PatchSet } from './registry.js';
 

@@ -1,7 +1,8 @@
 /**
  * The table of shims and the order they are installed in. Order is an invariant (see
- * docs/architecture.md): timers first, so modules that capture timer functions when they load
- * capture the simulated ones; the stdio streams are created before anything touches net.
+ * docs/architecture.md): timers first; the stdio streams are created before anything touches
+ * net. (What Node's modules take from node:timers when they load does not depend on it: see
+ * builtin-captures.ts.)
  *
  * Each shim lives in the folder of the Node API it stands in for (shims/timers/, shims/net/,
  * shims/crypto/, ...; docs/architecture.md lists them). A new shim goes into its API's folder
