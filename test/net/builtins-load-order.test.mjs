@@ -15,12 +15,17 @@
  * readline's lone-ESC timeout, fs.rm's retries and util.debounce run on virtual time in both orders.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const fixture = (name) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
-const runJson = (script, order) => JSON.parse(execFileSync(process.execPath, [fixture(script), order], { encoding: 'utf8' }));
+/** Runs a fixture in a child of its own; its stderr is shown only if it fails. */
+function runJson(script, order) {
+  const child = spawnSync(process.execPath, [fixture(script), order], { encoding: 'utf8' });
+  assert.equal(child.status, 0, `${script} ${order} failed (${child.signal ?? child.status}):\n${child.stderr}`);
+  return JSON.parse(child.stdout);
+}
 
 describe('Node builtins loaded before or during the first simulation', function () {
   this.timeout(120_000);
@@ -46,6 +51,7 @@ describe('Node builtins loaded before or during the first simulation', function 
     assert.equal(output('http2-h2c'), 'h2c hello /a trailer=1 @12\nh2c hello /b trailer=1 @18\ndestroyed stream closed 8 @18');
     assert.equal(output('abort-signal-timeout'), 'aborted TimeoutError after 250 ms @250');
     assert.match(output('http'), /slow request: HTTP\/1\.1 408 Request Timeout @30005$/);
+    assert.equal(output('domain'), 'timeout in domain true @2\nimmediate in domain true @2\nthen in domain true @2\nafter the domain: none @2');
     // Three retries, 50, 100 and 150 ms apart, against a writer that keeps the directory busy.
     const rm = /^rm ENOTEMPTY after (\d+) ms/.exec(output('fs-rm-retries'));
     assert.ok(rm !== null && Number(rm[1]) >= 300, `fs.rm retried on virtual time: ${output('fs-rm-retries')}`);
