@@ -1,14 +1,15 @@
 /**
  * The table of shims and the order they are installed in. Order is an invariant (see
- * docs/architecture.md): timers first, so modules that capture timer functions when they load
- * capture the simulated ones; the stdio streams are created before anything touches net.
+ * docs/architecture.md): timers first; the stdio streams are created before anything touches
+ * net. (What Node's modules take from node:timers when they load does not depend on it: see
+ * builtin-captures.ts.)
  *
  * Each shim lives in the folder of the Node API it stands in for (shims/timers/, shims/net/,
  * shims/crypto/, ...; docs/architecture.md lists them). A new shim goes into its API's folder
  * and into this table. The imports below keep their order: it is the order the modules'
  * top levels run in the bundle.
  */
-import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { syncBuiltinESMExports } from 'node:module';
 import { UsageError } from '../runtime/errors.js';
 import { setInterposer } from '../runtime/interposer.js';
 import { watchHostRealTimers } from './strict/tripwire.js';
@@ -47,31 +48,16 @@ import { PatchSet } from './registry.js';
 import type { Realm, Shim } from './shim.js';
 import { timersShim } from './timers/timers.js';
 import { timersPromisesShim } from './timers/promises.js';
+import { nodeTimeoutsShim } from './timers/node-timeouts.js';
 import { tlsShim } from './tls/tls.js';
 import { http2Shim } from './http2/http2.js';
 
-/** Installed first: modules loaded from here on (net, via the stdio streams) capture them. */
-const EARLY_SHIMS: readonly Shim[] = [asyncContextShim, timersShim, timersPromisesShim];
-
 /**
- * Node modules whose internals take `setImmediate`/`setInterval` from node:timers when they
- * first load (js_stream_socket and tls's destroySSL, http2's stream _destroy, http's connection
- * checks). Loaded before the timer shims are installed, so they always hold Node's real
- * functions, whose immediates the native-immediate hold waits for (shims/timers/native-immediates.ts).
- * Left to load during an install, they took the SIMULATED setImmediate when the process had not
- * loaded them before, and the real one when it had (a test file that imports node:http2 at its
- * top): every internal immediate then was an event of its own, and one seed gave 282 events in a
- * fresh process and 290 after another test's https run (test/net/builtins-load-order.test.mjs).
- * Loading them costs nothing more: the shims load them at install anyway.
+ * Installed first. Node's modules that take timer functions from node:timers when they load
+ * (net, via the stdio streams, and the rest) get Node's own whenever they load
+ * (shims/builtin-captures.ts), so this order no longer decides what they hold.
  */
-const NETWORK_BUILTINS = ['node:tls', 'node:https', 'node:http2'] as const;
-let networkBuiltinsLoaded = false;
-function loadNetworkBuiltins(): void {
-  if (networkBuiltinsLoaded) return;
-  networkBuiltinsLoaded = true;
-  const load = createRequire(__filename);
-  for (const name of NETWORK_BUILTINS) load(name);
-}
+const EARLY_SHIMS: readonly Shim[] = [asyncContextShim, timersShim, timersPromisesShim];
 
 export const SHIMS: readonly Shim[] = [
   dateShim,
@@ -102,6 +88,8 @@ export const SHIMS: readonly Shim[] = [
   processHostShim,
   escapesShim,
   activeResourcesShim,
+  // Last: the net shim's attempt-timer adoption sees its timers first.
+  nodeTimeoutsShim,
 ];
 
 setNetworkResolver((host) => host.world.network);
@@ -143,7 +131,6 @@ export function installShims(world: World): void {
     for (const realm of where) shim.realm?.(patches, realm);
   };
   try {
-    loadNetworkBuiltins();
     for (const shim of EARLY_SHIMS) install(shim, targets);
     syncBuiltinESMExports();
     // The stdio streams are created lazily from net.Socket when stdout/stderr are pipes:

@@ -12,6 +12,7 @@
 import asyncHooks, { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { activeWorld, noteUserAsyncStores } from '../../runtime/world.js';
 import type { PatchSet } from '../registry.js';
+import { patchExportKeepingNodeCaptures } from '../builtin-captures.js';
 import type { Shim } from '../shim.js';
 
 let userStores = false;
@@ -53,7 +54,8 @@ export const asyncContextShim: Shim = {
       noteUserStore(this);
       return Reflect.apply(realEnterWith, this, args);
     });
-    patches.replace(hooksModule, 'createHook', function createHook(this: unknown, ...args: unknown[]) {
+    // node:domain takes createHook when it loads: it keeps Node's (shims/builtin-captures.ts).
+    patchExportKeepingNodeCaptures(patches, hooksModule, 'createHook', function createHook(this: unknown, ...args: unknown[]) {
       if (!userStores) noteUserContext();
       return Reflect.apply(realCreateHook, this, args);
     });

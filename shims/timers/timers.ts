@@ -22,6 +22,7 @@ import { currentHost, NODE_MAJOR, type Host } from '../context.js';
 import { outOfRange, validateFunction, validateNumber } from '../node-errors.js';
 import { noteForeignImmediate } from './native-immediates.js';
 import type { PatchSet } from '../registry.js';
+import { patchExportKeepingNodeCaptures } from '../builtin-captures.js';
 import type { Realm, Shim } from '../shim.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
@@ -804,7 +805,8 @@ export const timersShim: Shim = {
   name: 'timers',
   install(patches: PatchSet) {
     const mod = timersModule as unknown as Record<string, unknown>;
-    for (const name of NAMES) patches.replace(mod, name, simulatedTimers[name]);
+    // Node's modules that take these when they load keep Node's own (shims/builtin-captures.ts).
+    for (const name of NAMES) patchExportKeepingNodeCaptures(patches, mod, name, simulatedTimers[name]);
     if (typeof mod.enroll === 'function') {
       // Node's own functions, taken before they are replaced below.
       const real = mod as unknown as LegacyTimers;
