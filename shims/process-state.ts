@@ -289,6 +289,9 @@ export class ProcessState {
       const descriptor = Object.getOwnPropertyDescriptor(object, key)!;
       if (filter !== undefined && !filter(key, descriptor.value)) continue;
       w.descriptors.set(key, descriptor);
+      // A non-configurable key that cannot be written keeps its value and accessors for ever
+      // (constants tables: zlib's, http2.constants): only whether keys were added is checked.
+      if (descriptor.configurable === false && descriptor.writable !== true) continue;
       if ('value' in descriptor) {
         w.dataKeys.push(key);
         w.dataValues.push(descriptor.value);
@@ -299,6 +302,8 @@ export class ProcessState {
       }
     }
     w.keyCount = filter === undefined ? w.descriptors.size : 0;
+    // Nothing of a frozen object can change: not worth a look after every seed.
+    if (!w.extensible && filter === undefined && w.dataKeys.length === 0 && w.accessorKeys.length === 0) return;
     this.watched.push(w);
   }
 

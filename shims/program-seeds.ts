@@ -9,7 +9,8 @@
  *
  * - a fresh module graph: the program is imported as module host "main" is
  *   (module-hosts.ts: its ES modules and CommonJS files, node_modules included, are new
- *   instances per seed), with its own process.argv and process.env;
+ *   instances per seed), with its own process.argv; its process.env is Node's own (TZ moves the
+ *   time zone, values become strings), with the seed's variables, put back after the seed;
  * - the process's events stay Node's own, as in register mode: the program's listeners are
  *   removed after its seed, and process.exit() ends the seed (its 'exit' listeners run first);
  * - globals the program added or replaced are put back, and process.exitCode too;
@@ -22,10 +23,23 @@
  * first way leaves nothing of the program running: after any other, the result says the process
  * is not fit for another seed (`reusable: false`), and the explorer replaces it.
  *
- * What is not put back, and would carry into the next seed of the process: changes the program
- * makes to the built-in objects themselves (Array.prototype, a builtin module's exports) and
- * state of Node's own modules other than the http(s) global agents' sockets.
- * `dst explore --process-per-seed` runs each seed in a fresh process instead.
+ * - what the program changed of Node's built-in objects and process-wide settings is put back
+ *   to what they were before the worker's first seed (process-state.ts: Array.prototype.x,
+ *   fs.readFile = wrapped, require.extensions, Error.stackTraceLimit, console.log, the working
+ *   directory, umask, title, capture callback, source maps, EventEmitter, stream, dns, net and
+ *   util.inspect defaults, process.report, methods and listeners on process.stdout/stderr and
+ *   the global agents, require.cache entries shadowing a builtin), and the http(s) global
+ *   agents' pooled sockets are destroyed.
+ *
+ * What cannot be put back makes the result say the process is not fit for another seed
+ * (`reusable: false`, `unfit` says why), so the next seed runs in a fresh process, as its replay
+ * does: a built-in object frozen, sealed or made non-extensible, a non-configurable property
+ * changed, V8 flags, the first load of a builtin that changes the process (domain), a warning
+ * Node emits once per process (a deprecation). What is not detected (process-state.ts says why):
+ * an existing property's attributes changed while its value stays, a data property turned into
+ * an accessor returning the same value, internal state of Node's modules with no accessor (the
+ * Buffer pool's offset, caches). `dst explore --process-per-seed` runs each seed in a fresh
+ * process.
  */
 import http from 'node:http';
 import https from 'node:https';
