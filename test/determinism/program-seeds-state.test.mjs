@@ -43,12 +43,14 @@ async function inWorkers(file, seeds) {
       exits.push(new Promise((resolve) => child.once('exit', resolve)));
       workers++;
     }
+    let died;
     const answer = await new Promise((resolve, reject) => {
+      died = (code) => reject(new Error(`the worker exited with code ${code} during seed ${seed}`));
       child.once('message', resolve);
-      child.once('exit', (code) => reject(new Error(`the worker exited with code ${code} during seed ${seed}`)));
+      child.once('exit', died);
       child.send({ type: 'seed', seed });
     });
-    child.removeAllListeners('exit');
+    child.removeListener('exit', died);
     answers.push(answer);
     if (!answer.reusable) child = undefined;
   }
