@@ -645,7 +645,7 @@ async function appWorker(file) {
     });
     process.channel.ref();
     const result = appResult(file, message.seed, { ...seed, message: seed.failure?.summary ?? `exited with code ${seed.exitCode}` });
-    process.send({ type: 'result', result, reusable: seed.reusable }, () => {
+    process.send({ type: 'result', result, reusable: seed.reusable, unfit: seed.unfit }, () => {
       if (!seed.reusable) process.reallyExit(0);
     });
   };

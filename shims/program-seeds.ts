@@ -9,7 +9,8 @@
  *
  * - a fresh module graph: the program is imported as module host "main" is
  *   (module-hosts.ts: its ES modules and CommonJS files, node_modules included, are new
- *   instances per seed), with its own process.argv and process.env;
+ *   instances per seed), with its own process.argv; its process.env is Node's own (TZ moves the
+ *   time zone, values become strings), with the seed's variables, put back after the seed;
  * - the process's events stay Node's own, as in register mode: the program's listeners are
  *   removed after its seed, and process.exit() ends the seed (its 'exit' listeners run first);
  * - globals the program added or replaced are put back, and process.exitCode too;
@@ -22,10 +23,23 @@
  * first way leaves nothing of the program running: after any other, the result says the process
  * is not fit for another seed (`reusable: false`), and the explorer replaces it.
  *
- * What is not put back, and would carry into the next seed of the process: changes the program
- * makes to the built-in objects themselves (Array.prototype, a builtin module's exports) and
- * state of Node's own modules other than the http(s) global agents' sockets.
- * `dst explore --process-per-seed` runs each seed in a fresh process instead.
+ * - what the program changed of Node's built-in objects and process-wide settings is put back
+ *   to what they were before the worker's first seed (process-state.ts: Array.prototype.x,
+ *   fs.readFile = wrapped, require.extensions, Error.stackTraceLimit, console.log, the working
+ *   directory, umask, title, capture callback, source maps, EventEmitter, stream, dns, net and
+ *   util.inspect defaults, process.report, methods and listeners on process.stdout/stderr and
+ *   the global agents, require.cache entries shadowing a builtin), and the http(s) global
+ *   agents' pooled sockets are destroyed.
+ *
+ * What cannot be put back makes the result say the process is not fit for another seed
+ * (`reusable: false`, `unfit` says why), so the next seed runs in a fresh process, as its replay
+ * does: a built-in object frozen, sealed or made non-extensible, a non-configurable property
+ * changed, V8 flags, the first load of a builtin that changes the process (domain), a warning
+ * Node emits once per process (a deprecation). What is not detected (process-state.ts says why):
+ * an existing property's attributes changed while its value stays, a data property turned into
+ * an accessor returning the same value, internal state of Node's modules with no accessor (the
+ * Buffer pool's offset, caches). `dst explore --process-per-seed` runs each seed in a fresh
+ * process.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -37,11 +51,12 @@ import { originals } from '../runtime/originals.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { World } from '../runtime/world.js';
 import { installShims, uninstallShims } from './install.js';
-import { moduleHostMain } from './module/module-hosts.js';
+import { ensureHooks, moduleHostMain } from './module/module-hosts.js';
 import { fatalErrorReport, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
 import { escapedRealWork } from './strict/tripwire.js';
 import { hideIpcChannel } from './process/ipc-channel.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
+import { ProcessState } from './process-state.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -89,6 +104,8 @@ export interface ProgramSeedResult {
   failure?: { kind: FailureReport['kind']; summary: string; host: string | undefined };
   /** The seed ended with nothing of the program left running: the process can run another. */
   reusable: boolean;
+  /** Why the process cannot run another seed, when it cannot. */
+  unfit?: string;
 }
 
 export interface ProgramSeedOptions {
@@ -114,10 +131,16 @@ interface SeedRun {
   exitCode: number;
   /** The program's main module has finished evaluating (its top-level await included). */
   topLevelSettled: boolean;
+  /** DST_IDLE as the seed started: register mode reads it once, before the program can change it. */
+  idleMode: ReturnType<typeof registerSettings>['idleMode'];
 }
 
 let running: SeedRun | undefined;
 let processHooked = false;
+/** The process as before the first seed: what every seed after it is put back to. */
+let processState: ProcessState | undefined;
+/** Node's own process.env, whose variables a seed's program reads and writes as in a fresh process. */
+const realEnv: NodeJS.ProcessEnv = nodeProcess.env;
 
 /** Listens, once per process and before any program does, for what ends a seed. */
 function hookProcess(): void {
@@ -143,7 +166,7 @@ function hookProcess(): void {
     const run = running;
     if (run === undefined) return;
     const world = run.world;
-    if (world.refs > 0 && settingsNow().idleMode === 'fail' && world.result === undefined) {
+    if (world.refs > 0 && run.idleMode === 'fail' && world.result === undefined) {
       const lines = keepAliveReport(world);
       const count = lines.length;
       const report = world.report(
@@ -225,12 +248,42 @@ function restore(before: Snapshot): void {
 }
 
 /**
+ * The program's process.env is Node's own, as in a fresh process (values become strings, TZ
+ * moves the time zone): its variables are taken before the seed and put back after it, in their
+ * order, so that the next seed's program enumerates what a fresh process would give it.
+ */
+function takeEnv(): Array<[string, string | undefined]> {
+  return Object.keys(realEnv).map((key) => [key, realEnv[key]]);
+}
+
+function putBackEnv(before: Array<[string, string | undefined]>): boolean {
+  const keys = Object.keys(realEnv);
+  if (keys.length === before.length && keys.every((key, i) => key === before[i]![0] && realEnv[key] === before[i]![1])) return false;
+  const known = new Set(before.map(([key]) => key));
+  for (const key of keys) if (!known.has(key)) delete realEnv[key];
+  for (const [key, value] of before) if (realEnv[key] !== value) realEnv[key] = value;
+  const now = Object.keys(realEnv);
+  if (now.some((key, i) => key !== before[i]![0])) {
+    // A variable deleted and set again moved to the end: set them all again in their order.
+    for (const [key] of before) delete realEnv[key];
+    for (const [key, value] of before) realEnv[key] = value;
+  }
+  return true;
+}
+
+/**
  * Runs one seed of the program `file` in this process, as register mode runs it. One seed at
  * a time; the promise settles when the seed ends (see the top of this file).
  */
 export function runProgramSeed(file: string, seedText: string, options: ProgramSeedOptions): Promise<ProgramSeedResult> {
   if (running !== undefined) throw new Error(`Failed to run seed ${seedText} of ${file}: seed ${running.world.seedText} is still running in this process`);
   hookProcess();
+  // Before anything of a seed: the built-in objects and settings every seed starts from.
+  if (processState === undefined) {
+    ensureHooks();
+    processState = new ProcessState();
+  }
+  const state = processState;
   const seed = parseSeed(seedText, 'seed');
   const settings = settingsNow();
   const world = new World({
@@ -254,6 +307,9 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
   // before the snapshot, so that the listeners the seed adds are the only ones restore() removes.
   const showIpcChannel = hideIpcChannel(nodeProcess);
   const before = snapshot();
+  const envBefore = takeEnv();
+  for (const [key, value] of Object.entries({ ...(options.env ?? {}), DST_SEED: seedText })) realEnv[key] = value;
+  state.begin();
   let strictTimer: NodeJS.Timeout | undefined;
 
   return new Promise<ProgramSeedResult>((resolve) => {
@@ -263,6 +319,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
       exiting: false,
       exitCode: 0,
       topLevelSettled: false,
+      idleMode: settings.idleMode,
       end(exitCode, reusable, report) {
         if (result !== undefined) return;
         let code = exitCode;
@@ -295,9 +352,20 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
         originals.setImmediate(() => {
           uninstallShims(world);
           restore(before);
+          putBackEnv(envBefore);
+          const check = state.restore();
           showIpcChannel();
-          // Whatever is still pending belongs to this seed's program: not fit for another seed.
-          if (workPending(world)) result!.reusable = false;
+          if (check.restored.length > 0 && nodeProcess.env.DST_DEBUG_RESTORE === '1') {
+            nodeProcess.stderr.write(`dst: put back after seed ${seedText}: ${check.restored.join(', ')}\n`);
+          }
+          if (!check.reusable) {
+            result!.reusable = false;
+            result!.unfit = check.reason;
+          } else if (workPending(world)) {
+            // Whatever is still pending belongs to this seed's program: not fit for another seed.
+            result!.reusable = false;
+            result!.unfit = 'work of the program is still pending';
+          }
           resolve(result!);
         });
       },
@@ -338,8 +406,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
     const loading = moduleHostMain({
       main: path.resolve(file),
       argv: options.argv ?? [],
-      env: { ...(options.env ?? {}), DST_SEED: seedText },
-    }, { entry: true })();
+    }, { entry: true, env: realEnv })();
     loading.then(
       () => {
         run.topLevelSettled = true;

@@ -93,7 +93,12 @@ export const LOADER_HOOKS: 'registerHooks' | 'register' =
 const BUILD_DIR = path.basename(__dirname) === 'chunks' ? path.dirname(__dirname) : __dirname;
 setSharedDirectory(pathToFileURL(BUILD_DIR).href);
 
-function ensureHooks(): void {
+/**
+ * Registers the loader hooks, once per process. On Node 20 that starts Node's loader thread,
+ * whose stdout and stderr are piped into the process's: program-seeds.ts does it before it
+ * records the process's state, so those pipes are part of the record.
+ */
+export function ensureHooks(): void {
   if (hooksRegistered) return;
   hooksRegistered = true;
   if (LOADER_HOOKS === 'registerHooks') {
@@ -144,7 +149,11 @@ function resolveMain(main: string): string {
 }
 
 /** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
-export function moduleHostMain(spec: ModuleHostSpec, options: { entry?: boolean } = {}): () => Promise<unknown> {
+/**
+ * `options.env`: the process.env object the host's code gets as it is (program-seeds.ts gives
+ * Node's own), instead of a copy of the test's with spec.env over it.
+ */
+export function moduleHostMain(spec: ModuleHostSpec, options: { entry?: boolean; env?: NodeJS.ProcessEnv } = {}): () => Promise<unknown> {
   const filename = resolveMain(spec.main);
   return () => {
     const host = currentHost();
@@ -153,7 +162,7 @@ export function moduleHostMain(spec: ModuleHostSpec, options: { entry?: boolean 
     const modules: HostModules = {
       spec,
       argv: [process.execPath, filename, ...(spec.argv ?? [])],
-      env: { ...testProcessEnv(), ...(spec.env ?? {}) },
+      env: options.env ?? { ...testProcessEnv(), ...(spec.env ?? {}) },
       cjs: new Map(),
       release: undefined,
     };
