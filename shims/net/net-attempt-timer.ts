@@ -9,15 +9,16 @@
  * net's `afterConnectMultiple`); the next real Timeout made, synchronously after it returns, is
  * that timer. It is claimed at birth (the tripwires leave it alone) and adopted in a nextTick:
  * taken out of Node's lists with Node's own clearTimeout, and run by a simulated timer of the
- * same delay, with the same callback, `this` and arguments. net's later clearTimeout of it
+ * same delay, with the same callback, `this` and arguments (adoptRealTimeout, as for the other
+ * real Timeouts Node's modules make: timers/node-timeouts.ts). net's later clearTimeout of it
  * (the attempt settled first) reaches the simulated timer through the `_onTimeout` it sets.
  */
 import { originals } from '../../runtime/originals.js';
 import { currentHost, type Host } from '../context.js';
 import type { NativeHandle } from './native-handles.js';
-import { adopted, claimRealTimeout, onRealTimeoutCreated, type RealTimer } from '../strict/real-timeouts.js';
+import { claimRealTimeout, onRealTimeoutCreated } from '../strict/real-timeouts.js';
 import type { PatchSet } from '../registry.js';
-import { createTimeout, simulatedTimers } from '../timers/timers.js';
+import { adoptRealTimeout } from '../timers/node-timeouts.js';
 
 const nodeProcess = originals.process;
 /** The host whose connect attempt just started, until its attempt timer is made (or not). */
@@ -34,34 +35,6 @@ export function noteConnectAttempt(host: Host, req: NativeHandle): void {
   });
 }
 
-function adopt(timer: RealTimer, host: Host): void {
-  adopted(timer);
-  if (timer._destroyed || typeof timer._onTimeout !== 'function' || host.state !== 'running') return;
-  let callback = timer._onTimeout as Function;
-  const args = timer._timerArgs ?? [];
-  const after = timer._idleTimeout;
-  // Node's clearTimeout: out of its lists, its ref given back, _onTimeout nulled.
-  originals.clearTimeout(timer as unknown as NodeJS.Timeout);
-  let live = true;
-  const simulated = createTimeout(host, () => {
-    if (live) Reflect.apply(callback, timer, args);
-  }, after, undefined, false, true);
-  Object.defineProperty(timer, '_onTimeout', {
-    configurable: true,
-    enumerable: true,
-    get: () => (live ? callback : null),
-    set: (value: unknown) => {
-      if (typeof value === 'function') {
-        callback = value;
-        live = true;
-        return;
-      }
-      live = false;
-      simulatedTimers.clearTimeout(simulated);
-    },
-  });
-}
-
 /** Watches for the attempt timers while the shims are installed. */
 export function adoptAttemptTimers(patches: PatchSet): void {
   const stop = onRealTimeoutCreated((timer) => {
@@ -71,7 +44,7 @@ export function adoptAttemptTimers(patches: PatchSet): void {
     claimRealTimeout(timer);
     // Its callback and arguments are set after the constructor's first statement: adopt it once
     // net's synchronous code is done (before any real timer phase can come).
-    nodeProcess.nextTick(() => adopt(timer, host));
+    nodeProcess.nextTick(() => adoptRealTimeout(timer, host));
   });
   if (stop !== undefined) patches.onRestore(stop);
 }

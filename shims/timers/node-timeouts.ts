@@ -64,7 +64,13 @@ interface SimulatedTimer {
   refresh(): unknown;
 }
 
-function adopt(timer: RealTimer, host: Host): void {
+/**
+ * Takes the real Timeout `timer`, made inside `host`, into the simulation: out of Node's lists,
+ * run by a simulated timer with its delay, repeat, ref state, callback, `this` and arguments;
+ * what Node's code later does to the object (clear, close, ref, unref, refresh) reaches the
+ * simulated timer. Also used for net's happy-eyeballs attempt timer (net/net-attempt-timer.ts).
+ */
+export function adoptRealTimeout(timer: RealTimer, host: Host): void {
   adopted(timer);
   if (timer._destroyed || typeof timer._onTimeout !== 'function' || host.state !== 'running') return;
   let callback = timer._onTimeout as Function;
@@ -119,7 +125,7 @@ export const nodeTimeoutsShim: Shim = {
       const host = currentHost();
       if (host === undefined || !madeByNodeModule(listener)) return;
       claimRealTimeout(timer);
-      nodeProcess.nextTick(() => adopt(timer, host));
+      nodeProcess.nextTick(() => adoptRealTimeout(timer, host));
     };
     const stop = onRealTimeoutCreated(listener);
     if (stop !== undefined) patches.onRestore(stop);
