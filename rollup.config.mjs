@@ -112,6 +112,20 @@ function esmWrappers({ main = true } = {}) {
   };
 }
 
+/**
+ * dist/<name>.cjs for the ES-module-only integrations (Vitest's): `require('dst-runtime/vitest')`
+ * gets an error that says to import it, not Node's "not exported" (integrations/vitest-require.cjs).
+ */
+function requireStubs(names) {
+  return {
+    name: 'require-stubs',
+    generateBundle() {
+      const source = readFileSync(new URL('./integrations/vitest-require.cjs', import.meta.url), 'utf8');
+      for (const name of names) this.emitFile({ type: 'asset', fileName: `${name}.cjs`, source });
+    },
+  };
+}
+
 export default [
   {
     input: jsInput,
@@ -159,7 +173,7 @@ export default [
       },
       plugins: [
         typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true }),
-        ...(format === 'cjs' ? [esmWrappers({ main: false })] : []),
+        ...(format === 'cjs' ? [esmWrappers({ main: false })] : [requireStubs(names)]),
       ],
     };
   }),
