@@ -55,14 +55,12 @@ import { ensureHooks, moduleHostMain } from './module/module-hosts.js';
 import { fatalErrorReport, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
 import { escapedRealWork } from './strict/tripwire.js';
 import { hideIpcChannel } from './process/ipc-channel.js';
+import { realActiveRequests, realActiveResourcesInfo } from './process/real-resources.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
-/** Node's own list of real resources (the active-resources shim adds simulated ones). */
-const realActiveResourcesInfo = nodeProcess.getActiveResourcesInfo;
-const realActiveRequests = (nodeProcess as unknown as { _getActiveRequests(): unknown[] })._getActiveRequests;
 
 /**
  * Whether work would keep Node's loop turning after 'beforeExit': the simulation's (the driver's
@@ -73,8 +71,9 @@ const realActiveRequests = (nodeProcess as unknown as { _getActiveRequests(): un
  */
 function workPending(world: World): boolean {
   if (world.driver.queuedImmediates > 0 || world.realWorkHolds > 0) return true;
-  if (realActiveRequests.call(nodeProcess).length > 0) return true;
-  return realActiveResourcesInfo.call(nodeProcess).some((kind) => kind === 'Timeout' || kind === 'Immediate');
+  const requests = realActiveRequests();
+  if (requests.length > 0) return true;
+  return realActiveResourcesInfo(requests).some((kind) => kind === 'Timeout' || kind === 'Immediate');
 }
 
 /** How often the strict-mode check looks for escaped real timers (as register mode's tripwire). */

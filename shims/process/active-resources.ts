@@ -10,23 +10,20 @@
  * of them is not the program's.
  */
 import { ownImmediates } from '../../runtime/driver/own-immediates.js';
-import { originals } from '../../runtime/originals.js';
 import { currentHost } from '../context.js';
 import { listedHandles, listedRequests } from '../net/native-handles.js';
+import { realActiveRequests, realActiveResourcesInfo } from './real-resources.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 import { refedTimerCounts } from '../timers/timers.js';
 
-const nodeProcess: NodeJS.Process = originals.process;
-const realInfo = nodeProcess.getActiveResourcesInfo;
 /** Handle kinds that only simulated sockets make inside the simulation (Node's count of them is replaced). */
 const SIMULATED_HANDLES = new Set(['TCPSocketWrap', 'TCPServerWrap', 'UDPWrap']);
-/** Node's undocumented list of active requests (the objects behind the first names of the list). */
-const realRequests = (nodeProcess as unknown as { _getActiveRequests: () => unknown[] })._getActiveRequests;
 
 function getActiveResourcesInfo(this: unknown): string[] {
   const host = currentHost();
-  if (host === undefined) return Reflect.apply(realInfo, this, []) as string[];
+  // Node's own list, with the requests our shims answered kept alive while Node walks them.
+  if (host === undefined) return realActiveResourcesInfo();
   const out: string[] = [];
   let realTimeouts = 0;
   let realImmediates = 0;
@@ -36,8 +33,9 @@ function getActiveResourcesInfo(this: unknown): string[] {
   if (register) {
     // Node lists requests, then handles, then timers; process._getActiveRequests() walks the
     // same list of requests, so its length says where the handles start.
-    const requests = realRequests.call(nodeProcess).length;
-    const real = Reflect.apply(realInfo, this, []) as string[];
+    const requestObjects = realActiveRequests();
+    const requests = requestObjects.length;
+    const real = realActiveResourcesInfo(requestObjects);
     for (let i = 0; i < real.length; i++) {
       const kind = real[i]!;
       if (i < requests) out.push(kind);

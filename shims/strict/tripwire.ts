@@ -23,6 +23,7 @@ import { formatFailure, runtimeError } from '../../runtime/failure.js';
 import { ownImmediates } from '../../runtime/driver/own-immediates.js';
 import { originals } from '../../runtime/originals.js';
 import { expectedNativeImmediates, nativeHoldActive } from '../timers/native-immediates.js';
+import { realActiveResourcesInfo } from '../process/real-resources.js';
 import { claimedStillCounted, isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
 import { captureStack, functionLocation, functionUrl, programFrames } from '../../runtime/trace/site.js';
 import type { Host } from '../context.js';
@@ -31,15 +32,13 @@ import type { PatchSet } from '../registry.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
-/** Node's own, taken before the active-resources shim lists simulated timers in it. */
-const realActiveResourcesInfo = nodeProcess.getActiveResourcesInfo;
 
 export function escapedRealWork(world: World): string | undefined {
   // Immediates native code queued (TLS, HTTP/2) are claimed, and waited for, first.
   if (world.preStepHold !== undefined && world.realWorkHolds === 0) world.preStepHold();
   let timeouts = 0;
   let immediates = 0;
-  for (const kind of realActiveResourcesInfo.call(nodeProcess)) {
+  for (const kind of realActiveResourcesInfo()) {
     if (kind === 'Timeout') timeouts++;
     else if (kind === 'Immediate') immediates++;
   }

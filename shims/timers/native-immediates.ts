@@ -14,10 +14,8 @@
  * natively.
  */
 import { ownImmediates, queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
-import { originals } from '../../runtime/originals.js';
 import type { World } from '../../runtime/world.js';
-
-const realInfo = originals.process.getActiveResourcesInfo;
+import { realActiveResourcesInfo } from '../process/real-resources.js';
 
 /**
  * Native immediates seen and not run yet (the strict-mode tripwire does not count them as
@@ -67,7 +65,7 @@ function foreignPending(): number {
 
 /** Node's count of ref'd immediates pending, native ones included. */
 function realImmediates(): number {
-  const list = Reflect.apply(realInfo, originals.process, []) as string[];
+  const list = realActiveResourcesInfo();
   let n = 0;
   // Immediates come last in the list (after requests and handles).
   for (let i = list.length - 1; i >= 0 && list[i] === 'Immediate'; i--) n++;

@@ -78,7 +78,7 @@ describe('Node builtins loaded before or during the first simulation', function 
     const before = run(['--import', './preload-builtins.mjs']);
     const during = run([]);
     assert.equal(during, before);
-    assert.match(before, /^rm ENOTEMPTY @\d+\nescape @\d+\nobserved one two @\d+\naborted TimeoutError @\d+\n/);
+    assert.match(before, /^h2c hello \/a trailer=1 @\d+\nh2c hello \/b trailer=1 @\d+\ndestroyed stream closed 8 @\d+\nsession closed @\d+\nrm ENOTEMPTY @\d+\nescape @\d+\nobserved one two @\d+\naborted TimeoutError @\d+\n/);
     assert.match(before, /dst: seed 0x31 {2}fingerprint [0-9a-f]{16} .* exit 0\n$/);
   });
 });
