@@ -117,6 +117,18 @@ export const CLOCK_READS_FROZEN = 10_000;
 export const SPIN_NS_PER_READ = 1_000;
 
 /**
+ * Immediates that may run one after the other, with no other kind of event between them, while
+ * time stands still. A longer run is a loop polling with setImmediate (`while (!reply) await
+ * new Promise(setImmediate)`): in Node each turn of it takes real time, so the reply it waits
+ * for arrives; here each further immediate takes SPIN_NS_PER_IMMEDIATE of its host's CPU time,
+ * as clock reads past CLOCK_READS_FROZEN do, so time reaches the reply, deterministically.
+ * Programs with shorter chains (every ordinary one) see no change.
+ */
+export const IMMEDIATES_FROZEN = 10_000;
+/** Virtual CPU time one immediate takes past IMMEDIATES_FROZEN in a row (1 µs). */
+export const SPIN_NS_PER_IMMEDIATE = 1_000;
+
+/**
  * The private state of one simulation: virtual time, the event queue, hosts, random streams,
  * the fingerprint and the trace. `Sim` is its public handle; shims reach it via activeWorld().
  */
@@ -173,6 +185,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * it); -1 before the first event (a register-mode program's top level).
    */
   private eventKind = -1;
+  /** Immediates run in a row, no other kind of event between them (see IMMEDIATES_FROZEN). */
+  private immediatesInARow = 0;
   /** The host of the last event run; unhandled rejections are attributed to it. */
   lastHost: WorldHost | undefined;
 
@@ -877,6 +891,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.lastHost = host;
     const kind = event[kKind];
     this.eventKind = kind;
+    if (kind !== KIND_IMMEDIATE) this.immediatesInARow = 0;
+    else if (++this.immediatesInARow > IMMEDIATES_FROZEN) this.busy(host, SPIN_NS_PER_IMMEDIATE);
     const nowNs = this.nowNs;
     this.fingerprint.mixEvent(nowNs | 0, (nowNs / 0x1_0000_0000) | 0, host.index, host.incarnation, kind);
     if (this.trace !== undefined) {
