@@ -26,25 +26,33 @@
  */
 import type { PatchSet } from './registry.js';
 
-type CallSite = { getFileName(): string | null | undefined; getFunctionName(): string | null };
+export type CallSite = { getFileName(): string | null | undefined; getFunctionName(): string | null };
 
-/** Whether the caller of the accessor (skipping `accessor` itself) is a Node builtin module's top level, loading. */
-function readByLoadingBuiltin(accessor: Function): boolean {
-  const limit = Error.stackTraceLimit;
+/**
+ * The structured stack of the code that called `below` (its frames above `below` left out), at
+ * most `limit` frames, whatever the program set as Error.prepareStackTrace or stackTraceLimit.
+ */
+export function callSites(below: Function, limit: number): CallSite[] | undefined {
+  const previousLimit = Error.stackTraceLimit;
   const prepare = Error.prepareStackTrace;
   const holder: { stack?: unknown } = {};
   try {
-    Error.stackTraceLimit = 2;
+    Error.stackTraceLimit = limit;
     Error.prepareStackTrace = (_error, sites) => sites;
-    Error.captureStackTrace(holder, accessor);
-    const sites = holder.stack as CallSite[] | undefined;
-    if (!Array.isArray(sites) || sites.length < 2) return false;
-    const file = sites[0]!.getFileName();
-    return typeof file === 'string' && file.startsWith('node:') && sites[1]!.getFunctionName() === 'compileForInternalLoader';
+    Error.captureStackTrace(holder, below);
+    return Array.isArray(holder.stack) ? (holder.stack as CallSite[]) : undefined;
   } finally {
     Error.prepareStackTrace = prepare;
-    Error.stackTraceLimit = limit;
+    Error.stackTraceLimit = previousLimit;
   }
+}
+
+/** Whether the caller of the accessor (skipping `accessor` itself) is a Node builtin module's top level, loading. */
+function readByLoadingBuiltin(accessor: Function): boolean {
+  const sites = callSites(accessor, 2);
+  if (sites === undefined || sites.length < 2) return false;
+  const file = sites[0]!.getFileName();
+  return typeof file === 'string' && file.startsWith('node:') && sites[1]!.getFunctionName() === 'compileForInternalLoader';
 }
 
 /**

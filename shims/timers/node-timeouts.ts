@@ -19,6 +19,7 @@
  * (shims/net/net-attempt-timer.ts).
  */
 import { originals } from '../../runtime/originals.js';
+import { callSites } from '../builtin-captures.js';
 import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
@@ -27,34 +28,21 @@ import { createTimeout, simulatedTimers } from './timers.js';
 
 const nodeProcess = originals.process;
 
-type CallSite = { getFileName(): string | null | undefined; getFunctionName(): string | null };
-
 /** Frames between the listener and the caller of setTimeout: the accessor's setter, the Timeout constructor, setTimeout. */
 const FRAMES_MAX = 6;
 
 /** Whether the Timeout being constructed under `listener` was made by node:timers' setTimeout/setInterval called from Node's own code. */
 function madeByNodeModule(listener: Function): boolean {
-  const limit = Error.stackTraceLimit;
-  const prepare = Error.prepareStackTrace;
-  const holder: { stack?: unknown } = {};
-  try {
-    Error.stackTraceLimit = FRAMES_MAX;
-    Error.prepareStackTrace = (_error, sites) => sites;
-    Error.captureStackTrace(holder, listener);
-    const sites = holder.stack as CallSite[] | undefined;
-    if (!Array.isArray(sites)) return false;
-    for (let i = 0; i + 1 < sites.length; i++) {
-      const name = sites[i]!.getFunctionName();
-      if ((name === 'setTimeout' || name === 'setInterval') && sites[i]!.getFileName() === 'node:timers') {
-        const caller = sites[i + 1]!.getFileName();
-        return typeof caller === 'string' && caller.startsWith('node:');
-      }
+  const sites = callSites(listener, FRAMES_MAX);
+  if (sites === undefined) return false;
+  for (let i = 0; i + 1 < sites.length; i++) {
+    const name = sites[i]!.getFunctionName();
+    if ((name === 'setTimeout' || name === 'setInterval') && sites[i]!.getFileName() === 'node:timers') {
+      const caller = sites[i + 1]!.getFileName();
+      return typeof caller === 'string' && caller.startsWith('node:');
     }
-    return false;
-  } finally {
-    Error.prepareStackTrace = prepare;
-    Error.stackTraceLimit = limit;
   }
+  return false;
 }
 
 interface SimulatedTimer {
