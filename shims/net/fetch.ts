@@ -113,6 +113,20 @@ function settle(target: object, key: PropertyKey, value: unknown, enumerable: bo
   Object.defineProperty(target, key, { value, writable: true, enumerable, configurable: true });
 }
 
+/** Wraps the accessor `target[name]` (if it is one) so that its first read installs the shim, then reads Node's. */
+function installOnRead(target: object, name: PropertyKey): void {
+  const descriptor = Object.getOwnPropertyDescriptor(target, name);
+  const realGet = descriptor?.get;
+  if (realGet === undefined) return;
+  Object.defineProperty(target, name, {
+    ...descriptor,
+    get: mirrorFunction(function (this: unknown) {
+      firePendingInstall();
+      return Reflect.apply(realGet, this, []);
+    }, realGet),
+  });
+}
+
 function placeTriggers(): void {
   if (triggersPlaced) return;
   triggersPlaced = true;
@@ -133,16 +147,7 @@ function placeTriggers(): void {
     if (!Object.prototype.hasOwnProperty.call(g, name)) continue;
     if (NODE_MAJOR <= 21) {
       // JavaScript accessors: wrapped, so the first read installs the shim, then reads Node's.
-      const descriptor = Object.getOwnPropertyDescriptor(g, name)!;
-      const realGet = descriptor.get;
-      if (realGet === undefined) continue; // already a value: undici is loaded
-      Object.defineProperty(g, name, {
-        ...descriptor,
-        get: mirrorFunction(function (this: unknown) {
-          firePendingInstall();
-          return Reflect.apply(realGet, this, []);
-        }, realGet),
-      });
+      installOnRead(g, name); // a value already (no getter): undici is loaded
     } else if (CONNECTING_GLOBALS.has(name)) {
       // A V8 lazy data property: replaced unread, its value read from node:http once installed.
       // Redefining it in place would run its getter (loading undici); deleting it first does not.
@@ -163,18 +168,7 @@ function placeTriggers(): void {
     }
   }
 
-  for (const name of HTTP_UNDICI_GETTERS) {
-    const descriptor = Object.getOwnPropertyDescriptor(http, name);
-    const realGet = descriptor?.get;
-    if (realGet === undefined) continue; // Node 20 has none
-    Object.defineProperty(http, name, {
-      ...descriptor,
-      get: mirrorFunction(function (this: unknown) {
-        firePendingInstall();
-        return Reflect.apply(realGet, this, []);
-      }, realGet),
-    });
-  }
+  for (const name of HTTP_UNDICI_GETTERS) installOnRead(http, name); // Node 20 has none
 
   if (Object.getOwnPropertyDescriptor(g, GLOBAL_DISPATCHER) === undefined) {
     Object.defineProperty(g, GLOBAL_DISPATCHER, {
