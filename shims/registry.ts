@@ -85,3 +85,18 @@ export class PatchSet {
     return this.restorers.length;
   }
 }
+
+/**
+ * A finder of one of Node's private symbols (`Symbol('timeout')`, `Symbol('kOutHeaders')`) by its
+ * description: looked for on the first object it is asked about, else on `probe()` (an object
+ * its constructor sets it on), once; undefined if neither has it. Not probed at load: making the
+ * probe object there cost start-up time (docs/benchmarks.md, figure 12).
+ */
+export function privateSymbolFinder(description: string, probe: () => object): (first: object) => symbol | undefined {
+  let found: symbol | null | undefined;
+  const matches = (s: symbol): boolean => s.description === description;
+  return (first) => {
+    if (found === undefined) found = Object.getOwnPropertySymbols(first).find(matches) ?? Object.getOwnPropertySymbols(probe()).find(matches) ?? null;
+    return found ?? undefined;
+  };
+}

@@ -40,25 +40,15 @@ import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost, type Host } from '../context.js';
 import { holdSocketReads, isSimulatedSocket, onSocketReleased } from './net-binding.js';
 import { nodeError } from '../node-errors.js';
-import type { PatchSet } from '../registry.js';
+import { type PatchSet, privateSymbolFinder } from '../registry.js';
 import type { Shim } from '../shim.js';
 import { simulatedTimers } from '../timers/timers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyRecord = Record<PropertyKey, any>;
 
-/**
- * node:http's private kOutHeaders symbol (set to null in the OutgoingMessage constructor), found
- * when first needed on the message being sent, else on a fresh OutgoingMessage. Not probed at
- * load: constructing one there cost 0.5-1 ms of every start (docs/benchmarks.md, figure 12).
- */
-let kOutHeadersFound: symbol | null | undefined;
-function outHeadersSymbol(message: object): symbol | undefined {
-  if (kOutHeadersFound !== undefined) return kOutHeadersFound ?? undefined;
-  const isOutHeaders = (s: symbol) => s.description === 'kOutHeaders';
-  kOutHeadersFound = Object.getOwnPropertySymbols(message).find(isOutHeaders) ?? Object.getOwnPropertySymbols(new http.OutgoingMessage()).find(isOutHeaders) ?? null;
-  return kOutHeadersFound ?? undefined;
-}
+/** node:http's private kOutHeaders symbol (set to null in the OutgoingMessage constructor). */
+const outHeadersSymbol = privateSymbolFinder('kOutHeaders', () => new http.OutgoingMessage());
 
 // ---- Date: from the host's clock ----------------------------------------------------------
 

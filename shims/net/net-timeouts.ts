@@ -8,25 +8,17 @@
 import net from 'node:net';
 import { currentHost, NODE_MAJOR } from '../context.js';
 import { validateFunction } from '../node-errors.js';
-import type { PatchSet } from '../registry.js';
+import { type PatchSet, privateSymbolFinder } from '../registry.js';
 import type { Shim } from '../shim.js';
 import { createTimeout, simulatedTimers, timerDuration } from '../timers/timers.js';
 
 const realSetTimeout = net.Socket.prototype.setTimeout;
 
 /**
- * net.js's private kTimeout symbol, found when first needed on the socket being given a timeout
- * (net.Socket's, Http2Session's and Http2Stream's constructors all set it), else on a fresh
- * socket. Not probed at load: constructing a net.Socket there cost about 1 ms of every start
- * (docs/benchmarks.md, figure 12).
+ * net.js's private kTimeout symbol (net.Socket's, Http2Session's and Http2Stream's constructors
+ * all set it), found on the first socket given a timeout, else on a fresh net.Socket.
  */
-let kTimeoutFound: symbol | null | undefined;
-function timeoutSymbol(socket: object): symbol | undefined {
-  if (kTimeoutFound !== undefined) return kTimeoutFound ?? undefined;
-  const isTimeout = (s: symbol) => s.description === 'timeout';
-  kTimeoutFound = Object.getOwnPropertySymbols(socket).find(isTimeout) ?? Object.getOwnPropertySymbols(new net.Socket()).find(isTimeout) ?? null;
-  return kTimeoutFound ?? undefined;
-}
+const timeoutSymbol = privateSymbolFinder('timeout', () => new net.Socket());
 
 /** socket.setTimeout on virtual time; also Http2Session's and Http2Stream's (shims/http2/http2.ts), which are the same setStreamTimeout on the same kTimeout slot. */
 export function setStreamTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, callback?: () => void): net.Socket {
