@@ -88,6 +88,14 @@ describe('module hosts: resolutions kept between loads, dropped when files chang
     assert.deepEqual(off, []);
   });
 
+  it('DST_RESOLUTION_CACHE other than 0 or 1 is refused, saying what it takes', async () => {
+    await withSetting('off', async () => {
+      const sim = new Sim({ seed: 0x5eed });
+      sim.host('app', () => {});
+      await assert.rejects(sim.run(), /Failed to parse DST_RESOLUTION_CACHE: "off" is not 0 or 1/);
+    });
+  });
+
   it('CommonJS: a program that renames and writes files drops the kept resolutions, and resolves as a fresh process would', async () => {
     const dir = fixture(PLUGIN_APP);
     const main = path.join(dir, 'main.cjs');
