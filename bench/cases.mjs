@@ -473,13 +473,16 @@ async function plainPostgres(params) {
 /**
  * Figures 9 and 10: `loadsPerRun` loads of a host importing `target` in this worker, each in a
  * simulation of its own. The worker's first run (a warm-up) holds the process's first load;
- * every measured load is a re-load. `codeCache: false` runs them with DST_CODE_CACHE=0.
+ * every measured load is a re-load. `codeCache: false` runs them with DST_CODE_CACHE=0,
+ * `resolutionCache: false` with DST_RESOLUTION_CACHE=0.
  */
-async function hostReloads(params, target, { codeCache = true } = {}) {
+async function hostReloads(params, target, { codeCache = true, resolutionCache = true } = {}) {
   const { loadHostOnce, targetUrl } = await import('./host-load.mjs');
   const url = targetUrl(target);
   const before = process.env.DST_CODE_CACHE;
+  const beforeResolution = process.env.DST_RESOLUTION_CACHE;
   if (!codeCache) process.env.DST_CODE_CACHE = '0';
+  if (!resolutionCache) process.env.DST_RESOLUTION_CACHE = '0';
   try {
     let cpuNs = 0;
     let wallNs = 0;
@@ -495,6 +498,8 @@ async function hostReloads(params, target, { codeCache = true } = {}) {
   } finally {
     if (before === undefined) delete process.env.DST_CODE_CACHE;
     else process.env.DST_CODE_CACHE = before;
+    if (beforeResolution === undefined) delete process.env.DST_RESOLUTION_CACHE;
+    else process.env.DST_RESOLUTION_CACHE = beforeResolution;
   }
 }
 
@@ -512,9 +517,11 @@ function hostFirstLoad(target) {
 export const CASES = {
   'host-reload-kv': (sizes) => hostReloads(sizes.hostLoads, 'kv'),
   'host-reload-kv-no-cache': (sizes) => hostReloads(sizes.hostLoads, 'kv', { codeCache: false }),
+  'host-reload-kv-no-resolution-cache': (sizes) => hostReloads(sizes.hostLoads, 'kv', { resolutionCache: false }),
   'host-first-load-kv': () => hostFirstLoad('kv'),
   'host-reload-mqtt': (sizes) => hostReloads(sizes.hostLoads, 'mqtt'),
   'host-reload-mqtt-no-cache': (sizes) => hostReloads(sizes.hostLoads, 'mqtt', { codeCache: false }),
+  'host-reload-mqtt-no-resolution-cache': (sizes) => hostReloads(sizes.hostLoads, 'mqtt', { resolutionCache: false }),
   'host-first-load-mqtt': () => hostFirstLoad('mqtt'),
   // Figure 11: three hosts booting real npm packages (aedes, mqtt.js) under crash faults.
   'explore-mqtt': (sizes) => exploreSeeds(sizes.mqttScenario, 1),

@@ -503,6 +503,7 @@ function hostReloadFigure({ title, target, what, missing }) {
           simulator: { label: 're-load (code cache on)', case: `host-reload-${target}`, warmups: r.warmups, reps: r.fast },
           firstLoad: { label: 'first load in a process', case: `host-first-load-${target}`, warmups: r.warmups, reps: r.fast },
           noCodeCache: { label: 're-load, DST_CODE_CACHE=0', case: `host-reload-${target}-no-cache`, warmups: r.warmups, reps: r.fast },
+          noResolutionCache: { label: 're-load, DST_RESOLUTION_CACHE=0', case: `host-reload-${target}-no-resolution-cache`, warmups: r.warmups, reps: r.fast },
         },
       };
     },
@@ -521,6 +522,12 @@ function hostReloadFigure({ title, target, what, missing }) {
         description: 're-load with DST_CODE_CACHE=0 / with the code cache',
         format: times,
         ratio: (sim, base, clock) => perLoad(base.noCodeCache, clock) / perLoad(sim, clock),
+      },
+      {
+        id: `${target}-reload-resolution-cache-vs-none`,
+        description: 're-load with DST_RESOLUTION_CACHE=0 / with the resolution cache',
+        format: times,
+        ratio: (sim, base, clock) => perLoad(base.noResolutionCache, clock) / perLoad(sim, clock),
       },
     ],
   };

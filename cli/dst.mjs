@@ -253,13 +253,16 @@ function settingsEnv() {
   return { ...settings, ...machineSettings() };
 }
 
+/** Where this CLI's file really is: asked once, not for each seed's replay command (it is this process's own file). */
+let cliRealPath;
+
 /**
  * How to run this CLI again from here, as a user would paste it: `dst` when it is installed on
  * the PATH, `npx dst` when it is a dependency of the project in the working directory, else
  * `node <path to cli/dst.mjs>` (a checkout of dst-runtime itself, where `dst` is not on the PATH).
  */
 export function cliCommand(cwd = process.cwd()) {
-  const cli = realpathSync(CLI);
+  const cli = (cliRealPath ??= realpathSync(CLI));
   const segments = cli.split(path.sep);
   const nm = segments.lastIndexOf('node_modules');
   if (nm !== -1) {

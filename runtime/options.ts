@@ -314,12 +314,35 @@ const DEFAULT_LOCALES = new Set(['C', 'POSIX', 'en_US', 'en-US']);
  */
 export function machineSettings(env: Environment = process.env): Record<string, string> {
   const settings: Record<string, string> = {};
-  const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : new Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : defaultTimeZone();
   if (zone !== undefined && !UTC_ZONES.has(zone)) settings.TZ = zone;
   // The first of these that is set decides, even when empty (ICU's locale is then "und").
   const locale = [env.LC_ALL, env.LC_MESSAGES, env.LANG].find((value) => value !== undefined);
   if (locale !== undefined && !DEFAULT_LOCALES.has(locale.split(/[.@]/)[0]!)) settings.LC_ALL = locale;
   return settings;
+}
+
+/**
+ * Node's own environment, taken when the runtime loads (before a shim gives module hosts
+ * environments of their own): ICU's default time zone follows the TZ of this one only.
+ */
+const nodeEnv: Environment = process.env;
+/** The default time zone last resolved, and Node's TZ when it was. */
+let resolvedZone: { tz: string | undefined; zone: string | undefined } | undefined;
+
+/**
+ * The time zone Intl uses when none is given, resolved once per value of Node's TZ: making a
+ * DateTimeFormat to ask costs 60-80 µs of CPU hot and several times that cold, and Sim.run(),
+ * every explore worker's seed and every replay command ask. It cannot change while Node's TZ
+ * does not: Node tells V8 and ICU to drop their zone only when process.env.TZ is written or
+ * deleted (test/hosts/machine-settings.test.mjs sets TZ in-process and asks again). What this
+ * misses: the machine's zone file (/etc/localtime) replaced while the process runs, which ICU
+ * would re-read after a write of TZ set it back to the value it was resolved under.
+ */
+function defaultTimeZone(): string | undefined {
+  const tz = nodeEnv.TZ;
+  if (resolvedZone === undefined || resolvedZone.tz !== tz) resolvedZone = { tz, zone: new Intl.DateTimeFormat().resolvedOptions().timeZone };
+  return resolvedZone.zone;
 }
 
 /** machineSettings() as shell assignments, for the front of a replay command. */

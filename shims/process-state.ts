@@ -91,6 +91,8 @@ interface Watched {
   moduleExports: boolean;
   /** Which of its own keys count (instances: not their working state). */
   filter: ((key: PropertyKey, value: unknown) => boolean) | undefined;
+  /** The filter reads only the key: counting the keys it keeps needs no descriptor. */
+  filterByKey: boolean;
   keyCount: number;
   dataKeys: PropertyKey[];
   dataValues: unknown[];
@@ -166,13 +168,13 @@ export class ProcessState {
     const util = req('util');
     this.watch(util.inspect.defaultOptions, 'util.inspect.defaultOptions', undefined, false);
     // The process object: its own keys, not the ones Node and the seed's runtime keep per seed.
-    this.watch(nodeProcess as unknown as AnyObject, 'process', (key) => !PROCESS_PER_SEED.has(key), false);
+    this.watch(nodeProcess as unknown as AnyObject, 'process', (key) => !PROCESS_PER_SEED.has(key), false, true);
     for (const [stream, name] of [[nodeProcess.stdout, 'process.stdout'], [nodeProcess.stderr, 'process.stderr']] as const) {
       this.watch(stream as unknown as AnyObject, name, (_key, value) => typeof value === 'function', false);
       this.emitters.push({ emitter: stream, name, listeners: new Map() });
     }
     for (const [agent, name] of [[http.globalAgent, 'http.globalAgent'], [https.globalAgent, 'https.globalAgent']] as const) {
-      this.watch(agent as unknown as AnyObject, name, (key) => !INSTANCE_STATE.has(key), false);
+      this.watch(agent as unknown as AnyObject, name, (key) => !INSTANCE_STATE.has(key), false, true);
       const options = (agent as unknown as { options?: AnyObject }).options;
       if (isObject(options)) this.watch(options, `${name}.options`, undefined, false);
       this.emitters.push({ emitter: agent, name, listeners: new Map() });
@@ -269,12 +271,13 @@ export class ProcessState {
     if (isObject(proto)) this.walk(proto, `Object.getPrototypeOf(${name})`, seen, skip, false);
   }
 
-  private watch(object: AnyObject, name: string, filter: Watched['filter'], moduleExports: boolean): void {
+  private watch(object: AnyObject, name: string, filter: Watched['filter'], moduleExports: boolean, filterByKey = false): void {
     const w: Watched = {
       object,
       name,
       moduleExports,
       filter,
+      filterByKey,
       keyCount: 0,
       dataKeys: [],
       dataValues: [],
@@ -457,6 +460,11 @@ function unchanged(w: Watched): boolean {
 
 function filteredKeyCount(w: Watched): number {
   let count = 0;
+  if (w.filterByKey) {
+    // The process object: 70-odd keys, a descriptor each after every seed for nothing.
+    for (const key of Reflect.ownKeys(w.object)) if (w.filter!(key, undefined)) count++;
+    return count;
+  }
   for (const key of Reflect.ownKeys(w.object)) {
     const d = Object.getOwnPropertyDescriptor(w.object, key)!;
     if (w.filter!(key, d.value)) count++;

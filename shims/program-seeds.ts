@@ -138,6 +138,13 @@ let running: SeedRun | undefined;
 let processHooked = false;
 /** The process as before the first seed: what every seed after it is put back to. */
 let processState: ProcessState | undefined;
+/**
+ * The global object's properties and Node's environment as before the first seed, taken once:
+ * every seed starts from them (a seed's changes are put back before the next), so taking them
+ * again before each seed read the same ~200 descriptors and every variable again for nothing.
+ */
+let globalsBefore: Map<PropertyKey, PropertyDescriptor> | undefined;
+let envBefore: Array<[string, string | undefined]> | undefined;
 /** Node's own process.env, whose variables a seed's program reads and writes as in a fresh process. */
 const realEnv: NodeJS.ProcessEnv = nodeProcess.env;
 
@@ -199,34 +206,37 @@ function exitCodeNow(fallback: number): number {
   return code === undefined || code === null || (code as unknown) === '' ? fallback : Number(code);
 }
 
-/** What a program may change of the process and its globals, to be put back after its seed. */
+/** What a program may change of the process, to be put back after its seed (the globals: globalsBefore). */
 interface Snapshot {
-  globals: Map<PropertyKey, PropertyDescriptor>;
   listeners: Map<string | symbol, Function[]>;
   exit: NodeJS.Process['exit'];
   mainModule: unknown;
 }
 
-function snapshot(): Snapshot {
+function takeGlobals(): Map<PropertyKey, PropertyDescriptor> {
   const globals = new Map<PropertyKey, PropertyDescriptor>();
   for (const key of Reflect.ownKeys(globalThis)) globals.set(key, Object.getOwnPropertyDescriptor(globalThis, key)!);
+  return globals;
+}
+
+function snapshot(): Snapshot {
   const listeners = new Map<string | symbol, Function[]>();
   for (const name of nodeProcess.eventNames()) listeners.set(name, nodeProcess.rawListeners(name).slice());
-  return { globals, listeners, exit: nodeProcess.exit, mainModule: (nodeProcess as unknown as { mainModule: unknown }).mainModule };
+  return { listeners, exit: nodeProcess.exit, mainModule: (nodeProcess as unknown as { mainModule: unknown }).mainModule };
 }
 
 function sameDescriptor(a: PropertyDescriptor, b: PropertyDescriptor): boolean {
   return a.value === b.value && a.get === b.get && a.set === b.set && a.writable === b.writable && a.enumerable === b.enumerable && a.configurable === b.configurable;
 }
 
-function restore(before: Snapshot): void {
+function restore(before: Snapshot, globals: Map<PropertyKey, PropertyDescriptor>): void {
   const g = globalThis as Record<PropertyKey, unknown>;
   for (const key of Reflect.ownKeys(globalThis)) {
-    if (before.globals.has(key)) continue;
+    if (globals.has(key)) continue;
     const descriptor = Object.getOwnPropertyDescriptor(globalThis, key);
     if (descriptor?.configurable) delete g[key];
   }
-  for (const [key, descriptor] of before.globals) {
+  for (const [key, descriptor] of globals) {
     const now = Object.getOwnPropertyDescriptor(globalThis, key);
     if (now !== undefined && sameDescriptor(now, descriptor)) continue;
     if (now === undefined || now.configurable) Object.defineProperty(globalThis, key, descriptor);
@@ -248,8 +258,8 @@ function restore(before: Snapshot): void {
 
 /**
  * The program's process.env is Node's own, as in a fresh process (values become strings, TZ
- * moves the time zone): its variables are taken before the seed and put back after it, in their
- * order, so that the next seed's program enumerates what a fresh process would give it.
+ * moves the time zone): its variables are taken before the first seed and put back after each, in
+ * their order, so that the next seed's program enumerates what a fresh process would give it.
  */
 function takeEnv(): Array<[string, string | undefined]> {
   return Object.keys(realEnv).map((key) => [key, realEnv[key]]);
@@ -306,7 +316,10 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
   // before the snapshot, so that the listeners the seed adds are the only ones restore() removes.
   const showIpcChannel = hideIpcChannel(nodeProcess);
   const before = snapshot();
-  const envBefore = takeEnv();
+  globalsBefore ??= takeGlobals();
+  envBefore ??= takeEnv();
+  const globals = globalsBefore;
+  const env = envBefore;
   for (const [key, value] of Object.entries({ ...(options.env ?? {}), DST_SEED: seedText })) realEnv[key] = value;
   state.begin();
   let strictTimer: NodeJS.Timeout | undefined;
@@ -350,8 +363,8 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
         // has run: a seed that crashed or exited mid-event still has some.
         originals.setImmediate(() => {
           uninstallShims(world);
-          restore(before);
-          putBackEnv(envBefore);
+          restore(before, globals);
+          putBackEnv(env);
           const check = state.restore();
           showIpcChannel();
           if (check.restored.length > 0 && nodeProcess.env.DST_DEBUG_RESTORE === '1') {

@@ -27,6 +27,7 @@ import { realDiskCall } from '../../runtime/disk/real.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
 import { loadingModuleGraph } from '../module/module-hosts.js';
+import { filesChanged } from '../module/resolution-cache.js';
 import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from '../thread-pool/real-work.js';
 import type { Shim } from '../shim.js';
 
@@ -91,8 +92,47 @@ function asyncMarker(args: unknown[]): unknown {
   return undefined;
 }
 
+/**
+ * Binding calls that cannot create, remove, rename or change a file: every other call tells the
+ * module hosts' resolution cache that files may have changed (module/resolution-cache.ts).
+ */
+const READS_ONLY = new Set([
+  'access',
+  'close',
+  'cpSyncCheckPaths',
+  'existsSync',
+  'fdatasync',
+  'fstat',
+  'fsync',
+  'getFormatOfExtensionlessFile',
+  'internalModuleReadJSON',
+  'internalModuleStat',
+  'legacyMainResolve',
+  'lstat',
+  'read',
+  'readBuffers',
+  'readFileUtf8',
+  'readdir',
+  'readlink',
+  'realpath',
+  'stat',
+  'statfs',
+]);
+const { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND } = fs.constants;
+const OPEN_CHANGES = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND;
+
+/** Whether a binding call may change the files (an open for writing counts: its writes may not come through here, a FileHandle's). */
+function mayChangeFiles(name: string, args: unknown[]): boolean {
+  if (READS_ONLY.has(name)) return false;
+  // Writes to stdout and stderr (a SyncWriteStream when they are files): no module file.
+  if ((name === 'writeBuffer' || name === 'writeString' || name === 'writeBuffers') && (args[0] === 1 || args[0] === 2)) return false;
+  if (name === 'open' || name === 'openFileHandle') return typeof args[1] !== 'number' || (args[1] & OPEN_CHANGES) !== 0;
+  return true;
+}
+
 function holding(name: string, original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
   const held = function (this: unknown, ...args: unknown[]): unknown {
+    if (mayChangeFiles(name, args)) filesChanged();
     if (realDiskCall()) return Reflect.apply(original, this, args);
     const marker = asyncMarker(args);
     if (marker === undefined) {

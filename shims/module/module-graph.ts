@@ -80,6 +80,12 @@ export function hostQuery(url: unknown): string | undefined {
   return match ? match[0].replace(/^&/, '?') : undefined;
 }
 
+/** A host graph's module URL without its host query (and entry mark): the file's own URL, with any query of its own. */
+export function withoutHostQuery(url: string): string {
+  const at = url.search(QUERY);
+  return at === -1 ? url : url.slice(0, at);
+}
+
 /** The URL a module resolved to, carrying its importer's host query when it has one. */
 function urlInHostGraph(resolvedUrl: string, parentURL: string | undefined): string {
   const query = hostQuery(parentURL);

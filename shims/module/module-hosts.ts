@@ -27,7 +27,8 @@ import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
 import { installCodeCache, markHostModule } from './code-cache.js';
-import { ENTRY_MARK, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
+import { ENTRY_MARK, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, withoutHostQuery } from './module-graph.js';
+import { esmKey, readResolutionCacheSetting, resolveCommonJs, resolveEsm } from './resolution-cache.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
@@ -76,8 +77,19 @@ let hooksRegistered = false;
 // virtual instant, instead of after a real, machine-dependent delay. Pinned by
 // test/hosts/module-hosts.test.mjs ("dynamic import()").
 
-function resolveHook(specifier: string, context: { parentURL?: string }, nextResolve: (s: string, c: unknown) => Resolved): Resolved {
-  return resolvedInHostGraph(nextResolve(specifier, context), context.parentURL);
+function resolveHook(specifier: string, context: { parentURL?: string; conditions?: unknown; importAttributes?: unknown }, nextResolve: (s: string, c: unknown) => Resolved): Resolved {
+  // Inside a host graph, where the importer's file (its URL without the host query) resolved
+  // this before: resolution-cache.ts.
+  const key = hostQuery(context.parentURL) === undefined || onSimulatedDisk() ? undefined : esmKey(specifier, withoutHostQuery(context.parentURL!), context);
+  return resolvedInHostGraph(
+    resolveEsm(key, specifier, () => nextResolve(specifier, context)),
+    context.parentURL,
+  );
+}
+
+/** Whether the current host's files are a simulated disk's: resolutions are then not kept. */
+function onSimulatedDisk(): boolean {
+  return currentHost()?.world.options.disk === 'simulated';
 }
 
 function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
@@ -230,7 +242,7 @@ function load(this: unknown, request: string, parent: CjsModule, isMain: boolean
   if (modules === undefined || typeof request !== 'string' || request.startsWith('node:') || Module.isBuiltin(request)) {
     return Reflect.apply(realLoad, this, arguments);
   }
-  const filename = ModuleClass._resolveFilename(request, parent, isMain);
+  const filename = resolveCommonJs(request, parent, isMain, onSimulatedDisk());
   // Builtins, and dst-runtime's own files (see module-graph.ts), are the process's.
   if (Module.isBuiltin(filename) || filename.startsWith(BUILD_DIR + path.sep)) return Reflect.apply(realLoad, this, arguments);
   return requireForHost(filename, parent);
@@ -318,6 +330,7 @@ export const moduleHostsShim: Shim = {
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
     installCodeCache(patches);
+    readResolutionCacheSetting(process.env);
     // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
     const g = globalThis as unknown as Record<symbol, unknown>;
     patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string, entry?: boolean) => requireForHost(filename, undefined, entry === true));

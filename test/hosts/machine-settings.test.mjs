@@ -43,6 +43,22 @@ describe('replay commands carry the time zone and locale when they are not UTC a
     assert.deepEqual(machineSettings(), {});
   });
 
+  it('machineSettings: the system zone, resolved once per value of Node\'s TZ, follows a TZ set in the process', () => {
+    // An environment without TZ: the zone is the one Intl uses, which follows Node's own TZ.
+    const saved = process.env.TZ;
+    try {
+      assert.deepEqual(machineSettings({}), {});
+      process.env.TZ = 'Asia/Tokyo';
+      assert.deepEqual(machineSettings({}), { TZ: 'Asia/Tokyo' });
+      assert.deepEqual(machineSettings({ TZ: '' }), { TZ: 'Asia/Tokyo' });
+      process.env.TZ = 'America/Sao_Paulo';
+      assert.deepEqual(machineSettings({}), { TZ: 'America/Sao_Paulo' });
+    } finally {
+      process.env.TZ = saved;
+    }
+    assert.deepEqual(machineSettings({}), {});
+  });
+
   it('register mode: the replay line starts with TZ=... LC_ALL=..., and running it prints the same (seed 0x7)', () => {
     const berlin = runRegister({ DST_SEED: '0x7', TZ: 'Asia/Tokyo', LANG: 'de_DE.UTF-8' });
     assert.equal(berlin.status, 1);
