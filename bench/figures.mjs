@@ -275,13 +275,32 @@ export const FIGURES = {
         },
       };
     },
-    goals: [],
-    comparisons: [
+    goals: [
       {
+        // Issue 16's goal. docs/benchmarks.md shows why two cores cannot give it: one worker
+        // already keeps about 1.36 cores busy (V8's background threads), so the second has
+        // about 0.64 of a core to itself. The comparison below is the goal proposed instead.
         id: 'explore-two-workers-vs-one',
-        description: 'seeds/s with 2 workers / with 1 (at most ~2 on 2 free cores)',
+        description: 'seeds/s with 2 workers / with 1',
+        target: 1.8,
         format: times,
         ratio: (sim, base, clock) => (clock === 'cpu' ? sim.seedsPerCpuSecond / base.oneJob.seedsPerCpuSecond : sim.seedsPerSecond / base.oneJob.seedsPerSecond),
+      },
+    ],
+    comparisons: [
+      {
+        // The proposed goal: `--jobs N` keeps >= 90% of N free cores busy (the children's CPU
+        // seconds over N x wall seconds). Only meaningful on a machine with N free cores.
+        id: 'explore-two-workers-cores-busy',
+        description: 'CPU of 2 workers / (2 x wall), proposed goal >= 90% on 2 free cores',
+        format: percent,
+        ratio: (sim) => sim.seedsPerSecond / sim.seedsPerCpuSecond / 2,
+      },
+      {
+        id: 'explore-one-worker-cores-busy',
+        description: 'CPU of 1 worker / wall (above 100%: V8 background threads)',
+        format: percent,
+        ratio: (_sim, base) => base.oneJob.seedsPerSecond / base.oneJob.seedsPerCpuSecond,
       },
     ],
   },
