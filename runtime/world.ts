@@ -31,7 +31,7 @@ import {
   SimEvent,
 } from './scheduler/event.js';
 import { Parking, type Parked } from './scheduler/parking.js';
-import { loopOrder, phaseOfKind, PHASE_IDLE } from './scheduler/loop-phases.js';
+import { loopOrder, phaseOfKind, PHASE_IDLE, PHASE_MAIN } from './scheduler/loop-phases.js';
 import { EventQueue } from './scheduler/queue.js';
 import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
@@ -72,6 +72,11 @@ export interface WorldOptions {
   diskFaults?: ResolvedRule[];
   /** Track the promises host code creates, to report those never settled (SimOptions.pending). */
   pending?: boolean;
+  /**
+   * The loop phase a register-mode program's top level runs in (loop-phases.ts topLevelPhase):
+   * where its loop goes on after the top level was busy. Default PHASE_MAIN.
+   */
+  topLevelPhase?: number;
 }
 
 export type StopReason = 'quiescent' | 'idle' | 'clients-done' | 'duration' | 'failure';
@@ -186,6 +191,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * it); -1 before the first event (a register-mode program's top level).
    */
   private eventKind = -1;
+  /** The loop phase of a register-mode program's top level (WorldOptions.topLevelPhase). */
+  private readonly topLevelPhase: number;
   /** Immediates run in a row, no other kind of event between them (see IMMEDIATES_FROZEN). */
   private immediatesInARow = 0;
   /** The host of the last event run; unhandled rejections are attributed to it. */
@@ -236,6 +243,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   constructor(options: WorldOptions) {
     this.options = options;
+    this.topLevelPhase = options.topLevelPhase ?? PHASE_MAIN;
     this.seed = options.seed;
     this.seedText = formatSeed(options.seed);
     this.mode = options.mode;
@@ -446,7 +454,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
     this.lagRandom ??= this.stream('faults/lag');
     const costNs = Math.min(burst.eventMaxNs, Math.round(-Math.log(1 - this.lagRandom.double()) * burst.eventMeanNs));
-    if (costNs > 0) this.stall(host, this.nowNs + costNs, phaseOfKind(this.eventKind));
+    if (costNs > 0) this.stall(host, this.nowNs + costNs, this.currentPhase);
   }
 
   /**
@@ -527,9 +535,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     return this.chain;
   }
 
-  /** The loop phase (scheduler/loop-phases.ts) of the callback running now; PHASE_IDLE before the first. */
+  /** The loop phase (scheduler/loop-phases.ts) of the callback running now, or of the program's top level. */
   get currentPhase(): number {
-    return phaseOfKind(this.eventKind);
+    return this.eventKind === -1 ? this.topLevelPhase : phaseOfKind(this.eventKind);
   }
 
   /**
@@ -564,11 +572,13 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * refreshes, so after a busy loop a timer is due its delay after the loop. An immediate queued
    * by a timer, an I/O callback or anything but an immediate runs in the check phase of the same
    * loop turn, before the timers that came due during the loop: it counts from the event's start.
-   * One queued by an immediate (or a program's top level) waits for the next turn, after them.
+   * One queued by an immediate (or a main script, before the loop: a program's top level on Node
+   * 22 and 24, loop-phases.ts) waits for the next turn, after them.
    */
   private spinFor(entry: WorldEntry): number {
-    const inCheckPhase = this.eventKind === KIND_IMMEDIATE || this.eventKind === -1;
-    return entry[kKind] === KIND_IMMEDIATE && !inCheckPhase ? 0 : this.spinNs;
+    const kind = this.eventKind;
+    const nextTurn = kind === KIND_IMMEDIATE || (kind === -1 && this.topLevelPhase === PHASE_MAIN);
+    return entry[kKind] === KIND_IMMEDIATE && !nextTurn ? 0 : this.spinNs;
   }
 
   /**
@@ -585,7 +595,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.spinHost = undefined;
     host.spunNs += spinNs;
     // The last event's code (its kind is still eventKind) was busy: its loop phase goes on after it.
-    this.stall(host, this.nowNs + spinNs, phaseOfKind(this.eventKind));
+    this.stall(host, this.nowNs + spinNs, this.currentPhase);
   }
 
   // ---- scheduling --------------------------------------------------------------------------

@@ -16,7 +16,11 @@ import { EVENT_KIND_CODE } from './event.js';
  *   rest of the immediates;
  * - stopped while idle (SIGSTOP, a frozen container: epoll_wait returns EINTR on resume): timers
  *   first, then I/O, then immediates; stopped with immediates pending: those first, then timers,
- *   then I/O.
+ *   then I/O;
+ * - busy in a main script, which runs before the loop starts: timers, I/O, then immediates (even
+ *   those it queued before it was busy). A host's main function in library mode is one. Under
+ *   `node --import` (register mode), Node 22 and 24 run the main module so too, but Node 20 runs
+ *   it from inside the loop, as an I/O callback: its immediates run before the expired timers.
  *
  * Within a phase, entries keep the order they came due in (timers by deadline, as Node's lists
  * are; I/O in arrival order).
@@ -28,17 +32,35 @@ export const PHASE_POLL = 1;
 export const PHASE_CHECK = 2;
 /** Not inside a callback: the process was idle (or stopped between callbacks). */
 export const PHASE_IDLE = -1;
+/** A main script, before the loop's first turn. */
+export const PHASE_MAIN = 3;
+
+/**
+ * The phase a register-mode program's top level runs in: a main script's (before the loop) on
+ * Node 22 and 24; on Node 20 too when it runs a CommonJS entry without its ESM loader, but when
+ * Node 20 runs the entry through its ESM loader (an ES module, or any `--import`/`--loader`
+ * flag: `node --import dst-runtime/register app.js`, how every replay command runs a program) it
+ * evaluates it from inside the loop, after reading the file: as I/O (docs/notes/node-facts.md).
+ */
+export function topLevelPhase(esmLoader: boolean): number {
+  return esmLoader && Number(process.versions.node.split('.')[0]) < 22 ? PHASE_POLL : PHASE_MAIN;
+}
 
 const KIND_TIMEOUT = EVENT_KIND_CODE.timeout;
 const KIND_INTERVAL = EVENT_KIND_CODE.interval;
 const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
+const KIND_BOOT = EVENT_KIND_CODE.boot;
 
-/** The loop phase an entry of this kind (an EVENT_KIND_CODE) runs in; -1 (idle) for no kind. */
+/**
+ * The loop phase code of an entry of this kind (an EVENT_KIND_CODE) runs in; a boot (a host's
+ * main function) runs as a main script. (A program's top level: World's topLevelPhase.)
+ */
 export function phaseOfKind(kind: number): number {
   if (kind === KIND_TIMEOUT || kind === KIND_INTERVAL) return PHASE_TIMERS;
   if (kind === KIND_IMMEDIATE) return PHASE_CHECK;
-  // Packets, completed thread-pool work (fs, dns, crypto), signals, boots: libuv's poll phase.
-  return kind < 0 ? PHASE_IDLE : PHASE_POLL;
+  if (kind === KIND_BOOT) return PHASE_MAIN;
+  // Packets, completed thread-pool work (fs, dns, crypto), signals: libuv's poll phase.
+  return PHASE_POLL;
 }
 
 /**
@@ -61,11 +83,14 @@ export interface Waited {
 export function loopOrder<T extends Waited>(waited: readonly T[], phase: number, sinceNs: number): T[] {
   if (waited.length < 2) return waited.slice();
   const byPhase: [T[], T[], T[]] = [[], [], []];
-  for (const w of waited) byPhase[phaseOfKind(w.kind) === PHASE_IDLE ? PHASE_POLL : phaseOfKind(w.kind)].push(w);
+  for (const w of waited) {
+    const p = phaseOfKind(w.kind);
+    byPhase[p === PHASE_TIMERS || p === PHASE_CHECK ? p : PHASE_POLL].push(w);
+  }
   for (const list of byPhase) if (!isSortedByTime(list)) list.sort((a, b) => a.timeNs - b.timeNs);
   const out: T[] = [];
-  if (phase === PHASE_IDLE) {
-    const first = byPhase[PHASE_CHECK].length > 0 ? PHASE_CHECK : PHASE_TIMERS;
+  if (phase === PHASE_IDLE || phase === PHASE_MAIN) {
+    const first = phase === PHASE_IDLE && byPhase[PHASE_CHECK].length > 0 ? PHASE_CHECK : PHASE_TIMERS;
     for (let i = 0; i < 3; i++) out.push(...byPhase[(first + i) % 3]!);
     return out;
   }

@@ -99,6 +99,23 @@ describe('the order of what came due while a process could not run (Node 20, 22,
     });
   }
 
+  it("a host's main function is a main script: after it was busy, the expired timer runs first, then the immediates it queued", async () => {
+    // As compliance program 90-busy-main-script.cjs shows of plain Node for a CommonJS main.
+    for (const seed of [0x1, 0x2]) {
+      const log = [];
+      const sim = new Sim({ seed });
+      sim.host('a', () => {
+        setTimeout(() => log.push('timer10'), 10);
+        setImmediate(() => log.push('immediate-before'));
+        const start = Date.now();
+        while (Date.now() - start < 100);
+        setImmediate(() => log.push('immediate-after'));
+      });
+      await sim.run();
+      assert.deepEqual(log, ['timer10', 'immediate-before', 'immediate-after'], `seed ${seed}`);
+    }
+  });
+
   it('a stall of an idle host (sim.stall: a GC pause, a descheduled VM) ends as a stop does: timers first', async () => {
     for (const seed of [0x1, 0x2, 0x3]) {
       assert.deepEqual((await simulatedLog('stalled', seed)).log, ['data:arm', 'timer50', 'data:late'], `seed ${seed}`);
