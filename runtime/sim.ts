@@ -408,8 +408,10 @@ export class Sim {
 
   /**
    * Stalls a host for `durationMs` (a GC pause, a descheduled VM): none of its events runs
-   * meanwhile, and everything that came due runs late when the stall ends, in the order it came
-   * due. Unlike pause(), a stall ends by itself; its packets still arrive (they wait in order).
+   * meanwhile, and everything that came due runs late when the stall ends, in the order Node's
+   * loop takes it up after a stop (expired timers first, then I/O, then immediates; immediates
+   * first if some were pending). Unlike pause(), a stall ends by itself; its packets still arrive
+   * (they wait in order).
    */
   stall(name: string, durationMs: number): void {
     const world = this.running('stall', name);

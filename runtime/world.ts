@@ -30,7 +30,8 @@ import {
   type QueueEntry,
   SimEvent,
 } from './scheduler/event.js';
-import { Parking } from './scheduler/parking.js';
+import { Parking, type Parked } from './scheduler/parking.js';
+import { loopOrder, phaseOfKind, PHASE_IDLE, PHASE_MAIN } from './scheduler/loop-phases.js';
 import { EventQueue } from './scheduler/queue.js';
 import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
@@ -71,6 +72,11 @@ export interface WorldOptions {
   diskFaults?: ResolvedRule[];
   /** Track the promises host code creates, to report those never settled (SimOptions.pending). */
   pending?: boolean;
+  /**
+   * The loop phase a register-mode program's top level runs in (loop-phases.ts topLevelPhase):
+   * where its loop goes on after the top level was busy. Default PHASE_MAIN.
+   */
+  topLevelPhase?: number;
 }
 
 export type StopReason = 'quiescent' | 'idle' | 'clients-done' | 'duration' | 'failure';
@@ -185,6 +191,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * it); -1 before the first event (a register-mode program's top level).
    */
   private eventKind = -1;
+  /** The loop phase of a register-mode program's top level (WorldOptions.topLevelPhase). */
+  private readonly topLevelPhase: number;
   /** Immediates run in a row, no other kind of event between them (see IMMEDIATES_FROZEN). */
   private immediatesInARow = 0;
   /** The host of the last event run; unhandled rejections are attributed to it. */
@@ -218,6 +226,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private readonly chainOfEntry = new WeakMap<object, number>();
   /** Chains stalled now, and the instant each stall ends. */
   private readonly chainStalledUntil = new Map<number, number>();
+  /** Where each stalled chain's loop was when its stall began (see Host.stallPhase). */
+  private readonly chainStallFrom = new Map<number, { phase: number; sinceNs: number }>();
   /**
    * Set by a fault plan: the end of a stall window of `chain` that covers `timeNs`, or 0. Asked
    * when an entry of the chain comes due, so a stall also delays a chain that was idle.
@@ -233,6 +243,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   constructor(options: WorldOptions) {
     this.options = options;
+    this.topLevelPhase = options.topLevelPhase ?? PHASE_MAIN;
     this.seed = options.seed;
     this.seedText = formatSeed(options.seed);
     this.mode = options.mode;
@@ -370,11 +381,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
-   * `host` resumed: its parked entries run now, in their original order (each keeps its ref),
-   * queued again behind the instant's others.
+   * `host` resumed: its parked entries run now (each keeps its ref), queued again behind the
+   * instant's others, in the order Node runs them after SIGCONT (loopOrder: timers first).
    */
   unpark(host: Host): void {
-    for (const entry of this.parking.unpark(host)) {
+    for (const { entry } of loopOrder(this.parking.unpark(host), PHASE_IDLE, this.nowNs)) {
       const seq = ++this.seq;
       entry[kSeq] = seq;
       this.queue.push(entry, this.nowNs, seq);
@@ -404,12 +415,18 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   /**
    * Stalls a host until virtual time `untilNs` (a GC pause, a descheduled VM, a busy loop): none
-   * of its events runs before then; those that come due meanwhile run at `untilNs`, late, in the
-   * order they came due and before the host's events due at that instant. Unlike pause(), a stall
-   * ends by itself. A longer stall of a stalled host extends it; a shorter one changes nothing.
+   * of its events runs before then; those that come due meanwhile run at `untilNs`, late, before
+   * the host's events due at that instant, in the order Node's loop takes them up again from
+   * `phase` (scheduler/loop-phases.ts: the phase of the callback that is busy, or PHASE_IDLE for
+   * a process stopped between callbacks). Unlike pause(), a stall ends by itself. A longer stall
+   * of a stalled host extends it (from where it began); a shorter one changes nothing.
    */
-  stall(host: Host, untilNs: number): void {
+  stall(host: Host, untilNs: number, phase = PHASE_IDLE): void {
     if (!(untilNs > this.nowNs) || host.state !== 'running' || untilNs <= host.stalledUntilNs) return;
+    if (host.stalledUntilNs <= this.nowNs) {
+      host.stallPhase = phase;
+      host.stallSinceNs = this.nowNs;
+    }
     host.stalledUntilNs = untilNs;
     if (this.trace !== undefined) this.annotate(host, 'stall', { untilNs });
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
@@ -419,8 +436,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /**
    * Event-loop lag on `host` until `untilNs`: each of its events takes longer than its own work,
    * by an exponential draw of mean `eventMeanNs` capped at `eventMaxNs` (a busy loop, a slow
-   * synchronous call, swapping), so what comes due next on it runs late — in order, as after a
-   * busy callback in Node. Timers never fire early. A later call replaces the burst.
+   * synchronous call, swapping), so what comes due next on it runs late — in Node's phase order
+   * after a busy callback (loop-phases.ts). Timers never fire early. A later call replaces the burst.
    */
   lag(host: WorldHost, untilNs: number, eventMeanNs: number, eventMaxNs: number): void {
     if (!(untilNs > this.nowNs) || host.state !== 'running') return;
@@ -437,10 +454,13 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
     this.lagRandom ??= this.stream('faults/lag');
     const costNs = Math.min(burst.eventMaxNs, Math.round(-Math.log(1 - this.lagRandom.double()) * burst.eventMeanNs));
-    if (costNs > 0) this.stall(host, this.nowNs + costNs);
+    if (costNs > 0) this.stall(host, this.nowNs + costNs, this.currentPhase);
   }
 
-  /** Ends the stalls due by now: their hosts' (and chains') parked entries become ready, in order. */
+  /**
+   * Ends the stalls due by now: their hosts' (and chains') parked entries become ready, each
+   * host's (or chain's) in the order Node's loop runs them after such a stall (loopOrder).
+   */
   private wakeStalled(): void {
     let wakeNs = Infinity;
     const woken = new Set<WorldHost>();
@@ -451,18 +471,31 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         if (!host.paused) woken.add(host);
       } else if (host.stalledUntilNs < wakeNs) wakeNs = host.stalledUntilNs;
     }
-    let chains: Set<number> | undefined;
+    let chains: Map<number, { phase: number; sinceNs: number }> | undefined;
     for (const [chain, untilNs] of this.chainStalledUntil) {
       if (untilNs <= this.nowNs) {
         this.chainStalledUntil.delete(chain);
-        (chains ??= new Set()).add(chain);
+        (chains ??= new Map()).set(chain, this.chainStallFrom.get(chain) ?? { phase: PHASE_IDLE, sinceNs: this.nowNs });
+        this.chainStallFrom.delete(chain);
       } else if (untilNs < wakeNs) wakeNs = untilNs;
     }
     this.wakeNs = wakeNs;
-    if (chains !== undefined) {
-      const ended = chains;
-      this.parking.wake(woken, (entry) => ended.has(this.chainOf(entry)));
-    } else if (woken.size > 0) this.parking.wake(woken);
+    if (woken.size === 0 && chains === undefined) return;
+    const ended = chains;
+    const taken = this.parking.take((p) => woken.has(p.host as WorldHost) || (ended !== undefined && ended.has(this.chainOf(p.entry))));
+    // One group per process that stalled (a host, or a chain: a process of a plain program), in
+    // the order their first entries came due.
+    const groups = new Map<WorldHost | number, Array<Parked<WorldEntry>>>();
+    for (const p of taken) {
+      const key = woken.has(p.host as WorldHost) ? (p.host as WorldHost) : this.chainOf(p.entry);
+      const group = groups.get(key);
+      if (group === undefined) groups.set(key, [p]);
+      else group.push(p);
+    }
+    for (const [key, group] of groups) {
+      const from = typeof key === 'number' ? ended!.get(key)! : { phase: key.stallPhase, sinceNs: key.stallSinceNs };
+      this.parking.makeReady(loopOrder(group, from.phase, from.sinceNs));
+    }
   }
 
   /** A new chain (a listening server's: a server is a process of its own). */
@@ -502,12 +535,20 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     return this.chain;
   }
 
+  /** The loop phase (scheduler/loop-phases.ts) of the callback running now, or of the program's top level. */
+  get currentPhase(): number {
+    return this.eventKind === -1 ? this.topLevelPhase : phaseOfKind(this.eventKind);
+  }
+
   /**
    * Stalls one chain until `untilNs`, as stall() stalls a host: none of its entries runs before
-   * then; those that come due meanwhile run at `untilNs`, in the order they came due.
+   * then; those that come due meanwhile run at `untilNs`, in Node's phase order from `phase`
+   * (loop-phases.ts; PHASE_IDLE: a chain stopped between callbacks).
    */
-  stallChain(chain: number, untilNs: number): void {
-    if (!(untilNs > this.nowNs) || untilNs <= (this.chainStalledUntil.get(chain) ?? 0)) return;
+  stallChain(chain: number, untilNs: number, phase = PHASE_IDLE): void {
+    const stalledUntilNs = this.chainStalledUntil.get(chain) ?? 0;
+    if (!(untilNs > this.nowNs) || untilNs <= stalledUntilNs) return;
+    if (stalledUntilNs <= this.nowNs) this.chainStallFrom.set(chain, { phase, sinceNs: this.nowNs });
     this.chainStalledUntil.set(chain, untilNs);
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
     this.kick();
@@ -531,11 +572,13 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * refreshes, so after a busy loop a timer is due its delay after the loop. An immediate queued
    * by a timer, an I/O callback or anything but an immediate runs in the check phase of the same
    * loop turn, before the timers that came due during the loop: it counts from the event's start.
-   * One queued by an immediate (or a program's top level) waits for the next turn, after them.
+   * One queued by an immediate (or a main script, before the loop: a program's top level on Node
+   * 22 and 24, loop-phases.ts) waits for the next turn, after them.
    */
   private spinFor(entry: WorldEntry): number {
-    const inCheckPhase = this.eventKind === KIND_IMMEDIATE || this.eventKind === -1;
-    return entry[kKind] === KIND_IMMEDIATE && !inCheckPhase ? 0 : this.spinNs;
+    const kind = this.eventKind;
+    const nextTurn = kind === KIND_IMMEDIATE || (kind === -1 && this.topLevelPhase === PHASE_MAIN);
+    return entry[kKind] === KIND_IMMEDIATE && !nextTurn ? 0 : this.spinNs;
   }
 
   /**
@@ -551,7 +594,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const host = this.spinHost!;
     this.spinHost = undefined;
     host.spunNs += spinNs;
-    this.stall(host, this.nowNs + spinNs);
+    // The last event's code (its kind is still eventKind) was busy: its loop phase goes on after it.
+    this.stall(host, this.nowNs + spinNs, this.currentPhase);
   }
 
   // ---- scheduling --------------------------------------------------------------------------
@@ -625,10 +669,21 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * host's process is down (its kernel still answers, e.g. with a reset), and the event waits
    * while the host is paused (a stalled machine answers nothing).
    */
-  scheduleArrival(host: WorldHost, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number): SimEvent<WorldHost> {
-    const timeNs = this.nowNs + this.spinNs + Math.max(0, Math.round(delayNs));
+  scheduleArrival(
+    host: WorldHost,
+    delayNs: number,
+    fn: (this: any) => void,
+    thisArg: unknown,
+    scope?: AsyncResource,
+    chain?: number,
+    loopback?: boolean,
+  ): SimEvent<WorldHost> {
+    const sentNs = this.nowNs + this.spinNs;
+    const timeNs = sentNs + Math.max(0, Math.round(delayNs));
     const seq = ++this.seq;
     const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
+    // A packet a host sends itself is in the peer socket's buffer as write() returns.
+    if (loopback === true) event.readyNs = sentNs;
     // A packet's arrival runs in the chain of the socket it reaches.
     if (this.chainsOn) this.chainOfEntry.set(event, chain ?? this.chain);
     this.queue.push(event, timeNs, seq);
@@ -821,7 +876,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       const timeNs = this.queue.firstTimeNs;
       if (host.paused || host.stalledUntilNs > timeNs || (this.chainsOn && this.chainHeld(event, timeNs))) {
         this.queue.pop();
-        this.parking.park(host, event, event[kSeq]);
+        this.parking.park(host, event, event[kSeq], timeNs);
         continue;
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
@@ -832,10 +887,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   /** The next entry of a host whose stall ended, if it is still live (undefined: try again). */
   private nextReady(): WorldEntry | undefined {
-    const { host, entry, seq } = this.ready.shift()!;
+    const parked = this.ready.shift()!;
+    const { host, entry, seq } = parked;
     if (entry[kSeq] !== seq || host.state !== 'running') return undefined;
     if (host.paused || host.stalledUntilNs > this.nowNs || (this.chainsOn && this.chainHeld(entry, this.nowNs))) {
-      this.parking.park(host, entry, seq);
+      this.parking.repark(parked);
       return undefined;
     }
     return this.taken(entry);

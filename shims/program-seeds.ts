@@ -41,6 +41,7 @@
  * Buffer pool's offset, caches). `dst explore --process-per-seed` runs each seed in a fresh
  * process.
  */
+import { topLevelPhase } from '../runtime/scheduler/loop-phases.js';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
@@ -307,6 +308,8 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
     disk: settings.disk,
     ...(settings.diskFaults === undefined ? {} : { diskFaults: settings.diskFaults }),
     pending: settings.pending,
+    // As `node --import dst-runtime/register app` (the seed's replay) runs the entry.
+    topLevelPhase: topLevelPhase(true),
   });
   const main = world.hosts.add('main', 'host');
   world.fallbackHost = main;

@@ -27,6 +27,7 @@ import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite, OWN_DIST, userStack } from '../runtime/trace/site.js';
 import { World, type WorldHost } from '../runtime/world.js';
+import { topLevelPhase } from '../runtime/scheduler/loop-phases.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
@@ -94,6 +95,40 @@ function lazyReplayCommand(seedText: string): () => string {
     command = [...replayEnvironment(env), `DST_SEED=${seedText}`, ...settings, ...['node', ...execArgv, ...argv].map(shellQuote)].join(' ');
     return command;
   };
+}
+
+/**
+ * Whether Node runs this process's entry through its ESM loader (what decides, on Node 20, where
+ * in the loop the program's top level runs: loop-phases.ts topLevelPhase). As Node's
+ * shouldUseESMLoader: an `--import`, `--loader` or `--experimental-loader` flag (on the command
+ * line or in NODE_OPTIONS), `--experimental-default-type=module`, an .mjs entry, or a .js (or
+ * extensionless) entry whose nearest package.json says "type": "module".
+ */
+export function entryUsesEsmLoader(execArgv: readonly string[], nodeOptions: string | undefined, entry: string | undefined): boolean {
+  const flags = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
+  for (const flag of flags) {
+    if (/^--(import|loader|experimental-loader)(=|$)/.test(flag)) return true;
+    if (flag === '--experimental-default-type=module') return true;
+  }
+  if (entry === undefined) return false;
+  if (entry.endsWith('.mjs')) return true;
+  if (entry.endsWith('.cjs')) return false;
+  for (let dir = path.dirname(path.resolve(entry)); ; dir = path.dirname(dir)) {
+    let text: string | undefined;
+    try {
+      text = fs.readFileSync(path.join(dir, 'package.json'), 'utf8');
+    } catch {
+      text = undefined;
+    }
+    if (text !== undefined) {
+      try {
+        return (JSON.parse(text) as { type?: unknown }).type === 'module';
+      } catch {
+        return false;
+      }
+    }
+    if (path.dirname(dir) === dir) return false;
+  }
 }
 
 function usageExit(error: unknown): never {
@@ -265,6 +300,10 @@ export function startRegisterMode(): World {
       disk,
       ...(diskFaults === undefined ? {} : { diskFaults }),
       pending,
+      // Node 22 and 24 run every entry before the loop: no need to look (and read package.json).
+      topLevelPhase: Number(process.versions.node.split('.')[0]) >= 22
+        ? topLevelPhase(false)
+        : topLevelPhase(entryUsesEsmLoader(nodeProcess.execArgv, env.NODE_OPTIONS, nodeProcess.argv[1])),
     });
   } catch (error) {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));

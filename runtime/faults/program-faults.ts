@@ -76,7 +76,7 @@ export class ProgramFaults {
    * Event-loop lag: in a period where `chain` lags, each of its events takes longer than its own
    * work (exponential, mean 10 ms, at most 100 ms: a busy loop, a slow synchronous call, swapping,
    * the queue of a loaded process), so what comes due during that time in the chain runs late, in
-   * order, as after a busy callback in Node. A timer armed by the event still counts from its
+   * Node's phase order after a busy callback (scheduler/loop-phases.ts). A timer armed by the event still counts from its
    * start, as Node's from the loop's cached time.
    */
   private lag(chain: number): void {
@@ -91,7 +91,8 @@ export class ProgramFaults {
     }
     if (!state.on) return;
     const costNs = Math.min(LAG_EVENT_MAX_NS, Math.round(-Math.log(1 - state.random.double()) * LAG_EVENT_MEAN_NS));
-    if (costNs > 0) world.stallChain(chain, world.nowNs + costNs);
+    // The event starting now is the busy one: its loop phase goes on after it (loop-phases.ts).
+    if (costNs > 0) world.stallChain(chain, world.nowNs + costNs, world.currentPhase);
   }
 
   /**

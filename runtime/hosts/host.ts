@@ -52,6 +52,13 @@ export class Host<W extends HostWorld = HostWorld> {
    */
   stalledUntilNs = 0;
   /**
+   * Where the host's loop was when its current stall began (a PHASE_* of
+   * scheduler/loop-phases.ts; PHASE_IDLE when not inside a callback) and when: what decides the
+   * order its waiting entries run in once the stall ends.
+   */
+  stallPhase = -1;
+  stallSinceNs = 0;
+  /**
    * This incarnation went down with its machine (Sim.crash: a power loss), not only its process:
    * until the host boots again nothing answers at its addresses (Network.machineOff).
    */

@@ -207,8 +207,9 @@ export class HostLifecycle<W extends LifecycleLoop> {
     host.paused = false;
     // A host still stalled stays parked; its stall's end brings its events back.
     if (host.stalledUntilNs > this.world.nowNs) return;
-    // Deferred events run now, in their original order (each keeps its ref). One cancelled or
-    // re-armed meanwhile has another seq by now: it stays dropped.
+    // Deferred events run now, in the order of a process resumed by SIGCONT (World.unpark: expired
+    // timers first), each keeping its ref. One cancelled or re-armed meanwhile has another seq by
+    // now: it stays dropped.
     this.world.unpark(host);
     this.world.kick();
   }

@@ -74,7 +74,7 @@ export interface NetworkWorld {
   /** Queues `fn` on `host` after `delayNs`; nothing runs, and it comes back cancelled, if the host is down. */
   schedule(host: Host, delayNs: number, kind: EventKind, fn: (this: any) => void, thisArg: unknown, ref: boolean, scope?: AsyncResource): SimEvent;
   /** Queues a packet's arrival at `host`'s network stack: it waits while the host is paused, and is answered while it is down. */
-  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number): SimEvent;
+  scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number, loopback?: boolean): SimEvent;
   /** Runs `fn` as if code of `chain` ran it: what it schedules belongs to that chain. */
   withChain<T>(chain: number, fn: () => T): T;
   /** A new chain, for a listening server (0 while chain faults are off). */
@@ -299,7 +299,7 @@ export class Network {
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
     if (this.world.tracing) return this.sendTraced(from, to, packet, verdict, deliver, fifo, connection, traced ?? { msg: this.world.nextTraceId() }, chain);
     for (const rule of this.rules) rule.apply(packet, verdict, this.random);
-    return this.carryOut(to, verdict, deliver, fifo, connection, chain);
+    return this.carryOut(to, verdict, deliver, fifo, connection, chain, from.index === to.index);
   }
 
   /**
@@ -351,7 +351,7 @@ export class Network {
       world.annotate(host, 'recv', { msg, from: from.name, ...(this.machineOff(host) ? { lost: 'machine off' } : {}) });
       deliver();
     };
-    return this.carryOut(to, verdict, received, fifo, connection, chain);
+    return this.carryOut(to, verdict, received, fifo, connection, chain, from.index === to.index);
   }
 
   private carryOut(
@@ -361,6 +361,7 @@ export class Network {
     fifo: FifoFlow | undefined,
     connection: { fromPort: number; toPort: number; reset: () => void } | undefined,
     chain: number | undefined,
+    loopback: boolean,
   ): boolean {
     if (verdict.reset === true && connection !== undefined) {
       connection.reset();
@@ -376,11 +377,11 @@ export class Network {
     if (verdict.heldBy !== undefined) {
       const delaysNs = verdict.delaysNs;
       verdict.heldBy.held.push(() => {
-        for (const delayNs of delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined, undefined, chain);
+        for (const delayNs of delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined, undefined, chain, loopback);
       });
       return true;
     }
-    for (const delayNs of verdict.delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined, undefined, chain);
+    for (const delayNs of verdict.delaysNs) this.world.scheduleArrival(to, delayNs, deliver, undefined, undefined, chain, loopback);
     return true;
   }
 

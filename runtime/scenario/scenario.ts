@@ -69,7 +69,8 @@ export interface FaultProfile {
   skewJumpMsMax?: number;
   /**
    * Stalls (a GC pause, a descheduled VM): a target runs nothing for a time drawn uniformly from
-   * `stallMs`, then everything that came due meanwhile runs late, in order (sim.stall).
+   * `stallMs`, then everything that came due meanwhile runs late, in the order Node's loop takes
+   * it up after a stop: expired timers first, then I/O, then immediates (sim.stall).
    */
   stallPerSecond?: number;
   /** [min, max] duration of a stall, in ms. Default [10, 500]. */

@@ -89,6 +89,11 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
   readonly timeNs: number;
   readonly fn: (this: unknown) => void;
   readonly thisArg: unknown;
+  /**
+   * When its I/O was ready in the kernel, if before `timeNs`: a packet a host sent to itself over
+   * loopback (scheduler/loop-phases.ts). Equal to timeNs otherwise.
+   */
+  readyNs: number;
 
   constructor(
     timeNs: number,
@@ -109,6 +114,7 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
     this.timeNs = timeNs;
     this.fn = fn;
     this.thisArg = thisArg;
+    this.readyNs = timeNs;
   }
 
   [kFire](): void {

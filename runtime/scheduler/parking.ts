@@ -1,19 +1,26 @@
 import type { Host } from '../hosts/host.js';
-import { kSeq, type QueueEntry } from './event.js';
+import { kKind, kSeq, type QueueEntry } from './event.js';
 
-/** An entry taken out of the queue while its host is paused or stalled, with the seq it was queued under. */
+/**
+ * An entry taken out of the queue while its host is paused or stalled, with the seq it was queued
+ * under, its kind and the instant it came due (what scheduler/loop-phases.ts orders by).
+ */
 export interface Parked<E extends QueueEntry> {
   host: Host;
   entry: E;
   seq: number;
+  kind: number;
+  timeNs: number;
+  readyNs: number;
 }
 
 /**
  * Entries held back from the queue because their host is paused or stalled: World.next() parks
  * them as they come due, in that order. When a host's stall ends its entries become ready: they
  * were due before the instant the stall ended, so they run then, before the queue's entries of
- * that instant. When a paused host resumes, World queues its entries again. An entry cancelled or
- * re-armed while parked has another seq by then, and is dropped.
+ * that instant, in the order World gives them (Node's loop phases: loop-phases.ts). When a paused
+ * host resumes, World queues its entries again. An entry cancelled or re-armed while parked has
+ * another seq by then, and is dropped.
  */
 export class Parking<E extends QueueEntry> {
   /** Entries of paused or stalled hosts, in the order they came due. */
@@ -24,27 +31,36 @@ export class Parking<E extends QueueEntry> {
    */
   readonly ready: Array<Parked<E>> = [];
 
-  park(host: Host, entry: E, seq: number): void {
-    this.parked.push({ host, entry, seq });
+  park(host: Host, entry: E, seq: number, timeNs: number): void {
+    const readyNs = (entry as { readyNs?: number }).readyNs;
+    this.parked.push({ host, entry, seq, kind: entry[kKind], timeNs, readyNs: readyNs !== undefined && readyNs < timeNs ? readyNs : timeNs });
+  }
+
+  /** Parks again an entry taken from `ready` (a new stall began before it ran). */
+  repark(p: Parked<E>): void {
+    this.parked.push(p);
   }
 
   /**
-   * The hosts in `woken` ended their stall, and so did the entries `alsoWoken` answers true for
-   * (their chain's stall ended): those parked entries become ready, in order. One still held for
-   * another reason is parked again by World.next().
+   * Takes out the parked entries `woken` answers true for (their host's or chain's stall ended),
+   * in the order they were parked; they become ready when World passes them to makeReady().
    */
-  wake(woken: ReadonlySet<Host>, alsoWoken?: (entry: E) => boolean): void {
+  take(woken: (p: Parked<E>) => boolean): Array<Parked<E>> {
     const parked = this.parked;
+    const taken: Array<Parked<E>> = [];
     this.parked = [];
-    for (const p of parked) {
-      const ready = woken.has(p.host) || (alsoWoken !== undefined && alsoWoken(p.entry));
-      (ready ? this.ready : this.parked).push(p);
-    }
+    for (const p of parked) (woken(p) ? taken : this.parked).push(p);
+    return taken;
+  }
+
+  /** Entries whose stall ended, to run in this order (one still held is parked again by World.next()). */
+  makeReady(entries: ReadonlyArray<Parked<E>>): void {
+    for (const p of entries) this.ready.push(p);
   }
 
   /** Takes out `host`'s parked entries that are still live, in order (the host resumed). */
-  unpark(host: Host): E[] {
-    const live: E[] = [];
+  unpark(host: Host): Array<Parked<E>> {
+    const live: Array<Parked<E>> = [];
     const parked = this.parked;
     this.parked = [];
     for (const p of parked) {
@@ -52,7 +68,7 @@ export class Parking<E extends QueueEntry> {
         this.parked.push(p);
         continue;
       }
-      if (p.entry[kSeq] === p.seq) live.push(p.entry);
+      if (p.entry[kSeq] === p.seq) live.push(p);
     }
     return live;
   }

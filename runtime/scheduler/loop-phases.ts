@@ -1,0 +1,110 @@
+import { EVENT_KIND_CODE } from './event.js';
+
+/**
+ * The order a Node process runs what came due while it could not run (a busy callback, event-loop
+ * lag, a GC pause, a stopped or descheduled process). Measured in plain Node 20, 22 and 24
+ * (docs/notes/node-facts.md, "What runs first after a busy callback"; test/compliance-net program
+ * 128 and test/unit/scheduler/loop-phases.test.mjs): Node does not run such work in the order it
+ * came due but phase by phase of libuv's loop — timers, then I/O (poll), then immediates (check) —
+ * continuing from the phase the process was in:
+ *
+ * - a callback busy in the timers phase: the timers already due when that phase began, then the
+ *   I/O that arrived meanwhile, then immediates, then the timers that came due meanwhile;
+ * - busy in an I/O callback: the rest of that poll's I/O, then immediates, then timers, then the
+ *   I/O that arrived meanwhile (an expired timeout runs before a reply that arrived first);
+ * - busy in an immediate: the immediates of that check phase, then timers, then I/O, then the
+ *   rest of the immediates;
+ * - stopped while idle (SIGSTOP, a frozen container: epoll_wait returns EINTR on resume): timers
+ *   first, then I/O, then immediates; stopped with immediates pending: those first, then timers,
+ *   then I/O;
+ * - busy in a main script, which runs before the loop starts: timers, I/O, then immediates (even
+ *   those it queued before it was busy). A host's main function in library mode is one. Under
+ *   `node --import` (register mode), Node 22 and 24 run the main module so too, but Node 20 runs
+ *   it from inside the loop, as an I/O callback: its immediates run before the expired timers.
+ *
+ * Within a phase, entries keep the order they came due in (timers by deadline, as Node's lists
+ * are; I/O in arrival order).
+ */
+
+/** libuv's phases, in loop order. */
+export const PHASE_TIMERS = 0;
+export const PHASE_POLL = 1;
+export const PHASE_CHECK = 2;
+/** Not inside a callback: the process was idle (or stopped between callbacks). */
+export const PHASE_IDLE = -1;
+/** A main script, before the loop's first turn. */
+export const PHASE_MAIN = 3;
+
+/**
+ * The phase a register-mode program's top level runs in: a main script's (before the loop) on
+ * Node 22 and 24; on Node 20 too when it runs a CommonJS entry without its ESM loader, but when
+ * Node 20 runs the entry through its ESM loader (an ES module, or any `--import`/`--loader`
+ * flag: `node --import dst-runtime/register app.js`, how every replay command runs a program) it
+ * evaluates it from inside the loop, after reading the file: as I/O (docs/notes/node-facts.md).
+ */
+export function topLevelPhase(esmLoader: boolean): number {
+  return esmLoader && Number(process.versions.node.split('.')[0]) < 22 ? PHASE_POLL : PHASE_MAIN;
+}
+
+const KIND_TIMEOUT = EVENT_KIND_CODE.timeout;
+const KIND_INTERVAL = EVENT_KIND_CODE.interval;
+const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
+const KIND_BOOT = EVENT_KIND_CODE.boot;
+
+/**
+ * The loop phase code of an entry of this kind (an EVENT_KIND_CODE) runs in; a boot (a host's
+ * main function) runs as a main script. (A program's top level: World's topLevelPhase.)
+ */
+export function phaseOfKind(kind: number): number {
+  if (kind === KIND_TIMEOUT || kind === KIND_INTERVAL) return PHASE_TIMERS;
+  if (kind === KIND_IMMEDIATE) return PHASE_CHECK;
+  if (kind === KIND_BOOT) return PHASE_MAIN;
+  // Packets, completed thread-pool work (fs, dns, crypto), signals: libuv's poll phase.
+  return PHASE_POLL;
+}
+
+/**
+ * An entry that waited: its kind (an EVENT_KIND_CODE), the instant it came due, and the instant
+ * its I/O was ready in the kernel (`readyNs`: a packet a process sent itself over loopback is in
+ * the peer socket's buffer when write() returns, before the simulated arrival; otherwise its due
+ * instant).
+ */
+export interface Waited {
+  readonly kind: number;
+  readonly timeNs: number;
+  readonly readyNs: number;
+}
+
+/**
+ * `waited` (in the order the entries came due) in the order Node runs them when the process can
+ * run again, given the phase it was in when it stopped running (`phase`: a PHASE_*, or
+ * PHASE_IDLE) at `sinceNs`. Returns a new array; stable within a phase.
+ */
+export function loopOrder<T extends Waited>(waited: readonly T[], phase: number, sinceNs: number): T[] {
+  if (waited.length < 2) return waited.slice();
+  const byPhase: [T[], T[], T[]] = [[], [], []];
+  for (const w of waited) {
+    const p = phaseOfKind(w.kind);
+    byPhase[p === PHASE_TIMERS || p === PHASE_CHECK ? p : PHASE_POLL].push(w);
+  }
+  for (const list of byPhase) if (!isSortedByTime(list)) list.sort((a, b) => a.timeNs - b.timeNs);
+  const out: T[] = [];
+  if (phase === PHASE_IDLE || phase === PHASE_MAIN) {
+    const first = phase === PHASE_IDLE && byPhase[PHASE_CHECK].length > 0 ? PHASE_CHECK : PHASE_TIMERS;
+    for (let i = 0; i < 3; i++) out.push(...byPhase[(first + i) % 3]!);
+    return out;
+  }
+  // Busy in `phase`: what that phase had already taken on (ready by `sinceNs`: the timers due when
+  // it began, the I/O epoll returned, the immediates queued before it) first, then the phases
+  // after it, then the rest of its own.
+  const own = byPhase[phase]!;
+  const later: T[] = [];
+  for (const w of own) (w.readyNs <= sinceNs ? out : later).push(w);
+  out.push(...byPhase[(phase + 1) % 3]!, ...byPhase[(phase + 2) % 3]!, ...later);
+  return out;
+}
+
+function isSortedByTime(list: readonly Waited[]): boolean {
+  for (let i = 1; i < list.length; i++) if (list[i - 1]!.timeNs > list[i]!.timeNs) return false;
+  return true;
+}
