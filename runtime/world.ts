@@ -32,6 +32,7 @@ import {
 } from './scheduler/event.js';
 import { Parking } from './scheduler/parking.js';
 import { EventQueue } from './scheduler/queue.js';
+import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
 import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
 import { captureSite, failureSite } from './trace/site.js';
@@ -575,7 +576,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
     const timeNs = this.nowNs + this.spinNs + delayNs;
     const seq = ++this.seq;
-    const event = new SimEvent(timeNs, seq, host, kind, fn, thisArg, ref, scope);
+    const event = new SimEvent(seq, host, kind, fn, thisArg, ref, scope);
     if (host.state !== 'running') {
       event[kSeq] = 0; // cancelled
       return event;
@@ -628,7 +629,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   scheduleArrival(host: WorldHost, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number): SimEvent<WorldHost> {
     const timeNs = this.nowNs + this.spinNs + Math.max(0, Math.round(delayNs));
     const seq = ++this.seq;
-    const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
+    const event = new SimEvent(seq, host, 'net', fn, thisArg, false, scope);
     // A packet's arrival runs in the chain of the socket it reaches.
     if (this.chainsOn) this.chainOfEntry.set(event, chain ?? this.chain);
     this.queue.push(event, timeNs, seq);
@@ -1106,6 +1107,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.parking.clear();
     this.natives.release(undefined);
     this.trace?.close();
+    // After the first run of the process, before the garbage collection that would take the
+    // maps of its entries with it (runtime/scheduler/shape-keeper.ts).
+    if (!keeperWorldMade && shapesKept()) startShapeKeeper(keeperHost());
   }
 
   flushTrace(): void {
@@ -1148,6 +1152,36 @@ function siteField(site: string | undefined): { site?: string } {
 }
 
 // ---- the active world ---------------------------------------------------------------------
+
+/** True once the shape keeper's World exists (its own dispose() must not make another). */
+let keeperWorldMade = false;
+
+/**
+ * The shape keeper's host: a host of a World that never runs, taken down at once, so what is made
+ * for it is inert: a timer of it is never queued, an event of it comes back cancelled.
+ */
+function keeperHost(): WorldHost {
+  keeperWorldMade = true;
+  const world = new World({
+    seed: 0n,
+    mode: 'library',
+    epochMs: 0,
+    eventsMax: 0,
+    timeLimitNs: 0,
+    durationNs: undefined,
+    traceFile: undefined,
+    replay: '',
+  });
+  const host = world.hosts.add('dst-shape-keeper', 'system');
+  host.state = 'exited';
+  world.dispose();
+  return host;
+}
+
+// The runtime's own events (boots, packets, calls): one cancelled SimEvent keeps their map.
+keepShapesOf<WorldHost>((host) => [host.world.schedule(host, 0, 'call', noop, undefined, false)]);
+
+function noop(): void {}
 
 let active: World | undefined;
 

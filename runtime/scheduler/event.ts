@@ -85,13 +85,10 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
   [kRef]: boolean;
   [kScope]: AsyncResource | undefined;
   [kSite]: string | undefined;
-  /** Virtual time it is due (ns). */
-  readonly timeNs: number;
   readonly fn: (this: unknown) => void;
   readonly thisArg: unknown;
 
   constructor(
-    timeNs: number,
     seq: number,
     host: H,
     kind: EventKind,
@@ -106,7 +103,6 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
     this[kRef] = ref;
     this[kScope] = scope;
     this[kSite] = undefined;
-    this.timeNs = timeNs;
     this.fn = fn;
     this.thisArg = thisArg;
   }
