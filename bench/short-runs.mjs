@@ -54,7 +54,14 @@ for (const [name, run] of Object.entries(BENCH_CASES)) {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-const RUN_MARK = '--- short-runs: run ';
+
+/**
+ * Marks the start of run `n` in V8's trace: %DebugPrint(n) prints "DebugPrint: Smi: 0x.. (n)"
+ * through the same C stdout buffer as --trace-opt/--trace-deopt, so marks and traces stay in
+ * order (console.log writes at once, V8's buffer later). Only under --jit (natives syntax on).
+ */
+const markRun = process.execArgv.includes('--allow-natives-syntax') ? new Function('n', '%DebugPrint(n)') : () => {};
+const RUN_MARK = /DebugPrint: Smi: 0x[0-9a-f]+ \((\d+)\)/;
 
 function parseArgs(argv) {
   const jit = argv.includes('--jit');
@@ -74,7 +81,7 @@ async function measure({ caseName, events, runs }) {
   for (let i = 0; i < runs; i++) {
     // The mark comes first: the garbage collection below (which kills the last run's objects,
     // and with them what V8 embedded in optimized code) belongs to this run's count.
-    console.log(`${RUN_MARK}${i + 1}`);
+    markRun(i + 1);
     globalThis.gc?.();
     const r = await CASES[caseName](events);
     if (r.fingerprint !== undefined) {
@@ -97,25 +104,31 @@ async function measure({ caseName, events, runs }) {
 function countJit({ caseName, events, runs }) {
   const child = spawnSync(
     process.execPath,
-    ['--expose-gc', '--trace-opt', '--trace-deopt', HERE, caseName, String(events), String(runs)],
+    ['--expose-gc', '--allow-natives-syntax', '--trace-opt', '--trace-deopt', HERE, caseName, String(events), String(runs)],
     { encoding: 'utf8', maxBuffer: 1 << 30 },
   );
   if (child.status !== 0) throw new Error(`Failed to run traced: exit ${child.status}\n${child.stderr}`);
   const perRun = [];
   let counts;
-  for (const line of child.stdout.split('\n')) {
-    if (line.startsWith(RUN_MARK)) {
+  // Scanned as one text, not line by line: V8's helper threads print too, and a line of theirs
+  // can land inside another.
+  const pattern = new RegExp(
+    `${RUN_MARK.source}|(\\[compiling method)|(\\[bailout)|\\[marking dependent code[^\\]]*?<SharedFunctionInfo ?([^>]*)>[^\\]]*?reason: (?:embedded )?weak objects`,
+    'g',
+  );
+  for (const match of child.stdout.matchAll(pattern)) {
+    if (match[1] !== undefined) {
       counts = { optimized: 0, bailouts: 0, weak: 0, weakNames: new Map() };
       perRun.push(counts);
     } else if (counts === undefined) {
       continue;
-    } else if (line.startsWith('[compiling method')) {
+    } else if (match[2] !== undefined) {
       counts.optimized++;
-    } else if (line.startsWith('[bailout')) {
+    } else if (match[3] !== undefined) {
       counts.bailouts++;
-    } else if (line.startsWith('[marking dependent code') && /reason: (embedded )?weak objects/.test(line)) {
+    } else {
       counts.weak++;
-      const name = /<SharedFunctionInfo ?([^>]*)>/.exec(line)?.[1] || '(anonymous)';
+      const name = match[4] || '(anonymous)';
       counts.weakNames.set(name, (counts.weakNames.get(name) ?? 0) + 1);
     }
   }

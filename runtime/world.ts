@@ -256,6 +256,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       mode: options.mode,
       latency: options.network?.latency ?? DEFAULT_LATENCY,
     });
+    // DST_KEEP_SHAPES is read (and a bad value refused) as the first run starts, not as it ends.
+    shapesKept();
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());
