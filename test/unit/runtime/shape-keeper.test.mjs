@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const FIXTURE = path.join(HERE, 'fixtures/short-runs.mjs');
+const ROOT = path.join(HERE, '../../..');
 
 function runFixture({ runs, steps, keep, v8Flags = [] }) {
   const out = execFileSync(process.execPath, ['--expose-gc', ...v8Flags, FIXTURE, String(runs), String(steps)], {
@@ -75,10 +76,15 @@ describe('shape keeper: the event path stays optimized from run to run (seed 0x5
     assert.deepEqual(on.slice(2).flat(), [], `with the keeper, runs 3-5 still lost optimized code: ${on.map((names, i) => `run ${i + 1}: ${names.join(' ')}`).join('; ')}`);
   });
 
-  it('a bad DST_KEEP_SHAPES is refused with the values it takes', () => {
+  it('a bad DST_KEEP_SHAPES is refused with the values it takes, in library and register mode (exit 64)', () => {
+    const env = { ...process.env, DST_KEEP_SHAPES: 'yes' };
     assert.throws(
-      () => execFileSync(process.execPath, ['--expose-gc', FIXTURE, '1', '1'], { encoding: 'utf8', env: { ...process.env, DST_KEEP_SHAPES: 'yes' }, stdio: 'pipe' }),
+      () => execFileSync(process.execPath, ['--expose-gc', FIXTURE, '1', '1'], { encoding: 'utf8', env, stdio: 'pipe' }),
       (error) => /Failed to parse DST_KEEP_SHAPES: "yes" is not 0 or 1/.test(error.stderr),
     );
+    const registered = spawnSync(process.execPath, ['--import', 'dst-runtime/register', '--input-type=module', '-e', 'console.log(1)'], { encoding: 'utf8', env, cwd: ROOT });
+    assert.equal(registered.status, 64);
+    assert.match(registered.stderr, /^dst: Failed to parse DST_KEEP_SHAPES: "yes" is not 0 or 1/m);
+    assert.equal(registered.stdout, '');
   });
 });
