@@ -10,7 +10,9 @@
  * Cases: sim-timers and floor-timers (figure 1's workload and its floor: 4 hosts, 250 chains
  * each, so about 1,000 timers pending, with as many steps per chain as make `events`), and
  * sim-interval and floor-interval (figure 2's: 5 hosts, one 100 ms interval each, for as long
- * as makes `events`); every other `sim-*` case of bench/cases.mjs runs at its --quick size.
+ * as makes `events`); program-seed runs one seed of figure 6's plain program per run, as a
+ * `dst explore` worker does (each run's own seed, so no fingerprint to compare); every other
+ * `sim-*` case of bench/cases.mjs runs at its --quick size.
  *
  * With --jit it runs itself again under V8's --trace-opt and --trace-deopt and counts, per run,
  * the functions compiled by an optimizing tier (TurboFan, and Maglev where it is on), the
@@ -21,12 +23,15 @@
  * it does not time.
  */
 import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { CASES as BENCH_CASES, floorInterval, floorTimers, simInterval, simTimers } from './cases.mjs';
 import { SIZES } from './workloads.mjs';
 
 const HERE = fileURLToPath(import.meta.url);
+const PROGRAM = path.join(path.dirname(HERE), 'programs', 'small-program.mjs');
 const CHAINS_TOTAL = 1000;
 const INTERVAL_HOSTS = 5;
 const INTERVAL_MS = 100;
@@ -47,6 +52,21 @@ function intervalSizes(events) {
   const ticksPerHost = Math.max(1, Math.round(events / INTERVAL_HOSTS));
   return { interval: { hostsCount: INTERVAL_HOSTS, intervalMs: INTERVAL_MS, durationMs: ticksPerHost * INTERVAL_MS } };
 }
+
+/**
+ * One seed of figure 6's plain program, run as a `dst explore` worker runs its seeds
+ * (shims/program-seeds.ts; `events` is ignored): seed n+1 for run n+1.
+ */
+let programSeedsRun = 0;
+CASES['program-seed'] = async () => {
+  const { runProgramSeed } = createRequire(import.meta.url)('../dist/program-seeds.cjs');
+  const seed = `0x${(++programSeedsRun).toString(16)}`;
+  const cpuStart = process.cpuUsage();
+  const r = await runProgramSeed(PROGRAM, seed, { replay: `DST_SEED=${seed}`, env: { DST_QUIET: '1' } });
+  const cpu = process.cpuUsage(cpuStart);
+  if (r.exitCode !== 0 || !r.reusable) throw new Error(`Failed to run seed ${seed} of ${PROGRAM}: exit code ${r.exitCode}, reusable ${r.reusable}`);
+  return { events: r.events, cpuNs: (cpu.user + cpu.system) * 1000 };
+};
 
 /** Every other simulated case of the bench, at its --quick size (`events` is ignored). */
 for (const [name, run] of Object.entries(BENCH_CASES)) {
