@@ -8,10 +8,11 @@ import { UsageError } from '../errors.js';
  * Why: V8 holds the maps it embeds in optimized code weakly. A map made by a constructor that
  * assigns fields lives only as long as some object has it, so when a run ended and its last
  * Timeout died, the next full GC collected the map and threw away every optimized function that
- * had checked for it (`--trace-deopt`: "marking dependent code ... reason: weak objects"): 30-36
+ * had checked for it (`--trace-deopt`: "marking dependent code ... reason: weak objects"): 11-15
  * functions of the event path at the start of every run after the first, optimized again during
- * that run, about 100 optimization requests per run (docs/benchmarks.md, "Short runs"). A seed
- * of `dst explore` is a short run, so it paid most of that every time.
+ * that run (17-50 optimization requests per run against 3-28 kept; a 10,000-event run cost
+ * 2-4x the CPU per event: docs/benchmarks.md, "Short runs and the shape keeper"). A seed of
+ * `dst explore` or a test's simulation is a short run, so it paid most of that every time.
  *
  * The instances are made once, after the first run of the process, through the same
  * constructors and arming code as real ones (so they take exactly the real maps, with the field
