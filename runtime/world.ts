@@ -33,6 +33,7 @@ import {
 import { Parking, type Parked } from './scheduler/parking.js';
 import { loopOrder, phaseOfKind, PHASE_IDLE, PHASE_MAIN } from './scheduler/loop-phases.js';
 import { EventQueue } from './scheduler/queue.js';
+import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
 import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
 import { captureSite, failureSite } from './trace/site.js';
@@ -266,6 +267,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       mode: options.mode,
       latency: options.network?.latency ?? DEFAULT_LATENCY,
     });
+    // DST_KEEP_SHAPES is read (and a bad value refused) as the first run starts, not as it ends.
+    shapesKept();
     this.eventsWatch = Math.floor(options.eventsMax * CULPRIT_WATCH_RATIO);
     this.timeWatchNs = Math.floor(options.timeLimitNs * CULPRIT_WATCH_RATIO);
     this.driver = new Driver(() => this.step());
@@ -619,7 +622,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
     const timeNs = this.nowNs + this.spinNs + delayNs;
     const seq = ++this.seq;
-    const event = new SimEvent(timeNs, seq, host, kind, fn, thisArg, ref, scope);
+    const event = new SimEvent(seq, host, kind, fn, thisArg, ref, scope);
     if (host.state !== 'running') {
       event[kSeq] = 0; // cancelled
       return event;
@@ -681,7 +684,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const sentNs = this.nowNs + this.spinNs;
     const timeNs = sentNs + Math.max(0, Math.round(delayNs));
     const seq = ++this.seq;
-    const event = new SimEvent(timeNs, seq, host, 'net', fn, thisArg, false, scope);
+    const event = new SimEvent(seq, host, 'net', fn, thisArg, false, scope);
     // A packet a host sends itself is in the peer socket's buffer as write() returns.
     if (loopback === true) event.readyNs = sentNs;
     // A packet's arrival runs in the chain of the socket it reaches.
@@ -1162,6 +1165,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.parking.clear();
     this.natives.release(undefined);
     this.trace?.close();
+    // After the first run of the process, before the garbage collection that would take the
+    // maps of its entries with it (runtime/scheduler/shape-keeper.ts).
+    if (!keeperWorldMade && shapesKept()) startShapeKeeper(keeperHost());
   }
 
   flushTrace(): void {
@@ -1204,6 +1210,36 @@ function siteField(site: string | undefined): { site?: string } {
 }
 
 // ---- the active world ---------------------------------------------------------------------
+
+/** True once the shape keeper's World exists (its own dispose() must not make another). */
+let keeperWorldMade = false;
+
+/**
+ * The shape keeper's host: a host of a World that never runs, taken down at once, so what is made
+ * for it is inert: a timer of it is never queued, an event of it comes back cancelled.
+ */
+function keeperHost(): WorldHost {
+  keeperWorldMade = true;
+  const world = new World({
+    seed: 0n,
+    mode: 'library',
+    epochMs: 0,
+    eventsMax: 0,
+    timeLimitNs: 0,
+    durationNs: undefined,
+    traceFile: undefined,
+    replay: '',
+  });
+  const host = world.hosts.add('dst-shape-keeper', 'system');
+  host.state = 'exited';
+  world.dispose();
+  return host;
+}
+
+// The runtime's own events (boots, packets, calls): one cancelled SimEvent keeps their map.
+keepShapesOf<WorldHost>((host) => [host.world.schedule(host, 0, 'call', noop, undefined, false)]);
+
+function noop(): void {}
 
 let active: World | undefined;
 

@@ -28,6 +28,7 @@ import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite, OWN_DIST, userStack } from '../runtime/trace/site.js';
 import { World, type WorldHost } from '../runtime/world.js';
 import { topLevelPhase } from '../runtime/scheduler/loop-phases.js';
+import { shapesKept } from '../runtime/scheduler/shape-keeper.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
@@ -275,6 +276,7 @@ export function startRegisterMode(): World {
       : BigInt(Math.floor(Math.random() * 2 ** 32)); // outside the simulation: a fresh seed
     settings = registerSettings(env);
     envStrict(env);
+    shapesKept(); // DST_KEEP_SHAPES, refused here if bad rather than as the World is made
     if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') checkWritable(env.DST_REPORT, 'DST_REPORT');
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);

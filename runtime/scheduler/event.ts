@@ -85,18 +85,15 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
   [kRef]: boolean;
   [kScope]: AsyncResource | undefined;
   [kSite]: string | undefined;
-  /** Virtual time it is due (ns). */
-  readonly timeNs: number;
   readonly fn: (this: unknown) => void;
   readonly thisArg: unknown;
   /**
-   * When its I/O was ready in the kernel, if before `timeNs`: a packet a host sent to itself over
-   * loopback (scheduler/loop-phases.ts). Equal to timeNs otherwise.
+   * When its I/O was ready in the kernel, if before the instant it is due: a packet a host sent to
+   * itself over loopback (scheduler/loop-phases.ts). Infinity otherwise (ready when due).
    */
   readyNs: number;
 
   constructor(
-    timeNs: number,
     seq: number,
     host: H,
     kind: EventKind,
@@ -111,10 +108,9 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
     this[kRef] = ref;
     this[kScope] = scope;
     this[kSite] = undefined;
-    this.timeNs = timeNs;
     this.fn = fn;
     this.thisArg = thisArg;
-    this.readyNs = timeNs;
+    this.readyNs = Infinity;
   }
 
   [kFire](): void {

@@ -1,4 +1,5 @@
 import { kSeq, type QueueEntry } from './event.js';
+import { shapesKept } from './shape-keeper.js';
 
 /**
  * A binary min-heap of numbers (the distinct virtual times that have pending events).
@@ -89,6 +90,23 @@ const POOL_MAX = 64;
 const POOLED_CAPACITY_MAX = 4096;
 
 /**
+ * Drained buckets, shared by every queue of the process. Besides saving allocations, the pool
+ * keeps the Bucket map alive between runs: V8 holds the maps it embeds in optimized code weakly,
+ * and when the last bucket of a run died, every optimized function of the event path that had
+ * inlined push/peek/pop was thrown away ("weak objects" in --trace-deopt) and optimized again in
+ * the next run (shape-keeper.ts). Pooled buckets hold no entries. With DST_KEEP_SHAPES=0 a run's
+ * end empties the pool, as when each queue had its own.
+ */
+const pool: Array<Bucket<QueueEntry>> = [];
+
+function poolBucket(bucket: Bucket<QueueEntry>): void {
+  if (pool.length >= POOL_MAX || bucket.entries.length > POOLED_CAPACITY_MAX) return;
+  bucket.head = 0;
+  bucket.tail = 0;
+  pool.push(bucket);
+}
+
+/**
  * The simulation's single event queue, totally ordered by (timeNs, seq).
  *
  * Entries are grouped by their instant: one FIFO per distinct virtual time, and a heap of those
@@ -108,7 +126,6 @@ export class EventQueue<E extends QueueEntry = QueueEntry> {
   /** The bucket of the earliest instant, or undefined when the queue is empty. */
   private first: Bucket<E> | undefined = undefined;
   private count = 0;
-  private readonly pool: Array<Bucket<E>> = [];
   private readonly recent: Array<Bucket<E> | undefined> = new Array<Bucket<E> | undefined>(RECENT_SLOTS).fill(undefined);
 
   /** Places in the queue, stale ones included. */
@@ -123,7 +140,7 @@ export class EventQueue<E extends QueueEntry = QueueEntry> {
     if (bucket === undefined || bucket.timeNs !== timeNs) {
       bucket = this.buckets.get(timeNs);
       if (bucket === undefined) {
-        bucket = this.pool.pop() ?? new Bucket<E>();
+        bucket = (pool.pop() as Bucket<E> | undefined) ?? new Bucket<E>();
         bucket.timeNs = timeNs;
         this.buckets.set(timeNs, bucket);
         this.times.push(timeNs);
@@ -169,11 +186,7 @@ export class EventQueue<E extends QueueEntry = QueueEntry> {
       this.times.pop();
       const next = this.times.peek();
       this.first = next === undefined ? undefined : this.buckets.get(next);
-      if (this.pool.length < POOL_MAX && bucket.entries.length <= POOLED_CAPACITY_MAX) {
-        bucket.head = 0;
-        bucket.tail = 0;
-        this.pool.push(bucket);
-      }
+      poolBucket(bucket);
     }
   }
 
@@ -192,13 +205,20 @@ export class EventQueue<E extends QueueEntry = QueueEntry> {
     }
   }
 
-  /** Drops every entry (used when a run ends). */
+  /** Drops every entry (used when a run ends); the buckets go back to the pool, emptied. */
   clear(): void {
+    if (shapesKept()) {
+      for (const bucket of this.buckets.values()) {
+        bucket.entries.fill(undefined, bucket.head, bucket.tail);
+        poolBucket(bucket as unknown as Bucket<QueueEntry>);
+      }
+    } else {
+      pool.length = 0;
+    }
     this.times.clear();
     this.buckets.clear();
     this.first = undefined;
     this.count = 0;
-    this.pool.length = 0;
     this.recent.fill(undefined);
   }
 

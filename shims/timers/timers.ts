@@ -13,9 +13,10 @@ import { captureContext, contextsSeen } from '../async-hooks/async-context.js';
 import timersModule from 'node:timers';
 import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
-import { activeDomain, type DomainLike, runEnteredIn } from '../../runtime/driver/outside-domain.js';
+import { activeDomain, type DomainLike, outsideDomain, runEnteredIn } from '../../runtime/driver/outside-domain.js';
 import { originals } from '../../runtime/originals.js';
 import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../../runtime/scheduler/event.js';
+import { keepShapesOf } from '../../runtime/scheduler/shape-keeper.js';
 import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../../runtime/trace/site.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost, NODE_MAJOR, type Host } from '../context.js';
@@ -474,6 +475,24 @@ export function createTimeout(host: Host, callback: Function, after: unknown, ar
 export function createImmediate(host: Host, callback: Function, args: unknown[] | undefined): Immediate {
   return new Immediate(host, callback, args);
 }
+
+/**
+ * A timer and an immediate of the shape keeper's host (down: neither is ever queued) keep the maps
+ * of every Timeout and Immediate alive between runs (runtime/scheduler/shape-keeper.ts). Made by
+ * the real constructors and arming code, outside any domain; a context they captured belongs to
+ * whoever ended the first run, and is dropped.
+ */
+keepShapesOf<Host>((host) =>
+  outsideDomain(() => {
+    const timer = createTimeout(host, keptShapeCallback, 1, undefined, false, false);
+    const immediate = createImmediate(host, keptShapeCallback, undefined);
+    if (Object.hasOwn(timer, kScope)) timer[kScope] = undefined;
+    immediate[kScope] = undefined;
+    return [timer, immediate];
+  }),
+);
+
+function keptShapeCallback(): void {}
 
 /**
  * Extra arguments after `from` (the caller has checked there are some). Callers test
