@@ -78,6 +78,20 @@ describe('tls, https and http2 shims installed at the builtin’s first load (re
     }
   }
 
+  it('library mode: tls first loaded inside a host installs its shim there, restored after the run; the next run (tls loaded) installs it at once and replays (seed 0x9)', async () => {
+    const { stdout } = await run(process.execPath, [path.join(FIXTURES, 'library.mjs')]);
+    const { loadedAtStart, first, second, sameAfter } = JSON.parse(stdout);
+    assert.equal(loadedAtStart, false, 'dst-runtime itself does not load node:tls');
+    assert.match(first.out, /^hi ticket [0-9a-f]{96}$/);
+    for (const run of [first, second]) {
+      assert.equal(run.patchedInRun, true, 'the shim was in place during the run');
+      assert.equal(run.afterIsNodes, true, "Node's setSecureContext is back after the run");
+      assert.equal(run.listIsPlainArray, true, 'process.moduleLoadList has its prototype back');
+    }
+    assert.equal(sameAfter, true);
+    assert.deepEqual({ ...second }, { ...first });
+  });
+
   it('Node appends a builtin to process.moduleLoadList after its top level ran and before an ES module import binds its exports (the trigger’s premise, plain Node)', async () => {
     // A watcher like shims/builtin-loads.ts's replaces http2.connect at the push; the named
     // import made afterwards must bind the replacement.
