@@ -36,14 +36,20 @@ export function builtinLoaded(id: string): boolean {
   return moduleLoadList()?.includes(ENTRY_PREFIX + id) ?? false;
 }
 
+/** Whether watchBuiltinLoads can watch this thread's list (an extensible array). */
+export function builtinLoadsWatchable(): boolean {
+  const list = moduleLoadList();
+  return list !== undefined && Object.isExtensible(list);
+}
+
 /**
  * Calls `loaded(id)` after each builtin module that loads from now on has run its top level
  * (and before whoever loaded it gets it), until `patches` are restored. Throws if Node has no
- * list to watch: the caller then installs everything at once.
+ * list to watch (builtinLoadsWatchable(): the caller then installs everything at once).
  */
 export function watchBuiltinLoads(patches: PatchSet, loaded: (id: string) => void): void {
   const list = moduleLoadList();
-  if (list === undefined || !Object.isExtensible(list)) {
+  if (list === undefined || !builtinLoadsWatchable()) {
     throw new Error('Failed to watch builtin module loads: process.moduleLoadList is not an extensible array on this Node');
   }
   const previous = Object.getPrototypeOf(list) as object;

@@ -15,7 +15,7 @@ import { setInterposer } from '../runtime/interposer.js';
 import { watchHostRealTimers } from './strict/tripwire.js';
 import type { World } from '../runtime/world.js';
 import { activeResourcesShim } from './process/active-resources.js';
-import { builtinLoaded, watchBuiltinLoads } from './builtin-loads.js';
+import { builtinLoaded, builtinLoadsWatchable, watchBuiltinLoads } from './builtin-loads.js';
 import { asyncContextShim } from './async-hooks/async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
 import { clockInternalsShim } from './clock/internals.js';
@@ -126,6 +126,11 @@ function unsupportedRuntime(): string | undefined {
  */
 function installAtFirstLoad(patches: PatchSet, waiting: Map<string, Shim[]>, install: (shim: Shim) => void): void {
   const done = new Set<Shim>();
+  if (!builtinLoadsWatchable()) {
+    // No list to watch (a program froze or replaced it): install them now, as before.
+    for (const shims of waiting.values()) for (const shim of shims) if (!done.has(shim)) (done.add(shim), install(shim));
+    return;
+  }
   watchBuiltinLoads(patches, (id) => {
     const shims = waiting.get(id);
     if (shims === undefined) return;

@@ -19,9 +19,10 @@ const PROGRAM = path.join(FIXTURES, 'program.mjs');
 const run = promisify(execFile);
 
 async function register(family, way, seed = '0x5') {
-  const preload = way === 'preloaded' ? ['--require', path.join(FIXTURES, 'preload.cjs')] : [];
-  const { stdout, stderr } = await run(process.execPath, [...preload, '--import', REGISTER, PROGRAM], {
-    env: { ...process.env, DST_SEED: seed, FAMILY: family, WAY: way },
+  const preload = { preloaded: 'preload.cjs', 'no-load-list': 'no-load-list.cjs' }[way];
+  const args = preload === undefined ? [] : ['--require', path.join(FIXTURES, preload)];
+  const { stdout, stderr } = await run(process.execPath, [...args, '--import', REGISTER, PROGRAM], {
+    env: { ...process.env, DST_SEED: seed, FAMILY: family, WAY: way === 'no-load-list' ? 'require-node' : way },
   });
   return { stdout: stdout.trim(), fingerprint: /fingerprint (\S+)/.exec(stderr)?.[1] };
 }
@@ -59,6 +60,7 @@ describe('tls, https and http2 shims installed at the builtin’s first load (re
     ['dynamic-import', "import('node:x')"],
     ['get-builtin-module', "process.getBuiltinModule('node:x')"],
     ['preloaded', '`--require` of the builtin before dst-runtime/register (installed at once)'],
+    ['no-load-list', 'process.moduleLoadList replaced before dst-runtime/register (nothing to watch: installed at once)'],
   ];
   for (const family of ['tls', 'https', 'http2']) {
     it(`${family}: require('node:${family}') gets the simulated behaviour, and another seed other ticket keys (seeds 0x5, 0x6)`, async () => {
