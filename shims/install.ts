@@ -136,7 +136,8 @@ function installAtFirstLoad(patches: PatchSet, waiting: Map<string, Shim[]>, ins
     if (shims === undefined) return;
     waiting.delete(id);
     for (const shim of shims) {
-      if (done.has(shim)) continue;
+      // Not ready: it is still waiting under its other builtins' ids.
+      if (done.has(shim) || shim.ready?.() === false) continue;
       done.add(shim);
       try {
         install(shim);
@@ -173,7 +174,8 @@ export function installShims(world: World): void {
     touchStdio();
     const waiting = new Map<string, Shim[]>();
     for (const shim of SHIMS) {
-      if (shim.builtins === undefined || shim.builtins.some(builtinLoaded)) install(shim, targets);
+      const now = shim.builtins === undefined || (shim.builtins.some(builtinLoaded) && shim.ready?.() !== false);
+      if (now) install(shim, targets);
       else for (const id of shim.builtins) waiting.set(id, [...(waiting.get(id) ?? []), shim]);
     }
     if (waiting.size > 0) installAtFirstLoad(patches, waiting, (shim) => install(shim, targets));

@@ -28,6 +28,12 @@ export interface Shim {
    * install() may require only these builtins, and what they load themselves.
    */
   readonly builtins?: readonly string[];
+  /**
+   * For a shim with `builtins`: whether what install() patches is complete yet. A builtin that
+   * loads in the middle of another's load (a require cycle inside Node) can be incomplete when
+   * it is first seen; the shim then waits for the next of its builtins to load. Unset: ready.
+   */
+  ready?(): boolean;
   /** Patches what the process shares: builtin modules, Node's internal classes, bindings. */
   install(patches: PatchSet): void;
   /**

@@ -72,6 +72,23 @@ function ticketKeys(host: Host): Buffer {
   return keys;
 }
 
+/**
+ * The module whose `Server` is complete: _tls_wrap's or node:tls's, whichever has finished
+ * loading and has it. They require each other: at _tls_wrap's first load on 20 and 22, node:tls
+ * is still running its top level; a program that requires `_tls_wrap` before tls makes node:tls
+ * finish first, with `Server` undefined (plain Node too: the shim then waits for _tls_wrap's
+ * load to end). undefined while neither has.
+ */
+function serverModule(): typeof import('node:tls') | undefined {
+  const load = createRequire(__filename);
+  for (const id of ['_tls_wrap', 'tls']) {
+    if (!builtinLoaded(id)) continue;
+    const module = load(`node:${id}`) as typeof import('node:tls');
+    if (typeof module.Server === 'function') return module;
+  }
+  return undefined;
+}
+
 export const tlsShim: Shim = {
   name: 'tls',
   // Every TLS socket is made by _tls_wrap (Node 20's, and 22's shell over internal/tls/wrap),
@@ -80,11 +97,10 @@ export const tlsShim: Shim = {
   // it loads (builtin-captures.ts); its immediates inside a host are waited for by the
   // native-immediate hold.
   builtins: ['_tls_wrap', 'tls'],
+  ready: () => serverModule() !== undefined,
   install(patches: PatchSet) {
-    // Server is _tls_wrap's: taken from whichever of the two has finished loading (at
-    // _tls_wrap's first load on 20 and 22, node:tls is still running its top level).
-    const from = builtinLoaded('_tls_wrap') ? 'node:_tls_wrap' : 'node:tls';
-    const tls = createRequire(__filename)(from) as typeof import('node:tls');
+    // Neither loaded: installed at once where builtin loads cannot be watched (install.ts).
+    const tls = serverModule() ?? (createRequire(__filename)('node:tls') as typeof import('node:tls'));
     tlsWrap ??= nodeBinding('tls_wrap') as TlsWrapBinding;
     realWrap ??= tlsWrap.wrap;
     patches.replace(tlsWrap, 'wrap', wrap);

@@ -70,7 +70,7 @@ describe('tls, https and http2 shims installed at the builtin’s first load (re
       assert.deepEqual(await register(family, 'require-node'), reference, 'replays');
       if (family === 'tls') assert.notEqual(/ticket (\w+)/.exec((await register(family, 'require-node', '0x6')).stdout)[1], /ticket (\w+)/.exec(reference.stdout)[1]);
     });
-    const familyWays = family === 'tls' ? [...ways, ['loaded-by-https', 'loaded by node:https, then required']] : ways;
+    const familyWays = family === 'tls' ? [...ways, ['loaded-by-https', 'loaded by node:https, then required'], ['tls-wrap-first', "require('_tls_wrap') before node:tls (a require cycle inside Node)"]] : ways;
     for (const [way, what] of familyWays) {
       if (way === 'get-builtin-module' && typeof process.getBuiltinModule !== 'function') continue;
       it(`${family}, ${what.replaceAll("'x'", `'${family}'`).replaceAll('node:x', `node:${family}`)}: the run of require('node:${family}') (seed 0x5)`, async () => {
