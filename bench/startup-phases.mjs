@@ -1,7 +1,9 @@
 /**
  * Where register mode's start-up CPU goes (figure 12, docs/benchmarks.md), timed inside one
  * process with process.cpuUsage: the builtins in the groups the runtime needs them (each group
- * with what it pulls in), the runtime's chunks (compile and top level), and startRegisterMode().
+ * with what it pulls in), the runtime's chunks (compile and top level), startRegisterMode(), and
+ * then, not part of the start, what a program's first load of tls, https and http2 costs (their
+ * shims install then).
  * One line per start; run it several times, and with each Node to compare.
  *
  *     DST_SEED=1 DST_QUIET=1 node bench/startup-phases.mjs [dist directory, default ./dist]
@@ -17,15 +19,19 @@ const require = createRequire(import.meta.url);
 // Taken before the shims replace it with the simulated process's.
 const cpuUsage = process.cpuUsage.bind(process);
 
-/** The builtins in the order the runtime loads them, grouped by why they are needed. */
+/**
+ * The builtins the runtime's chunks load at start, in that order, grouped by why (each group's
+ * figure includes what it pulls in). tls, https and http2 are not among them: their shims are
+ * installed at their first load (shims/builtin-loads.ts), timed last as `first use`.
+ */
 const GROUPS = {
-  // shims/install.ts loads them before the timer shims (issue 17).
-  preload: ['node:tls', 'node:https', 'node:http2'],
   // They capture timer functions when they first load; crypto is patched at install.
   capturing: ['node:net', 'node:child_process', 'node:readline', 'node:perf_hooks', 'node:http', 'node:crypto'],
   // Patched at install, or used by the runtime's own code.
-  other: ['node:dgram', 'node:dns', 'node:dns/promises', 'node:timers/promises', 'node:worker_threads', 'node:v8', 'node:vm', 'node:os', 'node:zlib'],
+  other: ['node:dgram', 'node:dns', 'node:dns/promises', 'node:timers/promises', 'node:worker_threads', 'node:v8', 'node:vm', 'node:os'],
 };
+/** Loaded by a program that uses them, after the start: each installs its shim as it loads. */
+const FIRST_USE = ['node:tls', 'node:https', 'node:http2'];
 
 const parts = [];
 let since = cpuUsage();
@@ -46,4 +52,6 @@ const { startRegisterMode } = require(path.join(chunks, registerMode));
 step('chunks');
 startRegisterMode();
 step('startRegisterMode');
+for (const builtin of FIRST_USE) require(builtin);
+step('first use of tls/https/http2');
 process.stderr.write(`${process.version} CPU ms: ${parts.join(' | ')}\n`);

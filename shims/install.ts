@@ -15,6 +15,7 @@ import { setInterposer } from '../runtime/interposer.js';
 import { watchHostRealTimers } from './strict/tripwire.js';
 import type { World } from '../runtime/world.js';
 import { activeResourcesShim } from './process/active-resources.js';
+import { builtinLoaded, builtinLoadsWatchable, watchBuiltinLoads } from './builtin-loads.js';
 import { asyncContextShim } from './async-hooks/async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
 import { clockInternalsShim } from './clock/internals.js';
@@ -33,6 +34,7 @@ import { zlibShim } from './thread-pool/zlib.js';
 import { wasmShim } from './thread-pool/wasm.js';
 import { blobShim } from './thread-pool/blob.js';
 import { httpShim } from './net/http.js';
+import { httpsShim } from './net/https.js';
 import { machineShim } from './process/machine.js';
 import { mathShim } from './math/random.js';
 import { messagingShim } from './worker-threads/messaging.js';
@@ -74,7 +76,10 @@ export const SHIMS: readonly Shim[] = [
   dgramShim,
   httpShim,
   fetchShim,
+  // Installed at the first load of their builtin (Shim.builtins): most programs load none of
+  // them, and loading tls, https and http2 at start cost 21-57 ms of CPU (figure 12).
   tlsShim,
+  httpsShim,
   http2Shim,
   messagingShim,
   moduleHostsShim,
@@ -114,6 +119,36 @@ function unsupportedRuntime(): string | undefined {
   return undefined;
 }
 
+/**
+ * Installs each waiting shim when the first of its builtins loads (shims/builtin-loads.ts), then
+ * syncs the ES module facades: a builtin loaded by another builtin (tls by https) has none yet,
+ * but the shim's own require of it made one.
+ */
+function installAtFirstLoad(patches: PatchSet, waiting: Map<string, Shim[]>, install: (shim: Shim) => void): void {
+  const done = new Set<Shim>();
+  if (!builtinLoadsWatchable()) {
+    // No list to watch (a program froze or replaced it): install them now, as before.
+    for (const shims of waiting.values()) for (const shim of shims) if (!done.has(shim)) (done.add(shim), install(shim));
+    return;
+  }
+  watchBuiltinLoads(patches, (id) => {
+    const shims = waiting.get(id);
+    if (shims === undefined) return;
+    waiting.delete(id);
+    for (const shim of shims) {
+      // Not ready: it is still waiting under its other builtins' ids.
+      if (done.has(shim) || shim.ready?.() === false) continue;
+      done.add(shim);
+      try {
+        install(shim);
+      } catch (error) {
+        throw new Error(`Failed to install dst-runtime's ${shim.name} shim at node:${id}'s first load: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      }
+    }
+    syncBuiltinESMExports();
+  });
+}
+
 export function installShims(world: World): void {
   const refusal = unsupportedRuntime();
   if (refusal !== undefined) throw new UsageError(refusal);
@@ -137,7 +172,13 @@ export function installShims(world: World): void {
     // create them now, after timers (net captures setTimeout when it loads) and before the
     // network shims.
     touchStdio();
-    for (const shim of SHIMS) install(shim, targets);
+    const waiting = new Map<string, Shim[]>();
+    for (const shim of SHIMS) {
+      const now = shim.builtins === undefined || (shim.builtins.some(builtinLoaded) && shim.ready?.() !== false);
+      if (now) install(shim, targets);
+      else for (const id of shim.builtins) waiting.set(id, [...(waiting.get(id) ?? []), shim]);
+    }
+    if (waiting.size > 0) installAtFirstLoad(patches, waiting, (shim) => install(shim, targets));
     if (world.mode === 'library' && world.options.strict === true) watchHostRealTimers(world, patches);
     if (world.options.pending === true) {
       const tracker = new PendingPromises(world);

@@ -21,6 +21,19 @@ export interface Realm {
  */
 export interface Shim {
   readonly name: string;
+  /**
+   * Builtin modules (ids without `node:`) whose first load installs this shim, for a shim of a
+   * builtin many programs never load: installed then (before whoever loaded it gets it), or at
+   * install if one of them is already loaded (shims/builtin-loads.ts). Unset: installed at start.
+   * install() may require only these builtins, and what they load themselves.
+   */
+  readonly builtins?: readonly string[];
+  /**
+   * For a shim with `builtins`: whether what install() patches is complete yet. A builtin that
+   * loads in the middle of another's load (a require cycle inside Node) can be incomplete when
+   * it is first seen; the shim then waits for the next of its builtins to load. Unset: ready.
+   */
+  ready?(): boolean;
   /** Patches what the process shares: builtin modules, Node's internal classes, bindings. */
   install(patches: PatchSet): void;
   /**

@@ -179,6 +179,8 @@ const ENTRY_POINTS = ['connect', 'createServer', 'createSecureServer', 'performS
 
 export const http2Shim: Shim = {
   name: 'http2',
+  // node:http2 loads node:tls first (and so the tls shim).
+  builtins: ['http2'],
   install(patches: PatchSet) {
     const load = createRequire(__filename);
     const http2 = load('node:http2') as typeof import('node:http2');

@@ -30,7 +30,6 @@
  */
 import { createRequire } from 'node:module';
 import http from 'node:http';
-import https from 'node:https';
 import type { Socket } from 'node:net';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
 import { originals } from '../../runtime/originals.js';
@@ -513,27 +512,12 @@ onSocketReleased((socket) => {
 const httpAgentModule = createRequire(__filename)('node:_http_agent') as { globalAgent: http.Agent };
 
 const hostAgents = new WeakMap<Host, http.Agent>();
-const hostHttpsAgents = new WeakMap<Host, https.Agent>();
 
 function globalAgentFor(host: Host, original: http.Agent): http.Agent {
   let agent = hostAgents.get(host);
   if (agent === undefined) {
     agent = new http.Agent({ ...(original as AnyRecord).options });
     hostAgents.set(host, agent);
-  }
-  return agent;
-}
-
-/**
- * https.globalAgent, per host incarnation too: it pools keep-alive TLS sockets (and TLS sessions)
- * by "host:port:...", so one shared agent would hand a host another machine's connection, or a
- * connection of an earlier simulation in the same process, whose handle is gone (EBADF).
- */
-function httpsGlobalAgentFor(host: Host, original: https.Agent): https.Agent {
-  let agent = hostHttpsAgents.get(host);
-  if (agent === undefined) {
-    agent = new https.Agent({ ...(original as AnyRecord).options });
-    hostHttpsAgents.set(host, agent);
   }
   return agent;
 }
@@ -559,18 +543,6 @@ export const httpShim: Shim = {
         else hostAgents.set(host, value);
       },
     });
-
-    let originalHttps = https.globalAgent;
-    patches.defineGetter(https as unknown as AnyRecord, 'globalAgent', () => {
-      const host = currentHost();
-      return host === undefined ? originalHttps : httpsGlobalAgentFor(host, originalHttps);
-    });
-    Object.defineProperty(https, 'globalAgent', {
-      set(value: https.Agent) {
-        const host = currentHost();
-        if (host === undefined) originalHttps = value;
-        else hostHttpsAgents.set(host, value);
-      },
-    });
+    // https.globalAgent: shims/net/https.ts, installed when node:https first loads.
   },
 };

@@ -28,6 +28,7 @@
 import { createRequire } from 'node:module';
 import type { Server as TlsServer } from 'node:tls';
 import type { RandomStream } from '../../runtime/random/stream.js';
+import { builtinLoaded } from '../builtin-loads.js';
 import { currentHost, type Host } from '../context.js';
 import { tcpOnSimulatedNetwork } from '../net/net-binding.js';
 import type { NativeHandle } from '../net/native-handles.js';
@@ -37,8 +38,11 @@ import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 import { watchNativeImmediates } from '../timers/native-immediates.js';
 
-const tlsWrap = nodeBinding('tls_wrap') as { wrap: (...args: unknown[]) => unknown };
-const realWrap = tlsWrap.wrap;
+type TlsWrapBinding = { wrap: (...args: unknown[]) => unknown };
+
+/** Node's tls_wrap binding and its own wrap, taken at the first install (the shim is lazy). */
+let tlsWrap: TlsWrapBinding | undefined;
+let realWrap: TlsWrapBinding['wrap'] | undefined;
 
 /** tls_wrap.wrap(handle, context, isServer, ...): a simulated TCP handle goes behind a bridge. */
 function wrap(this: unknown, ...args: unknown[]): unknown {
@@ -46,9 +50,9 @@ function wrap(this: unknown, ...args: unknown[]): unknown {
   const host = currentHost();
   // TLS over a stream of the program's own (a Duplex in a JSStreamSocket) may defer writes too.
   if (host !== undefined) watchNativeImmediates(host.world);
-  if (!tcpOnSimulatedNetwork(handle)) return Reflect.apply(realWrap, this, args);
+  if (!tcpOnSimulatedNetwork(handle)) return Reflect.apply(realWrap!, this, args);
   const bridge = bridgeTcp(handle as NativeHandle, 'tls');
-  const wrapped = Reflect.apply(realWrap, this, [bridge.js, ...args.slice(1)]) as NativeHandle;
+  const wrapped = Reflect.apply(realWrap!, this, [bridge.js, ...args.slice(1)]) as NativeHandle;
   bridge.upper = wrapped;
   return wrapped;
 }
@@ -68,13 +72,37 @@ function ticketKeys(host: Host): Buffer {
   return keys;
 }
 
+/**
+ * The module whose `Server` is complete: _tls_wrap's or node:tls's, whichever has finished
+ * loading and has it. They require each other: at _tls_wrap's first load on 20 and 22, node:tls
+ * is still running its top level; a program that requires `_tls_wrap` before tls makes node:tls
+ * finish first, with `Server` undefined (plain Node too: the shim then waits for _tls_wrap's
+ * load to end). undefined while neither has.
+ */
+function serverModule(): typeof import('node:tls') | undefined {
+  const load = createRequire(__filename);
+  for (const id of ['_tls_wrap', 'tls']) {
+    if (!builtinLoaded(id)) continue;
+    const module = load(`node:${id}`) as typeof import('node:tls');
+    if (typeof module.Server === 'function') return module;
+  }
+  return undefined;
+}
+
 export const tlsShim: Shim = {
   name: 'tls',
+  // Every TLS socket is made by _tls_wrap (Node 20's, and 22's shell over internal/tls/wrap),
+  // which node:tls loads first on 20 and 22, or by node:tls (24): https, http2 and undici all
+  // load node:tls. Node's JSStreamSocket, loaded with tls, holds Node's own setImmediate whenever
+  // it loads (builtin-captures.ts); its immediates inside a host are waited for by the
+  // native-immediate hold.
+  builtins: ['_tls_wrap', 'tls'],
+  ready: () => serverModule() !== undefined,
   install(patches: PatchSet) {
-    // Already loaded before the timer shims were installed (shims/install.ts, loadNetworkBuiltins):
-    // Node's JSStreamSocket, loaded with tls, holds the REAL setImmediate in every process, whatever
-    // loaded tls first; its immediates inside a host are waited for by the native-immediate hold.
-    const tls = createRequire(__filename)('node:tls') as typeof import('node:tls');
+    // Neither loaded: installed at once where builtin loads cannot be watched (install.ts).
+    const tls = serverModule() ?? (createRequire(__filename)('node:tls') as typeof import('node:tls'));
+    tlsWrap ??= nodeBinding('tls_wrap') as TlsWrapBinding;
+    realWrap ??= tlsWrap.wrap;
     patches.replace(tlsWrap, 'wrap', wrap);
     // A server's ticket keys: OpenSSL's random bytes when its secure context is made, unless the
     // program gives its own. Inside a host they are drawn from the host's stream instead, after
