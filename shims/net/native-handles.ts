@@ -97,6 +97,8 @@ interface WorldRequests {
 }
 
 const worldRequests = new WeakMap<World, WorldRequests>();
+/** The requests with completed entries still listed, if any (one world runs at a time). */
+let withDone: WorldRequests | undefined;
 
 /** Forgets the completed requests of `requests`: all, or those completed before event `keep`. */
 function dropDone(requests: WorldRequests, keep: number): void {
@@ -107,6 +109,7 @@ function dropDone(requests: WorldRequests, keep: number): void {
     else requests.listed.delete(entry);
   }
   requests.done = still;
+  if (still.length === 0 && withDone === requests) withDone = undefined;
 }
 
 /**
@@ -125,8 +128,12 @@ export function trackRequest(host: Host, name: string): () => void {
   const all = requests;
   return () => {
     if (entry.doneEvent !== -1 || !all.listed.has(entry)) return;
-    entry.doneEvent = world.eventsRun;
+    const event = world.eventsRun;
+    // Those of earlier events are over (and must not pile up in a run that never lists).
+    if (all.done.length > 0 && all.done[0]!.doneEvent !== event) dropDone(all, event);
+    entry.doneEvent = event;
     all.done.push(entry);
+    withDone = all;
   };
 }
 
@@ -136,9 +143,7 @@ export function trackRequest(host: Host, name: string): () => void {
  * scopes have ended.
  */
 export function completeListed(listed: (() => void) | undefined, complete: () => void): void {
-  const world = listed === undefined ? undefined : currentHost()?.world;
-  const requests = world === undefined ? undefined : worldRequests.get(world);
-  if (requests !== undefined) dropDone(requests, -2);
+  if (withDone !== undefined) dropDone(withDone, -2);
   try {
     complete();
   } finally {
