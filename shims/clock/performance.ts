@@ -134,36 +134,76 @@ const TIMED_CALLS_MAX = 1024;
 const timerifiedByNode = new WeakMap<Function, Function>();
 
 /**
- * performance.timerify(fn): Node's timerified function, wrapped so that while an observer
- * observes, the 'function' entry a host's call makes gets the host's clock: its start the
- * instant of the call, its duration the virtual time until Node made it (0 for a synchronous
- * function: virtual time stands still within an event). Matched by Node's own start, read within
- * the call. (A histogram given in options still records Node's real duration.)
+ * performance.timerify(fn, options): Node's timerified function, wrapped so that a host's call
+ * is timed on the host's clock. While an observer observes, the 'function' entry it makes gets
+ * the instant of the call as its start and the virtual time until Node made it as its duration
+ * (0 for a synchronous function: virtual time stands still within an event), matched by Node's
+ * own start, read within the call. A histogram given in options records a host's call's virtual
+ * duration in nanoseconds (at least 1, the least a histogram takes): Node is handed a stand-in
+ * that records only calls made outside every host (Node's real duration, as before).
  */
 function timerifyOnHostClock(realTimerify: Function) {
   return function timerify(this: unknown, ...args: unknown[]): unknown {
-    const timed = Reflect.apply(realTimerify, this, args) as Function;
-    let wrapper = timerifiedByNode.get(timed);
+    // Node's own validation and errors, with the options as given.
+    let timed = Reflect.apply(realTimerify, this, args) as Function;
+    const histogram = (args[1] as { histogram?: Recordable } | undefined)?.histogram;
+    if (histogram !== undefined) timed = Reflect.apply(realTimerify, this, [args[0], { ...(args[1] as object), histogram: outsideHosts(histogram) }]) as Function;
+    let wrapper = histogram === undefined ? timerifiedByNode.get(timed) : undefined;
     if (wrapper !== undefined) return wrapper;
     wrapper = function (this: unknown, ...callArgs: unknown[]): unknown {
       const host = currentHost();
-      const call = (): unknown => (new.target === undefined ? Reflect.apply(timed, this, callArgs) : Reflect.construct(timed, callArgs));
-      if (host === undefined || observing.size === 0) return call();
-      const record: TimedCall = { realBeforeMs: Reflect.apply(realNow, perf, []) as number, realAfterMs: Infinity, virtualStartMs: host.clock.perfNowMs(host.readNowNs()) };
-      timedCalls.push(record);
-      if (timedCalls.length > TIMED_CALLS_MAX) timedCalls.shift();
-      try {
-        return call();
-      } finally {
-        record.realAfterMs = Reflect.apply(realNow, perf, []) as number;
+      const construct = new.target !== undefined;
+      const call = (): unknown => (construct ? Reflect.construct(timed, callArgs) : Reflect.apply(timed, this, callArgs));
+      if (host === undefined || (observing.size === 0 && histogram === undefined)) return call();
+      const startNs = host.readNowNs();
+      let record: TimedCall | undefined;
+      if (observing.size > 0) {
+        record = { realBeforeMs: Reflect.apply(realNow, perf, []) as number, realAfterMs: Infinity, virtualStartMs: host.clock.perfNowMs(startNs) };
+        timedCalls.push(record);
+        if (timedCalls.length > TIMED_CALLS_MAX) timedCalls.shift();
       }
+      let result: unknown;
+      try {
+        result = call();
+      } finally {
+        if (record !== undefined) record.realAfterMs = Reflect.apply(realNow, perf, []) as number;
+      }
+      if (histogram !== undefined) {
+        const recordVirtual = (): void => {
+          Reflect.apply(histogram.record, histogram, [Math.max(1, Math.ceil(host.readNowNs() - startNs))]);
+        };
+        // Node records a promise's duration when it settles (its result.finally), else at once.
+        if (!construct && typeof (result as Promise<unknown> | undefined)?.then === 'function') (result as Promise<unknown>).then(recordVirtual, recordVirtual);
+        else recordVirtual();
+      }
+      return result;
     };
     for (const key of Reflect.ownKeys(timed)) {
       if (key !== 'prototype') Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(timed, key)!);
     }
-    timerifiedByNode.set(timed, wrapper);
+    if (histogram === undefined) timerifiedByNode.set(timed, wrapper);
     return wrapper;
   };
+}
+
+interface Recordable {
+  record(value: number | bigint): void;
+}
+
+/**
+ * A stand-in for a RecordableHistogram that Node's timerify records into: calls from outside
+ * every host reach the histogram, a host's are recorded by the wrapper above. It inherits the
+ * histogram's own properties, so Node takes it for one (isHistogram reads its handle).
+ */
+function outsideHosts(histogram: Recordable): Recordable {
+  const standIn = Object.create(histogram) as Recordable;
+  Object.defineProperty(standIn, 'record', {
+    value: function record(value: number | bigint): void {
+      if (currentHost() !== undefined) return;
+      Reflect.apply(histogram.record, histogram, [value]);
+    },
+  });
+  return standIn;
 }
 
 /** Where Node keeps an entry's times (lib/internal/perf/performance_entry.js, Node 20-24). */

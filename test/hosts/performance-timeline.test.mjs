@@ -215,6 +215,34 @@ describe('the performance timeline inside a host', function () {
     assert.deepEqual(await runOnce(), first);
   });
 
+  it('a timerify histogram records a host\'s calls in virtual nanoseconds, the runner\'s in real ones (seed 0x3f)', async () => {
+    const runOnce = async () => {
+      const histogram = createHistogram();
+      const sim = new Sim({ seed: 0x3f });
+      let slowest;
+      sim.host('n1', async () => {
+        const add = performance.timerify((a, b) => a + b, { histogram });
+        assert.equal(add(2, 3), 5);
+        const wait = performance.timerify(async (ms) => sleep(ms), { histogram });
+        await wait(30);
+        await wait(7);
+        slowest = histogram.max;
+      });
+      await sim.run();
+      return { count: histogram.count, min: histogram.min, max: histogram.max, slowest };
+    };
+    const first = await runOnce();
+    // Before, Node's real durations: a few microseconds for add, 30 ms and more for the waits.
+    // (A histogram reports a value as the top of its bucket: 30 ms reads back as this.)
+    const reference = createHistogram();
+    reference.record(30_000_000);
+    assert.deepEqual(first, { count: 3, min: 1, max: reference.max, slowest: reference.max });
+    assert.deepEqual(await runOnce(), first);
+    const outside = createHistogram();
+    performance.timerify(() => {}, { histogram: outside })();
+    assert.equal(outside.count, 1, 'a call outside every host is recorded by Node');
+  });
+
   it('a simulated process is never told of a garbage collection (register mode, --expose-gc)', async () => {
     const program = `
       import { PerformanceObserver } from 'node:perf_hooks';
