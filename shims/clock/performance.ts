@@ -21,7 +21,7 @@
  * their stamps were taken in (EventTimeline). A timerified function's entries are on the host's
  * clock too (timerifyOnHostClock).
  */
-import { performance as perf, PerformanceObserver } from 'node:perf_hooks';
+import perfHooks, { performance as perf, PerformanceObserver } from 'node:perf_hooks';
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
 import { activeWorld } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
@@ -378,6 +378,23 @@ for (const name of ['mark', 'measure', 'observe', 'disconnect'] as const) {
   Object.defineProperty(observed[name], 'length', { value: real[name].length, configurable: true });
 }
 
+// ---- new PerformanceMark() -----------------------------------------------------------------
+
+/**
+ * `new PerformanceMark(name, options)` called directly (performance.mark() makes its own with
+ * Node's internal class, handled by markArgs above) reads Node's internal clock for a missing
+ * options.startTime, as mark() does. The class is stood in for by a Proxy whose construction
+ * takes the host's clock there: `instanceof`, statics, subclasses (their new.target is passed
+ * on) and the error of a call without `new` stay Node's.
+ */
+const RealPerformanceMark = perfHooks.PerformanceMark;
+const PerformanceMarkOnHostClock: typeof RealPerformanceMark = new Proxy(RealPerformanceMark, {
+  construct(target, args, newTarget) {
+    const host = currentHost();
+    return Reflect.construct(target, host === undefined ? args : markArgs(host, args), newTarget === PerformanceMarkOnHostClock ? target : newTarget) as object;
+  },
+});
+
 // ---- Event#timeStamp ----------------------------------------------------------------------
 
 // Node stamps every Event (an AbortSignal's 'abort' too) with its internal performance clock,
@@ -448,6 +465,8 @@ export const performanceShim: Shim = {
     patches.replace(observerPrototype, 'observe', observed.observe);
     patches.replace(observerPrototype, 'disconnect', observed.disconnect);
     patches.defineGetter(eventPrototype, 'timeStamp', timeStamp, true);
+    patches.replace(perfHooks, 'PerformanceMark', PerformanceMarkOnHostClock);
+    patches.replace(globalThis, 'PerformanceMark', PerformanceMarkOnHostClock);
     patches.replace(targetPrototype, 'dispatchEvent', dispatchEvent);
     if (kMaybeBuffer !== undefined && typeof realMaybeBuffer === 'function') {
       patches.replace(PerformanceObserver.prototype as unknown as Record<symbol, unknown>, kMaybeBuffer, maybeBuffer);

@@ -10,7 +10,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import http2 from 'node:http2';
 import path from 'node:path';
-import { createHistogram, performance, PerformanceObserver } from 'node:perf_hooks';
+import { createHistogram, performance, PerformanceMark, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Sim } from 'dst-runtime';
@@ -213,6 +213,25 @@ describe('the performance timeline inside a host', function () {
       ['Point', 35, 0],
     ]);
     assert.deepEqual(await runOnce(), first);
+  });
+
+  it('new PerformanceMark() called directly is on the host\'s clock, and still Node\'s class (seed 0x40)', async () => {
+    const seen = [];
+    const sim = new Sim({ seed: 0x40 });
+    sim.host('n1', async () => {
+      await sleep(12);
+      const mark = new PerformanceMark('direct', { detail: 'd' });
+      seen.push([mark.startTime, mark.detail, mark instanceof PerformanceMark, performance.mark('via mark') instanceof globalThis.PerformanceMark]);
+      class Sub extends PerformanceMark {}
+      const sub = new Sub('sub');
+      seen.push([sub.startTime, sub instanceof Sub, sub instanceof PerformanceMark]);
+      seen.push(new globalThis.PerformanceMark('given', { startTime: 3 }).startTime);
+      assert.throws(() => PerformanceMark('no new'), { name: 'TypeError', message: /cannot be invoked without 'new'/ });
+    });
+    await sim.run();
+    // Before: the real process's uptime, a different figure every run.
+    assert.deepEqual(seen, [[12, 'd', true, true], [12, true, true], 3]);
+    assert.ok(new PerformanceMark('outside').startTime > 12, 'outside every host the mark is Node\'s own');
   });
 
   it('a timerify histogram records a host\'s calls in virtual nanoseconds, the runner\'s in real ones (seed 0x3f)', async () => {
