@@ -15,7 +15,7 @@ const moduleLoadList = (originals.process as DomainProcess).moduleLoadList;
 let seenModules = -1;
 let domainLoaded = moduleLoadList === undefined || !Array.isArray(moduleLoadList);
 
-function domainModuleLoaded(): boolean {
+export function domainModuleLoaded(): boolean {
   return domainLoaded || domainModuleLoadedNow();
 }
 

@@ -223,8 +223,11 @@ export class HostLifecycle<W extends LifecycleLoop> {
     if (hooks?.isExit(error)) return; // process.exit() unwinding a host's code
     if (host !== undefined && host.role !== 'system') {
       if (host.state !== 'running') return; // a leftover of an incarnation already down
-      // Like Node: the host's own process.on('uncaughtException') listeners keep it alive.
-      if (hooks?.handleUncaught(host, error, kind === 'unhandled-rejection' ? 'unhandledRejection' : 'uncaughtException')) return;
+      // Like Node: the host's node:domain or its own process.on('uncaughtException') listeners
+      // keep it alive; a domain's handler that throws kills it with that error.
+      const handled = hooks?.handleUncaught(host, error, kind === 'unhandled-rejection' ? 'unhandledRejection' : 'uncaughtException');
+      if (handled === true) return;
+      if (typeof handled === 'object') error = handled.fatal;
       this.takeDown(host, 'crashed');
       const policy = this.crashPolicies.get(host.name) ?? 'fail';
       if (policy === 'keep-down') return;

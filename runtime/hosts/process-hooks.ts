@@ -6,8 +6,12 @@ import type { Host } from './host.js';
  * touches `process` itself.
  */
 export interface HostProcessHooks {
-  /** Runs a host's own 'uncaughtException' / 'unhandledRejection' listeners; true if handled. */
-  handleUncaught(host: Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean;
+  /**
+   * Gives a host's error to what Node would (the node:domain it was thrown in, its own
+   * 'uncaughtException' / 'unhandledRejection' listeners): true if handled, or `{ fatal }`, the
+   * error the host dies of instead (a domain's error handler threw).
+   */
+  handleUncaught(host: Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean | { fatal: unknown };
   /** Delivers a signal (SIGTERM for a graceful stop) to a host. */
   signal(host: Host, signal: string): void;
   exitCode(host: Host): number | undefined;

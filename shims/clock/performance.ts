@@ -16,13 +16,14 @@
  * mark, a measure, Node's http, net, dns and function entries, fetch's resource timing) holds the
  * simulation until the delivery has run; 'gc' entries are never given to a host.
  *
- * Still on Node's clock: the times of the entries Node's internals make (http, net, dns,
- * http2), which start and end in code the shim does not see; a timerify histogram's records;
- * and `new PerformanceMark(name)` called directly. A timerified function's entries are on the
- * host's clock (timerifyOnHostClock).
+ * The entries Node's internals make (http, net, dns, http2), which start and end in code the
+ * shim does not see, are moved to the host's clock when they reach the observers, by the event
+ * their stamps were taken in (EventTimeline). A timerified function's entries are on the host's
+ * clock too (timerifyOnHostClock).
  */
-import { performance as perf, PerformanceObserver } from 'node:perf_hooks';
+import perfHooks, { performance as perf, PerformanceObserver } from 'node:perf_hooks';
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
+import { activeWorld } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
@@ -133,36 +134,76 @@ const TIMED_CALLS_MAX = 1024;
 const timerifiedByNode = new WeakMap<Function, Function>();
 
 /**
- * performance.timerify(fn): Node's timerified function, wrapped so that while an observer
- * observes, the 'function' entry a host's call makes gets the host's clock: its start the
- * instant of the call, its duration the virtual time until Node made it (0 for a synchronous
- * function: virtual time stands still within an event). Matched by Node's own start, read within
- * the call. (A histogram given in options still records Node's real duration.)
+ * performance.timerify(fn, options): Node's timerified function, wrapped so that a host's call
+ * is timed on the host's clock. While an observer observes, the 'function' entry it makes gets
+ * the instant of the call as its start and the virtual time until Node made it as its duration
+ * (0 for a synchronous function: virtual time stands still within an event), matched by Node's
+ * own start, read within the call. A histogram given in options records a host's call's virtual
+ * duration in nanoseconds (at least 1, the least a histogram takes): Node is handed a stand-in
+ * that records only calls made outside every host (Node's real duration, as before).
  */
 function timerifyOnHostClock(realTimerify: Function) {
   return function timerify(this: unknown, ...args: unknown[]): unknown {
-    const timed = Reflect.apply(realTimerify, this, args) as Function;
-    let wrapper = timerifiedByNode.get(timed);
+    // Node's own validation and errors, with the options as given.
+    let timed = Reflect.apply(realTimerify, this, args) as Function;
+    const histogram = (args[1] as { histogram?: Recordable } | undefined)?.histogram;
+    if (histogram !== undefined) timed = Reflect.apply(realTimerify, this, [args[0], { ...(args[1] as object), histogram: outsideHosts(histogram) }]) as Function;
+    let wrapper = histogram === undefined ? timerifiedByNode.get(timed) : undefined;
     if (wrapper !== undefined) return wrapper;
     wrapper = function (this: unknown, ...callArgs: unknown[]): unknown {
       const host = currentHost();
-      const call = (): unknown => (new.target === undefined ? Reflect.apply(timed, this, callArgs) : Reflect.construct(timed, callArgs));
-      if (host === undefined || observing.size === 0) return call();
-      const record: TimedCall = { realBeforeMs: Reflect.apply(realNow, perf, []) as number, realAfterMs: Infinity, virtualStartMs: host.clock.perfNowMs(host.readNowNs()) };
-      timedCalls.push(record);
-      if (timedCalls.length > TIMED_CALLS_MAX) timedCalls.shift();
-      try {
-        return call();
-      } finally {
-        record.realAfterMs = Reflect.apply(realNow, perf, []) as number;
+      const construct = new.target !== undefined;
+      const call = (): unknown => (construct ? Reflect.construct(timed, callArgs) : Reflect.apply(timed, this, callArgs));
+      if (host === undefined || (observing.size === 0 && histogram === undefined)) return call();
+      const startNs = host.readNowNs();
+      let record: TimedCall | undefined;
+      if (observing.size > 0) {
+        record = { realBeforeMs: Reflect.apply(realNow, perf, []) as number, realAfterMs: Infinity, virtualStartMs: host.clock.perfNowMs(startNs) };
+        timedCalls.push(record);
+        if (timedCalls.length > TIMED_CALLS_MAX) timedCalls.shift();
       }
+      let result: unknown;
+      try {
+        result = call();
+      } finally {
+        if (record !== undefined) record.realAfterMs = Reflect.apply(realNow, perf, []) as number;
+      }
+      if (histogram !== undefined) {
+        const recordVirtual = (): void => {
+          Reflect.apply(histogram.record, histogram, [Math.max(1, Math.ceil(host.readNowNs() - startNs))]);
+        };
+        // Node records a promise's duration when it settles (its result.finally), else at once.
+        if (!construct && typeof (result as Promise<unknown> | undefined)?.then === 'function') (result as Promise<unknown>).then(recordVirtual, recordVirtual);
+        else recordVirtual();
+      }
+      return result;
     };
     for (const key of Reflect.ownKeys(timed)) {
       if (key !== 'prototype') Object.defineProperty(wrapper, key, Object.getOwnPropertyDescriptor(timed, key)!);
     }
-    timerifiedByNode.set(timed, wrapper);
+    if (histogram === undefined) timerifiedByNode.set(timed, wrapper);
     return wrapper;
   };
+}
+
+interface Recordable {
+  record(value: number | bigint): void;
+}
+
+/**
+ * A stand-in for a RecordableHistogram that Node's timerify records into: calls from outside
+ * every host reach the histogram, a host's are recorded by the wrapper above. It inherits the
+ * histogram's own properties, so Node takes it for one (isHistogram reads its handle).
+ */
+function outsideHosts(histogram: Recordable): Recordable {
+  const standIn = Object.create(histogram) as Recordable;
+  Object.defineProperty(standIn, 'record', {
+    value: function record(value: number | bigint): void {
+      if (currentHost() !== undefined) return;
+      Reflect.apply(histogram.record, histogram, [value]);
+    },
+  });
+  return standIn;
 }
 
 /** Where Node keeps an entry's times (lib/internal/perf/performance_entry.js, Node 20-24). */
@@ -185,12 +226,124 @@ function retime(host: Host, entry: Record<symbol, unknown>): void {
   entry[keys.duration] = host.clock.perfNowMs(host.readNowNs()) - call!.virtualStartMs;
 }
 
+// ---- http, net, dns and http2 entries: on the host's clock ----------------------------------
+
+/**
+ * Entries Node's own modules make (startPerf/stopPerf in lib/internal/perf/observe.js: an http
+ * request, a net connect, a dns lookup; http2's sessions and streams from C++) are stamped with
+ * Node's internal clock at their start and their end, in code the shims do not see. Both stamps
+ * are taken inside some event of the host (or in the ticks after it), where virtual time stands
+ * still: so while such an observer exists the world's events are sampled, real time at each
+ * event's start beside the host's performance.now() then, and a stamp maps to the sample of the
+ * event it was taken in (the last one before it). Bounded: a start older than the oldest sample
+ * kept maps to that sample.
+ */
+const NODE_TIMED_TYPES = new Set<unknown>(['http', 'net', 'dns', 'http2']);
+const SAMPLES_MAX = 1 << 16;
+const SAMPLES_MASK = SAMPLES_MAX - 1;
+
+class EventTimeline {
+  private readonly realMs = new Float64Array(SAMPLES_MAX);
+  private readonly nowNs = new Float64Array(SAMPLES_MAX);
+  private readonly hosts: (Host | undefined)[] = new Array(SAMPLES_MAX);
+  /** Samples taken so far; the last SAMPLES_MAX are kept, in a ring. */
+  private count = 0;
+
+  /** Host code of `host` runs now, at the world's instant `nowNs`. */
+  sample(host: Host, nowNs: number): void {
+    const last = (this.count - 1) & SAMPLES_MASK;
+    if (this.count > 0 && this.hosts[last] === host && this.nowNs[last] === nowNs) return;
+    const at = this.count & SAMPLES_MASK;
+    this.realMs[at] = Reflect.apply(realNow, perf, []) as number;
+    this.nowNs[at] = nowNs;
+    this.hosts[at] = host;
+    this.count++;
+  }
+
+  /** The sample of the event that ran at Node's internal time `realMs` (ring index), or -1. */
+  private at(realMs: number): number {
+    if (this.count === 0) return -1;
+    let low = Math.max(0, this.count - SAMPLES_MAX);
+    let high = this.count - 1;
+    if (this.realMs[low & SAMPLES_MASK]! > realMs) return low & SAMPLES_MASK;
+    // The last sample taken at or before realMs (real time only grows).
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (this.realMs[middle & SAMPLES_MASK]! <= realMs) low = middle;
+      else high = middle - 1;
+    }
+    return low & SAMPLES_MASK;
+  }
+
+  /**
+   * An entry's start and end, stamped with Node's internal clock, on the clock of the host whose
+   * event the start was stamped in (an end stamped between events, as http2's, may fall in
+   * another host's event: its instant is taken, on the first host's clock).
+   */
+  span(realStartMs: number, realEndMs: number): { startMs: number; endMs: number } | undefined {
+    const first = this.at(realStartMs);
+    const last = this.at(realEndMs);
+    const host = first === -1 ? undefined : this.hosts[first];
+    if (host === undefined) return undefined;
+    return { startMs: host.clock.perfNowMs(this.nowNs[first]!), endMs: host.clock.perfNowMs(this.nowNs[last]!) };
+  }
+}
+
+const timelines = new WeakMap<object, EventTimeline>();
+
+/** Samples every later event of `host`'s world (see EventTimeline), once per world. */
+function sampleEvents(host: Host): void {
+  const world = host.world;
+  if (timelines.has(world)) return;
+  const timeline = new EventTimeline();
+  timelines.set(world, timeline);
+  timeline.sample(host, host.readNowNs());
+  const previous = world.beforeEvent;
+  const sample = (eventHost: Host): void => timeline.sample(eventHost, world.nowNs);
+  world.beforeEvent =
+    previous === undefined
+      ? sample
+      : (eventHost, chain) => {
+          previous(eventHost, chain);
+          sample(eventHost);
+        };
+}
+
+/** Whether observe()'s options ask for an entry type Node's own modules make. */
+function observesNodeTimed(options: unknown): boolean {
+  if (typeof options !== 'object' || options === null) return false;
+  const { entryTypes, type } = options as { entryTypes?: unknown; type?: unknown };
+  if (Array.isArray(entryTypes)) return entryTypes.some((t) => NODE_TIMED_TYPES.has(t));
+  return NODE_TIMED_TYPES.has(type);
+}
+
+/** Entries already moved to a host's clock (every observer's kMaybeBuffer gets the same entry). */
+const retimedEntries = new WeakSet<object>();
+
+function retimeNodeEntry(entry: Record<symbol, unknown>): void {
+  if (retimedEntries.has(entry)) return;
+  // Entries made inside a host; and http2's, which Node emits from its native side outside
+  // every host's context (the test runner's own http2, rare during a run, goes along).
+  const host = currentHost();
+  const world = host === undefined ? (entry as { entryType?: unknown }).entryType === 'http2' ? activeWorld() : undefined : host.world;
+  const timeline = world === undefined ? undefined : timelines.get(world);
+  const keys = timeline === undefined ? undefined : entryTimeKeys(entry);
+  if (keys === undefined) return;
+  const realStartMs = entry[keys.start] as number;
+  const span = timeline!.span(realStartMs, realStartMs + (entry[keys.duration] as number));
+  if (span === undefined) return;
+  retimedEntries.add(entry);
+  entry[keys.start] = span.startMs;
+  entry[keys.duration] = Math.max(0, span.endMs - span.startMs);
+}
+
 function maybeBuffer(this: object, entry: { entryType?: unknown }): unknown {
   const host = currentHost();
   // Garbage collections are the real process's, at moments the seed does not decide: a
   // simulated process is never told of one.
   if (host !== undefined && entry?.entryType === 'gc') return undefined;
   if (host !== undefined && entry?.entryType === 'function' && timedCalls.length > 0) retime(host, entry as unknown as Record<symbol, unknown>);
+  if (NODE_TIMED_TYPES.has(entry?.entryType)) retimeNodeEntry(entry as unknown as Record<symbol, unknown>);
   const result = Reflect.apply(realMaybeBuffer!, this, [entry]);
   if (host !== undefined) holdForCheckPhases(host.world, 1);
   return result;
@@ -212,6 +365,8 @@ const observed = {
   observe(this: object, ...args: unknown[]): unknown {
     const result = Reflect.apply(real.observe, this, args);
     observing.add(this);
+    const host = currentHost();
+    if (host !== undefined && observesNodeTimed(args[0])) sampleEvents(host);
     return result;
   },
   disconnect(this: object, ...args: unknown[]): unknown {
@@ -222,6 +377,23 @@ const observed = {
 for (const name of ['mark', 'measure', 'observe', 'disconnect'] as const) {
   Object.defineProperty(observed[name], 'length', { value: real[name].length, configurable: true });
 }
+
+// ---- new PerformanceMark() -----------------------------------------------------------------
+
+/**
+ * `new PerformanceMark(name, options)` called directly (performance.mark() makes its own with
+ * Node's internal class, handled by markArgs above) reads Node's internal clock for a missing
+ * options.startTime, as mark() does. The class is stood in for by a Proxy whose construction
+ * takes the host's clock there: `instanceof`, statics, subclasses (their new.target is passed
+ * on) and the error of a call without `new` stay Node's.
+ */
+const RealPerformanceMark = perfHooks.PerformanceMark;
+const PerformanceMarkOnHostClock: typeof RealPerformanceMark = new Proxy(RealPerformanceMark, {
+  construct(target, args, newTarget) {
+    const host = currentHost();
+    return Reflect.construct(target, host === undefined ? args : markArgs(host, args), newTarget === PerformanceMarkOnHostClock ? target : newTarget) as object;
+  },
+});
 
 // ---- Event#timeStamp ----------------------------------------------------------------------
 
@@ -293,6 +465,8 @@ export const performanceShim: Shim = {
     patches.replace(observerPrototype, 'observe', observed.observe);
     patches.replace(observerPrototype, 'disconnect', observed.disconnect);
     patches.defineGetter(eventPrototype, 'timeStamp', timeStamp, true);
+    patches.replace(perfHooks, 'PerformanceMark', PerformanceMarkOnHostClock);
+    patches.replace(globalThis, 'PerformanceMark', PerformanceMarkOnHostClock);
     patches.replace(targetPrototype, 'dispatchEvent', dispatchEvent);
     if (kMaybeBuffer !== undefined && typeof realMaybeBuffer === 'function') {
       patches.replace(PerformanceObserver.prototype as unknown as Record<symbol, unknown>, kMaybeBuffer, maybeBuffer);

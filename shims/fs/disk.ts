@@ -30,6 +30,7 @@ import { captureContext } from '../async-hooks/async-context.js';
 import { NODE_MAJOR, type Host } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
 import { beginRealCall, completeRealCall, deliverAfter } from '../thread-pool/real-work.js';
+import { completeListed, trackRequest } from '../net/native-handles.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const binding = nodeBinding('fs') as Record<string, any>;
@@ -717,10 +718,14 @@ class DiskFileHandle {
     const fd = this.#fd;
     this.#fd = -1;
     const closed = tableOf(host).delete(fd);
-    return new Promise((resolve, reject) => {
+    // Node lists the close's CloseReq until the code after `await handle.close()` has run.
+    const listed = trackRequest(host, 'CloseReq');
+    const result = new Promise<void>((resolve, reject) => {
       const call = beginRealCall(host, undefined);
       completeRealCall(call, () => (closed ? resolve() : reject(new Failure('EBADF', 'close').toError(undefined))));
     });
+    result.then(listed, listed);
+    return result;
   }
 
   releaseFD(): number {
@@ -902,7 +907,7 @@ function readFileReads(size: number, available: number): number {
  * functions, and a run does not depend on whether the process read a file before it. Returns
  * false when the call is not such a readFile.
  */
-export function serveReadFile(name: string, host: Host, disk: Disk | undefined, args: unknown[], req: unknown): boolean {
+export function serveReadFile(name: string, host: Host, disk: Disk | undefined, args: unknown[], req: unknown, listed?: () => void): boolean {
   const context = readFileContextOf(name, req);
   if (context === undefined) return false;
   const byFd = name === 'fstat';
@@ -969,8 +974,8 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
   const step = (left: number): void => {
     deliver(host, stepLatency(), captureContext('FSREQCALLBACK'), () => {
       if (left > 1) step(left - 1);
-      else if (byFd) process.nextTick(finish);
-      else finish();
+      else if (byFd) process.nextTick(() => completeListed(listed, finish));
+      else completeListed(listed, finish);
     });
   };
   step(steps);

@@ -29,6 +29,7 @@ import { nodeBinding } from '../node-binding.js';
 import { loadingModuleGraph } from '../module/module-hosts.js';
 import { filesChanged } from '../module/resolution-cache.js';
 import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from '../thread-pool/real-work.js';
+import { completeListed, hideRealPromiseRequest, hideRealRequest, trackRequest } from '../net/native-handles.js';
 import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -43,6 +44,22 @@ const kUsePromises = binding.kUsePromises as symbol;
 const SHARED_ARRAYS = new Set<unknown>(['statValues', 'bigintStatValues', 'statFsValues', 'bigintStatFsValues'].map((k) => binding[k]).filter((a) => a !== undefined));
 
 const kCall = Symbol('dst.fsCall');
+
+/**
+ * Lists an FSReqCallback the simulation answers (or delivers later than Node completes it) as
+ * Node lists it: from the call until its callback, and what that queued, has run; the real object
+ * is left out of Node's own list, where it stays until collected when never dispatched. Returns
+ * the release, which the wrapped `oncomplete` calls (a readFile served whole calls it itself).
+ */
+function listRequest(host: Host, req: { oncomplete?: (...results: unknown[]) => void }): () => void {
+  hideRealRequest(req);
+  const listed = trackRequest(host, 'FSReqCallback');
+  const oncomplete = req.oncomplete!;
+  req.oncomplete = function listedOncomplete(this: unknown, ...results: unknown[]) {
+    completeListed(listed, () => Reflect.apply(oncomplete, this, results));
+  };
+  return listed;
+}
 
 function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) => void; [kCall]?: RealCall }): void {
   const oncomplete = req.oncomplete!;
@@ -147,11 +164,17 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
     if (host === undefined) return Reflect.apply(original, this, args);
     const disk = diskOf(host);
     const served = disk !== undefined && servesCall(name, args);
-    if (marker !== kUsePromises && serveReadFile(name, host, served ? disk : undefined, args, marker)) return undefined;
-    if (served) return callDisk(name, host, disk!, args, marker, held);
-    if (marker === kUsePromises) return heldPromise(host, () => Reflect.apply(original, this, args) as Promise<unknown>);
+    if (marker === kUsePromises) {
+      const listed = trackRequest(host, 'FSReqPromise');
+      const result = (served ? callDisk(name, host, disk!, args, marker, held) : heldPromise(host, () => hideRealPromiseRequest('FSReqPromise', () => Reflect.apply(original, this, args) as Promise<unknown>))) as Promise<unknown>;
+      result.then(listed, listed);
+      return result;
+    }
     const req = marker as InstanceType<typeof FSReqCallback> & { [kCall]?: RealCall };
     if (typeof req.oncomplete !== 'function') return Reflect.apply(original, this, args);
+    const listed = listRequest(host, req);
+    if (serveReadFile(name, host, served ? disk : undefined, args, marker, listed)) return undefined;
+    if (served) return callDisk(name, host, disk!, args, marker, held);
     heldCallback(host, req);
     try {
       return Reflect.apply(original, this, args);
@@ -212,7 +235,10 @@ export const fsShim: Shim = {
     patches.replace(fileHandle, 'close', function closeHeld(this: unknown, ...args: unknown[]) {
       const host = holderOf();
       if (host === undefined) return Reflect.apply(close, this, args);
-      return heldPromise(host, () => Reflect.apply(close, this, args));
+      const listed = trackRequest(host, 'CloseReq');
+      const result = heldPromise(host, () => hideRealPromiseRequest('CloseReq', () => Reflect.apply(close, this, args) as Promise<unknown>));
+      result.then(listed, listed);
+      return result;
     });
   },
 };

@@ -77,29 +77,73 @@ export function listedHandles(world: World, host: Host | undefined): string[] {
   return found.map((entry) => entry.name);
 }
 
-/** Simulated requests in flight, per world, in the order they were made (see trackRequest). */
-const requestsInFlight = new WeakMap<World, Set<{ host: Host; name: string }>>();
+/**
+ * A request Node would list: from the call until its completion callback has returned, and
+ * through the ticks and promise jobs that callback queued (Node deletes a ReqWrap after its
+ * callback scope, which drains them): here, until the world's next event or the next completion.
+ */
+interface ListedRequest {
+  readonly host: Host;
+  readonly name: string;
+  /** The event its completion ran in; -1 while in flight. */
+  doneEvent: number;
+}
+
+/** The requests of a world that Node would list, in the order they were made, and those done. */
+interface WorldRequests {
+  readonly listed: Set<ListedRequest>;
+  /** Completed, still listed until the event they completed in is over. */
+  done: ListedRequest[];
+}
+
+const worldRequests = new WeakMap<World, WorldRequests>();
+/** The requests with completed entries still listed, if any (one world runs at a time). */
+let withDone: WorldRequests | undefined;
+
+/** Forgets the completed requests of `requests`: all, or those completed before event `keep`. */
+function dropDone(requests: WorldRequests, keep: number): void {
+  if (requests.done.length === 0) return;
+  const still: ListedRequest[] = [];
+  for (const entry of requests.done) {
+    if (entry.doneEvent === keep) still.push(entry);
+    else requests.listed.delete(entry);
+  }
+  requests.done = still;
+  if (still.length === 0 && withDone === requests) withDone = undefined;
+}
 
 /**
- * A simulated request starts (a connect, a shutdown, a write waiting for the window, a name
- * lookup): Node lists it in getActiveResourcesInfo() under `name` (its ReqWrap's class) from
- * the moment libuv is asked until its completion callback has returned. Returns the function to
- * call then (once is enough; more are no-ops). A crashed host's requests are not listed.
+ * A request starts (a connect, a shutdown, a write waiting for the window, a name lookup, an fs
+ * call the simulation answers or holds): Node lists it in getActiveResourcesInfo() under `name`
+ * (its ReqWrap's class) from the call until its completion callback, and what that callback
+ * queued, has run. Returns the function to call when the completion has run (once is enough;
+ * more are no-ops). A crashed host's requests are not listed.
  */
 export function trackRequest(host: Host, name: string): () => void {
   const world = host.world;
-  let set = requestsInFlight.get(world);
-  if (set === undefined) requestsInFlight.set(world, (set = new Set()));
-  const entry = { host, name };
-  set.add(entry);
-  const requests = set;
+  let requests = worldRequests.get(world);
+  if (requests === undefined) worldRequests.set(world, (requests = { listed: new Set(), done: [] }));
+  const entry: ListedRequest = { host, name, doneEvent: -1 };
+  requests.listed.add(entry);
+  const all = requests;
   return () => {
-    requests.delete(entry);
+    if (entry.doneEvent !== -1 || !all.listed.has(entry)) return;
+    const event = world.eventsRun;
+    // Those of earlier events are over (and must not pile up in a run that never lists).
+    if (all.done.length > 0 && all.done[0]!.doneEvent !== event) dropDone(all, event);
+    entry.doneEvent = event;
+    all.done.push(entry);
+    withDone = all;
   };
 }
 
-/** Runs a request's completion; Node lists the request until it has returned (see trackRequest). */
+/**
+ * Runs a request's completion; Node lists the request until it, and the ticks it queued, have
+ * run (see trackRequest). Requests completed before it are no longer listed: their callback
+ * scopes have ended.
+ */
 export function completeListed(listed: (() => void) | undefined, complete: () => void): void {
+  if (withDone !== undefined) dropDone(withDone, -2);
   try {
     complete();
   } finally {
@@ -107,14 +151,65 @@ export function completeListed(listed: (() => void) | undefined, complete: () =>
   }
 }
 
+/**
+ * Real requests in Node's own list that a tracked entry stands for: request objects the shims
+ * answer without libuv (the simulated disk's FSReqCallbacks: never dispatched, Node lists them
+ * until they are collected) or deliver later than Node completes them (held fs calls), and, by
+ * count per class, the requests Node makes in C++ for held promise calls (FSReqPromise, CloseReq)
+ * while they are in flight. Register mode leaves them out of Node's list (active-resources.ts).
+ */
+const hiddenRequests = new WeakSet<object>();
+const hiddenCounts = new Map<string, number>();
+
+export function hideRealRequest(request: object): void {
+  hiddenRequests.add(request);
+}
+
+/** Runs `start`, which makes one real request of class `name` in C++, hidden until its promise settles. */
+export function hideRealPromiseRequest<T>(name: string, start: () => Promise<T>): Promise<T> {
+  const real = start();
+  hiddenCounts.set(name, (hiddenCounts.get(name) ?? 0) + 1);
+  const settled = (): void => {
+    hiddenCounts.set(name, hiddenCounts.get(name)! - 1);
+  };
+  real.then(settled, settled);
+  return real;
+}
+
+/**
+ * Node's list of requests (names and objects, as getActiveResourcesInfo and _getActiveRequests
+ * give them) without those a tracked entry stands for.
+ */
+export function unhiddenRequests(names: readonly string[], objects: readonly unknown[]): string[] {
+  const out: string[] = [];
+  let skips: Map<string, number> | undefined;
+  for (let i = 0; i < objects.length; i++) {
+    const name = names[i]!;
+    const object = objects[i];
+    if (typeof object === 'object' && object !== null && hiddenRequests.has(object)) continue;
+    const hidden = hiddenCounts.get(name);
+    if (hidden !== undefined && hidden > 0) {
+      skips ??= new Map();
+      const skipped = skips.get(name) ?? 0;
+      if (skipped < hidden) {
+        skips.set(name, skipped + 1);
+        continue;
+      }
+    }
+    out.push(name);
+  }
+  return out;
+}
+
 /** The requests Node would list for `host` (every host when undefined), in the order they were made. */
 export function listedRequests(world: World, host: Host | undefined): string[] {
   const out: string[] = [];
-  const set = requestsInFlight.get(world);
-  if (set === undefined) return out;
-  for (const entry of set) {
+  const requests = worldRequests.get(world);
+  if (requests === undefined) return out;
+  dropDone(requests, world.eventsRun);
+  for (const entry of requests.listed) {
     if (entry.host.state !== 'running') {
-      set.delete(entry); // its completion will never run
+      requests.listed.delete(entry); // its completion will never run
       continue;
     }
     if (host === undefined || entry.host === host) out.push(entry.name);

@@ -11,7 +11,7 @@
  */
 import { ownImmediates } from '../../runtime/driver/own-immediates.js';
 import { currentHost } from '../context.js';
-import { listedHandles, listedRequests } from '../net/native-handles.js';
+import { listedHandles, listedRequests, unhiddenRequests } from '../net/native-handles.js';
 import { realActiveRequests, realActiveResourcesInfo } from './real-resources.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -36,10 +36,11 @@ function getActiveResourcesInfo(this: unknown): string[] {
     const requestObjects = realActiveRequests();
     const requests = requestObjects.length;
     const real = realActiveResourcesInfo(requestObjects);
-    for (let i = 0; i < real.length; i++) {
+    // Requests the simulation answers or delivers itself are listed below, as Node would.
+    for (const kind of unhiddenRequests(real.slice(0, requests), requestObjects)) out.push(kind);
+    for (let i = requests; i < real.length; i++) {
       const kind = real[i]!;
-      if (i < requests) out.push(kind);
-      else if (kind === 'Timeout') realTimeouts++;
+      if (kind === 'Timeout') realTimeouts++;
       else if (kind === 'Immediate') realImmediates++;
       else if (!SIMULATED_HANDLES.has(kind)) realHandles.push(kind);
     }

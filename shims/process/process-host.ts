@@ -12,6 +12,7 @@ import os from 'node:os';
 import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
+import { clearDomains, giveToDomain, leaveScopeDomain } from './domain-errors.js';
 import { hasIpcChannel, IPC_PROPERTIES } from './ipc-channel.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -104,17 +105,36 @@ export function hostExitCode(host: Host): number | undefined {
   return exitCodes.get(host);
 }
 
-/** Gives a host's own 'uncaughtException' listeners a chance; true when one handled it. */
-function handleUncaught(host: Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean {
+/**
+ * What Node's uncaught-exception path does for a host's error, in its order: 'unhandledRejection'
+ * listeners for a rejection; else 'uncaughtExceptionMonitor', then the node:domain that takes it
+ * (Node's capture callback, which 'uncaughtException' listeners never see), else, with every
+ * domain left, the host's 'uncaughtException' listeners. True when handled; `{ fatal }` when a
+ * domain's error handler threw, which Node makes fatal with that new error. The listeners run in
+ * the host's context (so what they schedule is the host's), as in Node, where they run inside
+ * the callback that threw.
+ */
+function handleUncaught(host: Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean | { fatal: unknown } {
   if (error instanceof HostExit) return true;
+  if (host.world.mode !== 'library') return false;
+  if (currentHost() === host) return deliverUncaught(host, error, origin);
+  return host.world.als.run(host, () => deliverUncaught(host, error, origin));
+}
+
+function deliverUncaught(host: Host, error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): boolean | { fatal: unknown } {
   const emitter = emitters.get(host);
-  if (emitter === undefined) return false;
-  if (origin === 'unhandledRejection' && emitter.listenerCount('unhandledRejection') > 0) {
+  if (origin === 'unhandledRejection' && emitter !== undefined && emitter.listenerCount('unhandledRejection') > 0) {
     emitter.emit('unhandledRejection', error);
     return true;
   }
-  emitter.emit('uncaughtExceptionMonitor', error, origin);
-  if (emitter.listenerCount('uncaughtException') > 0) {
+  emitter?.emit('uncaughtExceptionMonitor', error, origin);
+  if (origin === 'uncaughtException') {
+    const outcome = giveToDomain(error);
+    if (outcome.handled) return true;
+    if ('thrown' in outcome) return { fatal: outcome.thrown };
+  }
+  clearDomains();
+  if (emitter !== undefined && emitter.listenerCount('uncaughtException') > 0) {
     emitter.emit('uncaughtException', error, origin);
     return true;
   }
@@ -202,6 +222,9 @@ function queueMicrotask(callback: () => void): void {
     try {
       callback();
     } catch (error) {
+      // Node runs the callback inside runInAsyncScope, whose after hooks run before the error
+      // reaches the uncaught path: node:domain's leaves the domain it was queued in first.
+      leaveScopeDomain();
       host.world.hosts.failed(host, error, 'crash');
     }
   });

@@ -43,3 +43,43 @@ describe('process.getActiveResourcesInfo() in library mode', function () {
     assert.ok(seen.runner.includes('Timeout'), `the runner's own timer is listed: ${seen.runner}`);
   });
 });
+
+describe('process.getActiveResourcesInfo() and fs requests in library mode (seed 0xa7)', function () {
+  // Plain Node lists an fs request until its callback and what that queued have run, and a
+  // promise call's until the code after its `await` has run: the simulated disk's requests
+  // (never handed to libuv) stayed listed until collected, the real disk's were already gone.
+  for (const disk of ['real', 'simulated']) {
+    it(`${disk} disk: a request is listed through its callback and its ticks, then not`, async function () {
+      const seen = [];
+      const fsRequests = () => process.getActiveResourcesInfo().filter((name) => /^(FSReq|CloseReq)/.test(name));
+      const sim = new Sim({ seed: 0xa7, disk });
+      sim.client('c', async () => {
+        const fs = await import('node:fs');
+        await new Promise((resolve) => {
+          fs.stat(process.cwd(), () => {
+            seen.push(['in callback', fsRequests()]);
+            process.nextTick(() => seen.push(['tick of the callback', fsRequests()]));
+            setImmediate(() => {
+              seen.push(['immediate after', fsRequests()]);
+              resolve();
+            });
+          });
+          seen.push(['in flight', fsRequests()]);
+        });
+        await fs.promises.stat(process.cwd());
+        seen.push(['after await', fsRequests()]);
+        await new Promise((resolve) => setImmediate(resolve));
+        seen.push(['an immediate later', fsRequests()]);
+      });
+      await sim.run();
+      assert.deepEqual(seen, [
+        ['in flight', ['FSReqCallback']],
+        ['in callback', ['FSReqCallback']],
+        ['tick of the callback', ['FSReqCallback']],
+        ['immediate after', []],
+        ['after await', ['FSReqPromise']],
+        ['an immediate later', []],
+      ]);
+    });
+  }
+});

@@ -6,9 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import dns from 'node:dns';
 import http from 'node:http';
+import http2 from 'node:http2';
 import path from 'node:path';
-import { createHistogram, performance, PerformanceObserver } from 'node:perf_hooks';
+import { createHistogram, performance, PerformanceMark, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Sim } from 'dst-runtime';
@@ -128,6 +130,53 @@ describe('the performance timeline inside a host', function () {
     }
   });
 
+  it('Node\'s own http, net, dns and http2 entries are on the host\'s clock, the same on every run (seed 0x3c)', async () => {
+    const runOnce = async () => {
+      const seen = [];
+      const sim = new Sim({ seed: 0x3c });
+      sim.host('server', () => {
+        http.createServer((req, res) => setTimeout(() => res.end('ok'), 20)).listen(80);
+        http2.createServer((req, res) => setTimeout(() => res.end('ok'), 15)).listen(81);
+      });
+      sim.client('c', async () => {
+        const observer = new PerformanceObserver((list) => seen.push(...list.getEntries().map((e) => ({ type: e.entryType, name: e.name, start: e.startTime, duration: e.duration }))));
+        observer.observe({ entryTypes: ['http', 'net', 'dns', 'http2'] });
+        await sleep(10);
+        await dns.promises.lookup('server');
+        await new Promise((resolve, reject) => http.get('http://server/', (res) => res.resume().on('end', resolve)).on('error', reject));
+        await sleep(5);
+        const session = http2.connect('http://server:81');
+        await new Promise((resolve) => {
+          const req = session.request({ ':path': '/' });
+          req.resume();
+          req.on('end', resolve);
+          req.end();
+        });
+        session.close();
+        await sleep(50);
+        observer.disconnect();
+      });
+      const { elapsedNs } = await sim.run();
+      return { seen, elapsedMs: elapsedNs / 1e6 };
+    };
+    const first = await runOnce();
+    const named = (type, name) => first.seen.filter((e) => e.type === type && e.name === name);
+    // Before, each carried Node's internal (real) clock: startTime the process's uptime.
+    for (const entry of first.seen) {
+      assert.ok(entry.start >= 10 && entry.start + entry.duration <= first.elapsedMs, `${JSON.stringify(entry)} within the run's ${first.elapsedMs} virtual ms`);
+    }
+    assert.deepEqual(named('dns', 'lookup').slice(0, 2).map((e) => [e.start, e.duration]), [[10, 0], [10, 0]]);
+    // The server answers 20 ms after the request arrives (http) and 15 ms (an http2 stream).
+    assert.deepEqual(named('http', 'HttpRequest').map((e) => e.duration), [20]);
+    const [client] = named('http', 'HttpClient');
+    assert.equal(client.start, 10);
+    assert.ok(client.duration > 20, `HttpClient took ${client.duration} ms`);
+    assert.ok(named('http2', 'Http2Stream').some((e) => e.duration === 15), JSON.stringify(named('http2', 'Http2Stream')));
+    assert.equal(named('http2', 'Http2Session').length, 2);
+    assert.ok(named('net', 'connect').length >= 2);
+    assert.deepEqual(await runOnce(), first);
+  });
+
   it('a timerified function\'s entries are on the host\'s clock: sync 0 ms, async its virtual time (seed 0x3e)', async () => {
     const runOnce = async () => {
       const seen = [];
@@ -164,6 +213,53 @@ describe('the performance timeline inside a host', function () {
       ['Point', 35, 0],
     ]);
     assert.deepEqual(await runOnce(), first);
+  });
+
+  it('new PerformanceMark() called directly is on the host\'s clock, and still Node\'s class (seed 0x40)', async () => {
+    const seen = [];
+    const sim = new Sim({ seed: 0x40 });
+    sim.host('n1', async () => {
+      await sleep(12);
+      const mark = new PerformanceMark('direct', { detail: 'd' });
+      seen.push([mark.startTime, mark.detail, mark instanceof PerformanceMark, performance.mark('via mark') instanceof globalThis.PerformanceMark]);
+      class Sub extends PerformanceMark {}
+      const sub = new Sub('sub');
+      seen.push([sub.startTime, sub instanceof Sub, sub instanceof PerformanceMark]);
+      seen.push(new globalThis.PerformanceMark('given', { startTime: 3 }).startTime);
+      assert.throws(() => PerformanceMark('no new'), { name: 'TypeError', message: /cannot be invoked without 'new'/ });
+    });
+    await sim.run();
+    // Before: the real process's uptime, a different figure every run.
+    assert.deepEqual(seen, [[12, 'd', true, true], [12, true, true], 3]);
+    assert.ok(new PerformanceMark('outside').startTime > 12, 'outside every host the mark is Node\'s own');
+  });
+
+  it('a timerify histogram records a host\'s calls in virtual nanoseconds, the runner\'s in real ones (seed 0x3f)', async () => {
+    const runOnce = async () => {
+      const histogram = createHistogram();
+      const sim = new Sim({ seed: 0x3f });
+      let slowest;
+      sim.host('n1', async () => {
+        const add = performance.timerify((a, b) => a + b, { histogram });
+        assert.equal(add(2, 3), 5);
+        const wait = performance.timerify(async (ms) => sleep(ms), { histogram });
+        await wait(30);
+        await wait(7);
+        slowest = histogram.max;
+      });
+      await sim.run();
+      return { count: histogram.count, min: histogram.min, max: histogram.max, slowest };
+    };
+    const first = await runOnce();
+    // Before, Node's real durations: a few microseconds for add, 30 ms and more for the waits.
+    // (A histogram reports a value as the top of its bucket: 30 ms reads back as this.)
+    const reference = createHistogram();
+    reference.record(30_000_000);
+    assert.deepEqual(first, { count: 3, min: 1, max: reference.max, slowest: reference.max });
+    assert.deepEqual(await runOnce(), first);
+    const outside = createHistogram();
+    performance.timerify(() => {}, { histogram: outside })();
+    assert.equal(outside.count, 1, 'a call outside every host is recorded by Node');
   });
 
   it('a simulated process is never told of a garbage collection (register mode, --expose-gc)', async () => {

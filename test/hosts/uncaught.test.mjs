@@ -81,6 +81,23 @@ describe('library mode: exceptions thrown from host nextTick and microtask code 
     assert.deepEqual(log, ['caught tick (uncaughtException)', 'still running at 20']);
   });
 
+  it('a host\'s \'uncaughtException\' listener runs as the host: its clock and timers are simulated', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x4a });
+    sim.host('resilient', () => {
+      process.on('uncaughtException', (error) => {
+        log.push(`caught ${error.message} at ${performance.now()}`);
+        setTimeout(() => log.push(`retried at ${performance.now()}`), 5);
+      });
+      setTimeout(() => { throw new Error('timer'); }, 10);
+    });
+    const result = await sim.run();
+    // Before, the listener ran outside the host (the event's scope had ended): the real clock,
+    // and a real timer that outlived the run.
+    assert.deepEqual(log, ['caught timer at 10', 'retried at 15']);
+    assert.equal(result.elapsedNs, 15_000_000);
+  });
+
   it('an exception outside every host still reaches the process listeners it reached before', async () => {
     const before = snapshot();
     const seen = [];
