@@ -100,7 +100,7 @@ describe('the order of what came due while a process could not run (Node 20, 22,
   }
 
   it("a host's main function is a main script: after it was busy, the expired timer runs first, then the immediates it queued", async () => {
-    // As compliance program 90-busy-main-script.cjs shows of plain Node for a CommonJS main.
+    // As compliance program 91-busy-main-script.cjs shows of plain Node for a CommonJS main.
     for (const seed of [0x1, 0x2]) {
       const log = [];
       const sim = new Sim({ seed });

@@ -1,4 +1,4 @@
-// The ES module version of 90-busy-main-script.cjs. Node 22 and 24 run it before the loop as they
+// The ES module version of 91-busy-main-script.cjs. Node 22 and 24 run it before the loop as they
 // do a CommonJS one (timer first); Node 20 evaluates an ES module entry from inside the loop, after
 // reading the file, as an I/O callback: its immediates run first, then the timer.
 const log = [];
