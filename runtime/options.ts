@@ -1,4 +1,5 @@
 import { NS_PER_MS, parseDurationNs, TIME_NS_MAX } from './clock/units.js';
+import { envSwitch } from './env-switch.js';
 import { UsageError } from './errors.js';
 import { type DiskFaultRule, parseDiskFaultsEnv, type ResolvedRule, resolveDiskFaultRules } from './disk/faults.js';
 import { type NetworkOptions, validateNetworkOptions } from './network/network.js';
@@ -241,18 +242,12 @@ export function resolveOptions(options: SimOptions, env: NodeJS.ProcessEnv, draw
 
 /** DST_STRICT: '0' lets real timers escape the simulation; '1' or unset keeps strict mode. */
 export function envStrict(env: NodeJS.ProcessEnv): boolean {
-  const text = env.DST_STRICT;
-  if (text === undefined || text === '' || text === '1') return true;
-  if (text === '0') return false;
-  throw new UsageError(`Failed to parse DST_STRICT: ${JSON.stringify(text)} is not 0 or 1 (DST_STRICT=0 lets real timers escape the simulation; the run is then not reproducible)`);
+  return envSwitch(env, 'DST_STRICT', true, 'lets real timers escape the simulation; the run is then not reproducible');
 }
 
 /** DST_PENDING: '1' reports the promises host code left pending (SimOptions.pending); '0' or unset does not. */
 export function envPending(env: NodeJS.ProcessEnv): boolean {
-  const text = env.DST_PENDING;
-  if (text === undefined || text === '' || text === '0') return false;
-  if (text === '1') return true;
-  throw new UsageError(`Failed to parse DST_PENDING: ${JSON.stringify(text)} is not 0 or 1 (DST_PENDING=1 reports the promises host code left pending)`);
+  return envSwitch(env, 'DST_PENDING', false, 'reports the promises host code left pending');
 }
 
 /** DST_DISK_FAULTS: the disk faults of every run of this process (see parseDiskFaultsEnv), or undefined. */

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js';
+import { envSwitch } from '../env-switch.js';
 
 /**
  * Keeps one inert instance of each class the event path is optimized for (a Timeout, an
@@ -32,14 +32,7 @@ let setting: boolean | undefined;
 /** DST_KEEP_SHAPES: '0' turns the keeper off; '1' or unset keeps shapes. Read once per process. */
 export function shapesKept(): boolean {
   if (setting !== undefined) return setting;
-  const text = process.env.DST_KEEP_SHAPES;
-  if (text === undefined || text === '' || text === '1') setting = true;
-  else if (text === '0') setting = false;
-  else {
-    throw new UsageError(
-      `Failed to parse DST_KEEP_SHAPES: ${JSON.stringify(text)} is not 0 or 1 (DST_KEEP_SHAPES=0 lets the event path's object shapes die between runs, for benchmarks)`,
-    );
-  }
+  setting = envSwitch(process.env, 'DST_KEEP_SHAPES', true, "lets the event path's object shapes die between runs, for benchmarks");
   return setting;
 }
 

@@ -35,7 +35,7 @@ import diagnostics from 'node:diagnostics_channel';
 import Module from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
-import { UsageError } from '../../runtime/errors.js';
+import { envSwitch } from '../../runtime/env-switch.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -101,14 +101,7 @@ function publish(filename: string, outcome: CodeCacheOutcome): void {
 
 /** DST_CODE_CACHE: '0' compiles module hosts' files afresh at every load; '1' or unset keeps compiled code. */
 export function readCodeCacheSetting(env: NodeJS.ProcessEnv): void {
-  const text = env.DST_CODE_CACHE;
-  if (text === undefined || text === '' || text === '1') enabled = true;
-  else if (text === '0') enabled = false;
-  else {
-    throw new UsageError(
-      `Failed to parse DST_CODE_CACHE: ${JSON.stringify(text)} is not 0 or 1 (DST_CODE_CACHE=0 compiles every module host's CommonJS files again at each load)`,
-    );
-  }
+  enabled = envSwitch(env, 'DST_CODE_CACHE', true, "compiles every module host's CommonJS files again at each load");
 }
 
 /** Marks a module made for a host incarnation: its compile may take cached code. */

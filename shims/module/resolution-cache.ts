@@ -31,7 +31,7 @@
  */
 import diagnostics from 'node:diagnostics_channel';
 import Module from 'node:module';
-import { UsageError } from '../../runtime/errors.js';
+import { envSwitch } from '../../runtime/env-switch.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const ModuleClass = Module as any;
@@ -57,14 +57,7 @@ function publish(request: string, outcome: ResolutionOutcome): void {
 let enabled = true;
 
 export function readResolutionCacheSetting(env: NodeJS.ProcessEnv): void {
-  const text = env.DST_RESOLUTION_CACHE;
-  if (text === undefined || text === '' || text === '1') enabled = true;
-  else if (text === '0') enabled = false;
-  else {
-    throw new UsageError(
-      `Failed to parse DST_RESOLUTION_CACHE: ${JSON.stringify(text)} is not 0 or 1 (DST_RESOLUTION_CACHE=0 resolves module hosts' requires and imports afresh at each load)`,
-    );
-  }
+  enabled = envSwitch(env, 'DST_RESOLUTION_CACHE', true, "resolves module hosts' requires and imports afresh at each load");
 }
 
 /**
