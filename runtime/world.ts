@@ -1134,16 +1134,38 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.onFailure?.(report);
   }
 
+  /**
+   * Library mode: true while the process has real work in flight that a waiting client may be
+   * awaiting although no simulated event stands for it: Node's module loader reading a file or
+   * asking a loader-hooks thread for a dynamic import() (Node 20; shims/process/real-loads.ts).
+   */
+  realLoadsInFlight: (() => boolean) | undefined;
+  private quiesceRetry: ReturnType<typeof setTimeout> | undefined;
+
   private quiesce(): void {
     // Register mode never "finishes": the process exits by itself once Node's loop is empty,
     // and new work (a real I/O callback) may still wake the driver.
-    if (this.mode === 'library') this.finish('quiescent');
+    if (this.mode !== 'library') return;
+    // A client awaiting a dynamic import() holds nothing simulated, but Node keeps its process
+    // alive for the load: ask again once the real work has moved on (virtual time stands still
+    // meanwhile, so how long the load takes changes nothing in the run).
+    if (this.clientsPending > 0 && this.realLoadsInFlight?.() === true) {
+      this.quiesceRetry ??= originals.setTimeout(this.retryQuiesce, 1);
+      return;
+    }
+    this.finish('quiescent');
   }
+
+  private readonly retryQuiesce = (): void => {
+    this.quiesceRetry = undefined;
+    if (!this.stopped) this.driver.kick();
+  };
 
   private finish(reason: StopReason, failure?: FailureReport): void {
     if (this.outcome !== undefined) return;
     this.stopped = true;
     this.driver.stop();
+    if (this.quiesceRetry !== undefined) originals.clearTimeout(this.quiesceRetry);
     this.outcome = { reason, failure };
     this.trace?.flush();
     for (const resolve of this.doneWaiters.splice(0)) resolve(this.outcome);

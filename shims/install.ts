@@ -13,6 +13,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { UsageError } from '../runtime/errors.js';
 import { setInterposer } from '../runtime/interposer.js';
 import { watchHostRealTimers } from './strict/tripwire.js';
+import { watchRealLoads } from './process/real-loads.js';
 import type { World } from '../runtime/world.js';
 import { activeResourcesShim } from './process/active-resources.js';
 import { builtinLoaded, builtinLoadsWatchable, watchBuiltinLoads } from './builtin-loads.js';
@@ -180,6 +181,7 @@ export function installShims(world: World): void {
     }
     if (waiting.size > 0) installAtFirstLoad(patches, waiting, (shim) => install(shim, targets));
     if (world.mode === 'library' && world.options.strict === true) watchHostRealTimers(world, patches);
+    if (world.mode === 'library') watchRealLoads(world);
     if (world.options.pending === true) {
       const tracker = new PendingPromises(world);
       tracker.start();

@@ -1,0 +1,91 @@
+/**
+ * A library-mode client that awaits a dynamic import() goes on once the module has loaded, as in
+ * Node, however the load is done: on Node 20 the ES module loader reads a new file with real
+ * fs/promises requests, and once loader hooks run on Node's loader thread (a module host started
+ * them, or a project's loader) every import(), even of a builtin, is a request to that thread.
+ * The run used to end as quiescent while the load was in flight, so the client's later work
+ * depended on which test files had run before in the same process (shims/process/real-loads.ts).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Sim } from 'dst-runtime';
+
+const app = fileURLToPath(new URL('./fixtures/counter-app/', import.meta.url));
+
+describe('dynamic import() in a library-mode client (seed 0xd1)', function () {
+  let dir;
+  let made = 0;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'dst-dynamic-import-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A module no earlier import has loaded: Node must read it from the disk. */
+  function freshModule() {
+    const file = path.join(dir, `m${made++}.mjs`);
+    writeFileSync(file, 'export const answer = 42;\n');
+    return pathToFileURL(file).href;
+  }
+
+  async function runClient(load) {
+    const log = [];
+    const sim = new Sim({ seed: 0xd1 });
+    sim.client('c', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.push(['before', performance.now()]);
+      const loaded = await load();
+      log.push(['loaded', loaded, performance.now()]);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      log.push(['after', performance.now()]);
+    });
+    const result = await sim.run();
+    return { log, result };
+  }
+
+  const cases = [
+    ['a module not loaded before (read from the disk)', () => import(freshModule()).then((m) => m.answer)],
+    ['a builtin', () => import('node:fs').then((m) => typeof m.stat)],
+  ];
+
+  for (const [what, load] of cases) {
+    it(`${what}: the client goes on, at the virtual time it asked, the same every run`, async function () {
+      const first = await runClient(load);
+      assert.equal(first.result.stopReason, 'clients-done');
+      assert.equal(first.log.length, 3, JSON.stringify(first.log));
+      assert.deepEqual(first.log.map(([label]) => label), ['before', 'loaded', 'after']);
+      // Virtual time stood still while Node loaded the module.
+      assert.equal(first.log[1][2], first.log[0][1]);
+      assert.equal(first.log[2][1] - first.log[1][2] >= 10, true);
+      const second = await runClient(load);
+      assert.deepEqual(second.log, first.log);
+      assert.equal(second.result.fingerprint, first.result.fingerprint);
+    });
+  }
+
+  it('after a module host has run in this process (Node 20: loader hooks on their own thread), the same', async function () {
+    const sim = new Sim({ seed: 0xd1 });
+    sim.host('m', { main: `${app}cjs-main.cjs`, env: { HOST_LABEL: 'm' } });
+    await sim.run();
+    for (const [, load] of cases) {
+      const { log, result } = await runClient(load);
+      assert.equal(result.stopReason, 'clients-done');
+      assert.deepEqual(log.map(([label]) => label), ['before', 'loaded', 'after']);
+    }
+  });
+
+  it('a client waiting on something that never comes still ends the run as quiescent', async function () {
+    const sim = new Sim({ seed: 0xd1 });
+    let reached = false;
+    sim.client('stuck', async () => {
+      await import('node:fs');
+      reached = true;
+      await new Promise(() => {});
+    });
+    const result = await sim.run();
+    assert.equal(reached, true);
+    assert.equal(result.stopReason, 'quiescent');
+  });
+});
