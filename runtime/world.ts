@@ -225,10 +225,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private chainCount = 0;
   /** The chain of each queued entry (a WeakMap: Node's Timeout must show no key of ours). */
   private readonly chainOfEntry = new WeakMap<object, number>();
-  /** Chains stalled now, and the instant each stall ends. */
-  private readonly chainStalledUntil = new Map<number, number>();
-  /** Where each stalled chain's loop was when its stall began (see Host.stallPhase). */
-  private readonly chainStallFrom = new Map<number, { phase: number; sinceNs: number }>();
+  /**
+   * Chains stalled now: the instant each stall ends, and where the chain's loop was when it began
+   * (as Host.stalledUntilNs, stallPhase and stallSinceNs for a host).
+   */
+  private readonly chainStalls = new Map<number, { untilNs: number; phase: number; sinceNs: number }>();
   /**
    * Set by a fault plan: the end of a stall window of `chain` that covers `timeNs`, or 0. Asked
    * when an entry of the chain comes due, so a stall also delays a chain that was idle.
@@ -475,12 +476,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       } else if (host.stalledUntilNs < wakeNs) wakeNs = host.stalledUntilNs;
     }
     let chains: Map<number, { phase: number; sinceNs: number }> | undefined;
-    for (const [chain, untilNs] of this.chainStalledUntil) {
-      if (untilNs <= this.nowNs) {
-        this.chainStalledUntil.delete(chain);
-        (chains ??= new Map()).set(chain, this.chainStallFrom.get(chain) ?? { phase: PHASE_IDLE, sinceNs: this.nowNs });
-        this.chainStallFrom.delete(chain);
-      } else if (untilNs < wakeNs) wakeNs = untilNs;
+    for (const [chain, stall] of this.chainStalls) {
+      if (stall.untilNs <= this.nowNs) {
+        this.chainStalls.delete(chain);
+        (chains ??= new Map()).set(chain, stall);
+      } else if (stall.untilNs < wakeNs) wakeNs = stall.untilNs;
     }
     this.wakeNs = wakeNs;
     if (woken.size === 0 && chains === undefined) return;
@@ -549,10 +549,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * (loop-phases.ts; PHASE_IDLE: a chain stopped between callbacks).
    */
   stallChain(chain: number, untilNs: number, phase = PHASE_IDLE): void {
-    const stalledUntilNs = this.chainStalledUntil.get(chain) ?? 0;
-    if (!(untilNs > this.nowNs) || untilNs <= stalledUntilNs) return;
-    if (stalledUntilNs <= this.nowNs) this.chainStallFrom.set(chain, { phase, sinceNs: this.nowNs });
-    this.chainStalledUntil.set(chain, untilNs);
+    const stall = this.chainStalls.get(chain);
+    if (!(untilNs > this.nowNs) || untilNs <= (stall?.untilNs ?? 0)) return;
+    // A longer stall of a stalled chain extends it from where it began.
+    if (stall !== undefined && stall.untilNs > this.nowNs) stall.untilNs = untilNs;
+    else this.chainStalls.set(chain, { untilNs, phase, sinceNs: this.nowNs });
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
     this.kick();
   }
@@ -560,7 +561,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** True when `entry`'s chain is stalled at `timeNs` (a stall window that covers it starts the stall). */
   private chainHeld(entry: WorldEntry, timeNs: number): boolean {
     const chain = this.chainOf(entry);
-    let untilNs = this.chainStalledUntil.get(chain) ?? 0;
+    let untilNs = this.chainStalls.get(chain)?.untilNs ?? 0;
     if (untilNs > timeNs) return true;
     const windowEndNs = this.chainStallWindow?.(chain, timeNs) ?? 0;
     if (windowEndNs > timeNs && windowEndNs > this.nowNs) {

@@ -3,8 +3,8 @@ import { EVENT_KIND_CODE } from './event.js';
 /**
  * The order a Node process runs what came due while it could not run (a busy callback, event-loop
  * lag, a GC pause, a stopped or descheduled process). Measured in plain Node 20, 22 and 24
- * (docs/notes/node-facts.md, "What runs first after a busy callback"; test/compliance-net program
- * 128 and test/unit/scheduler/loop-phases.test.mjs): Node does not run such work in the order it
+ * (docs/notes/node-facts.md, "What runs first after a busy callback or a stop"; pinned by
+ * test/net/loop-phases.test.mjs and compliance programs 91/92): Node does not run such work in the order it
  * came due but phase by phase of libuv's loop — timers, then I/O (poll), then immediates (check) —
  * continuing from the phase the process was in:
  *
