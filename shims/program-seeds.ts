@@ -42,6 +42,7 @@
  * process.
  */
 import { topLevelPhase } from '../runtime/scheduler/loop-phases.js';
+import { NODE_MAJOR } from './context.js';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
@@ -88,7 +89,7 @@ const UNSETTLED_TOP_LEVEL_AWAIT = 13;
  * also a CommonJS entry run under --import; 22 and 24 do not. A program counting its 'exit'
  * listeners sees it: so does a seed in a worker (pinned by test/determinism/program-seeds.test.mjs).
  */
-const ENTRY_EXIT_LISTENER = Number(process.versions.node.split('.')[0]) < 22;
+const ENTRY_EXIT_LISTENER = NODE_MAJOR < 22;
 
 /** One seed of a program, as register mode would have ended it. */
 export interface ProgramSeedResult {

@@ -28,6 +28,7 @@ import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { captureSite, OWN_DIST, userStack } from '../runtime/trace/site.js';
 import { World, type WorldHost } from '../runtime/world.js';
 import { topLevelPhase } from '../runtime/scheduler/loop-phases.js';
+import { NODE_MAJOR } from './context.js';
 import { shapesKept } from '../runtime/scheduler/shape-keeper.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
@@ -303,9 +304,7 @@ export function startRegisterMode(): World {
       ...(diskFaults === undefined ? {} : { diskFaults }),
       pending,
       // Node 22 and 24 run every entry before the loop: no need to look (and read package.json).
-      topLevelPhase: Number(process.versions.node.split('.')[0]) >= 22
-        ? topLevelPhase(false)
-        : topLevelPhase(entryUsesEsmLoader(nodeProcess.execArgv, env.NODE_OPTIONS, nodeProcess.argv[1])),
+      topLevelPhase: topLevelPhase(NODE_MAJOR < 22 && entryUsesEsmLoader(nodeProcess.execArgv, env.NODE_OPTIONS, nodeProcess.argv[1])),
     });
   } catch (error) {
     usageExit(new UsageError(`Failed to open DST_TRACE=${traceFile}: ${(error as Error).message}`));

@@ -36,6 +36,7 @@
 import { createRequire } from 'node:module';
 import { lazyModule } from '../../runtime/lazy-module.js';
 import { activeWorld } from '../../runtime/world.js';
+import { NODE_MAJOR } from '../context.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
 import { GLOBAL_DISPATCHER, globalDispatcher, loadingUndici } from './undici-slot.js';
 import type { Shim } from '../shim.js';
@@ -71,7 +72,6 @@ type AnyRecord = Record<PropertyKey, any>;
  * before the end of the current microtask checkpoint (a queued install), and the llhttp compile
  * it started is waited for as when undici was loaded before the shim (warmUp).
  */
-const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 /** Globals Node defines lazily from undici. */
 const UNDICI_GLOBALS = ['FormData', 'Headers', 'Request', 'Response', 'MessageEvent', 'WebSocket', 'CloseEvent', 'EventSource'] as const;
 /** Those that make connections: Node 22+'s V8 lazy data ones are replaced unread, with their value from node:http. */
