@@ -141,7 +141,7 @@ export default [
       generatedCode: 'es2015',
     },
     plugins: [
-      typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true }),
+      typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true, removeComments: true }),
       syncDynamicImports(),
       esmWrappers(),
     ],
@@ -152,7 +152,7 @@ export default [
     input: 'shims/module/loader-hooks.ts',
     external,
     output: { file: 'dist/loader-hooks.mjs', format: 'es', sourcemap: true, sourcemapPathTransform },
-    plugins: [typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true })],
+    plugins: [typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true, removeComments: true })],
   },
   // The test-runner integrations: dist/<name>.cjs with an ESM wrapper, or dist/<name>.mjs alone.
   ...['cjs', 'es'].map((format) => {
@@ -172,7 +172,7 @@ export default [
         generatedCode: 'es2015',
       },
       plugins: [
-        typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true }),
+        typescript({ tsconfig: './tsconfig.json', outDir: 'dist', declaration: false, sourceMap: true, noEmitOnError: true, removeComments: true }),
         ...(format === 'cjs' ? [esmWrappers({ main: false })] : [requireStubs(names)]),
       ],
     };
