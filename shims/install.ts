@@ -19,7 +19,7 @@ import { activeResourcesShim } from './process/active-resources.js';
 import { builtinLoaded, builtinLoadsWatchable, watchBuiltinLoads } from './builtin-loads.js';
 import { asyncContextShim } from './async-hooks/async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
-import { clockInternalsShim } from './clock/internals.js';
+import { clockInternalsShim, readlineClockShim } from './clock/internals.js';
 import { cryptoShim } from './crypto/random.js';
 import { cryptoJobsShim } from './crypto/jobs.js';
 import { cryptoKeysShim } from './crypto/keys.js';
@@ -28,7 +28,7 @@ import { dateShim } from './clock/date.js';
 import { dgramShim } from './net/dgram-binding.js';
 import { dnsShim } from './net/dns-binding.js';
 import { dnsResolverShim } from './net/dns-resolver.js';
-import { escapesShim } from './strict/escapes.js';
+import { childProcessEscapesShim, escapesShim, workerEscapesShim } from './strict/escapes.js';
 import { fetchShim } from './net/fetch.js';
 import { fsShim } from './fs/fs.js';
 import { zlibShim } from './thread-pool/zlib.js';
@@ -36,7 +36,7 @@ import { wasmShim } from './thread-pool/wasm.js';
 import { blobShim } from './thread-pool/blob.js';
 import { httpShim } from './net/http.js';
 import { httpsShim } from './net/https.js';
-import { machineShim } from './process/machine.js';
+import { machineShim, v8HeapShim } from './process/machine.js';
 import { mathShim } from './math/random.js';
 import { messagingShim } from './worker-threads/messaging.js';
 import { moduleHostsShim } from './module/module-hosts.js';
@@ -65,9 +65,11 @@ const EARLY_SHIMS: readonly Shim[] = [asyncContextShim, timersShim, timersPromis
 export const SHIMS: readonly Shim[] = [
   dateShim,
   clockInternalsShim,
+  readlineClockShim,
   performanceShim,
   processClockShim,
   machineShim,
+  v8HeapShim,
   cryptoShim,
   mathShim,
   netShim,
@@ -93,6 +95,8 @@ export const SHIMS: readonly Shim[] = [
   blobShim,
   processHostShim,
   escapesShim,
+  childProcessEscapesShim,
+  workerEscapesShim,
   activeResourcesShim,
   // Last: the net shim's attempt-timer adoption sees its timers first.
   nodeTimeoutsShim,

@@ -14,14 +14,17 @@
  *   the virtual time between them: a slow machine would split a CRLF that arrived 1 virtual ms
  *   apart, and a run would depend on wall time. An accessor for that symbol, on the prototype
  *   every readline Interface inherits from, keeps the virtual instant of the `\r` and answers
- *   the subtraction so that its outcome follows the virtual time elapsed.
+ *   the subtraction so that its outcome follows the virtual time elapsed. Installed at the first
+ *   load of node:readline or node:readline/promises (Shim.builtins; 1 ms of CPU at start).
  *
  * Outside every host each of them is untouched.
  */
 import bufferModule from 'node:buffer';
 import { EventEmitter } from 'node:events';
-import readline from 'node:readline';
+import { createRequire } from 'node:module';
+import type readlineModule from 'node:readline';
 import util from 'node:util';
+import { callSites } from '../builtin-captures.js';
 import { currentHost, NODE_MAJOR } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -119,11 +122,10 @@ interface ReturnMark {
 }
 const returnMarks = new WeakMap<object, ReturnMark>();
 
-/** The legacy `_sawReturnAt` accessor of readline.Interface (Node's own way to the symbol). */
-const legacyReturnAt = Object.getOwnPropertyDescriptor(readline.Interface.prototype, '_sawReturnAt');
-
 /** Node's private `kSawReturnAt` symbol, found by running the legacy setter on a Proxy. */
-const kSawReturnAt: symbol | undefined = (() => {
+function sawReturnAtSymbol(readline: typeof readlineModule): symbol | undefined {
+  /** The legacy `_sawReturnAt` accessor of readline.Interface (Node's own way to the symbol). */
+  const legacyReturnAt = Object.getOwnPropertyDescriptor(readline.Interface.prototype, '_sawReturnAt');
   const setter = legacyReturnAt?.set;
   if (setter === undefined) return undefined;
   let found: PropertyKey | undefined;
@@ -142,10 +144,10 @@ const kSawReturnAt: symbol | undefined = (() => {
     return undefined;
   }
   return typeof found === 'symbol' ? found : undefined;
-})();
+}
 
 /** The prototype every readline Interface (readline's, readline/promises') inherits from. */
-const interfaceBase: object | undefined = (() => {
+function interfaceBaseOf(readline: typeof readlineModule): object | undefined {
   // InterfaceConstructor.prototype: the last prototype before EventEmitter's.
   let proto: object = readline.Interface.prototype;
   for (;;) {
@@ -154,7 +156,7 @@ const interfaceBase: object | undefined = (() => {
     if (next === EventEmitter.prototype) return proto;
     proto = next;
   }
-})();
+}
 
 /**
  * A real-clock reading far enough from `Date.now()` that Node's `DateNow() - mark` lands on the
@@ -188,14 +190,36 @@ export const clockInternalsShim: Shim = {
       patches.replace(bufferModule, 'File', SimFile);
     }
     if (simLog !== undefined) patches.replace(util, 'log', simLog);
-    if (kSawReturnAt !== undefined && interfaceBase !== undefined) {
-      patches.defineGetter(interfaceBase, kSawReturnAt, returnMarkAccessor.get, false, returnMarkAccessor.set);
-    }
   },
   realm(patches: PatchSet, realm: Realm) {
     // Node's File class serves every realm; each has its own global slot (a Jest context copies it).
     if (SimFile !== undefined && NativeFile !== undefined && Object.prototype.hasOwnProperty.call(realm.global, 'File')) {
       patches.replace(realm.global, 'File', SimFile);
+    }
+  },
+};
+
+/** Whether node:readline's top level is running now (it is on the stack). */
+function readlineLoading(): boolean {
+  const sites = callSites(readlineLoading, 64);
+  return sites?.some((site) => site.getFileName() === 'node:readline') ?? false;
+}
+
+/** readline's crlfDelay on the virtual clock, installed at the first load of readline or readline/promises. */
+export const readlineClockShim: Shim = {
+  name: 'clock-readline',
+  // node:readline requires readline/promises at its top level: when readline/promises is seen
+  // loading there, readline's exports are not complete yet, and the shim waits for readline's
+  // own load. Loaded by a program on its own, readline/promises installs the shim (which then
+  // loads readline, no longer a cycle).
+  builtins: ['readline/promises', 'readline'],
+  ready: () => !readlineLoading(),
+  install(patches: PatchSet) {
+    const readline = createRequire(__filename)('node:readline') as typeof readlineModule;
+    const kSawReturnAt = sawReturnAtSymbol(readline);
+    const interfaceBase = interfaceBaseOf(readline);
+    if (kSawReturnAt !== undefined && interfaceBase !== undefined) {
+      patches.defineGetter(interfaceBase, kSawReturnAt, returnMarkAccessor.get, false, returnMarkAccessor.set);
     }
   },
 };

@@ -3,10 +3,14 @@
  * outside the simulated world (real time, real I/O, real scheduling), and file watchers report
  * real changes at real times, so calling them from a simulated host is an error that names the
  * API and says what to do instead. Outside hosts (the test runner) they are untouched.
+ *
+ * The child_process and worker_threads guards are installed at those builtins' first load
+ * (Shim.builtins): loading them at start cost every program 2-3 ms of CPU each (figure 12).
  */
-import childProcess from 'node:child_process';
+import type childProcessModule from 'node:child_process';
 import fs from 'node:fs';
-import workerThreads from 'node:worker_threads';
+import { createRequire } from 'node:module';
+import type workerThreadsModule from 'node:worker_threads';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { currentHost } from '../context.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
@@ -23,13 +27,24 @@ function guard<T extends (...args: any[]) => any>(original: T, api: string, inst
   return guarded as unknown as T;
 }
 
-export const escapesShim: Shim = {
-  name: 'escapes',
+/** The guards of child_process, installed at its first load. */
+export const childProcessEscapesShim: Shim = {
+  name: 'escapes-child-process',
+  builtins: ['child_process'],
   install(patches: PatchSet) {
-    const cp = childProcess as unknown as Record<string, (...args: any[]) => any>;
+    const cp = createRequire(__filename)('node:child_process') as typeof childProcessModule as unknown as Record<string, (...args: any[]) => any>;
     for (const name of CHILD_PROCESS) {
       patches.replace(cp, name, guard(cp[name]!, `child_process.${name}()`, 'a child process runs outside the simulation; run the other program as another simulated host (sim.host(name, { main }))'));
     }
+  },
+};
+
+/** The guard of worker_threads.Worker, installed at its first load. */
+export const workerEscapesShim: Shim = {
+  name: 'escapes-worker-threads',
+  builtins: ['worker_threads'],
+  install(patches: PatchSet) {
+    const workerThreads = createRequire(__filename)('node:worker_threads') as typeof workerThreadsModule;
     const RealWorker = workerThreads.Worker;
     const Worker = function Worker(this: unknown, ...args: unknown[]) {
       if (currentHost() !== undefined) {
@@ -40,6 +55,13 @@ export const escapesShim: Shim = {
     Object.setPrototypeOf(Worker, RealWorker);
     (Worker as unknown as { prototype: unknown }).prototype = RealWorker.prototype;
     patches.replace(workerThreads, 'Worker', Worker);
+  },
+};
+
+/** The file watchers' guards. */
+export const escapesShim: Shim = {
+  name: 'escapes',
+  install(patches: PatchSet) {
     const watchInstead =
       'a file watcher reports real changes at real times; poll with fs.stat from a simulated timer (setInterval), or have the writer tell the reader over the simulated network';
     const fsModule = fs as unknown as Record<string, (...args: any[]) => any>;
