@@ -11,9 +11,11 @@ import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
 import type { World } from '../../runtime/world.js';
+import { callSites } from '../builtin-captures.js';
 import { currentHost, type Host } from '../context.js';
 import { clearDomains, giveToDomain, leaveScopeDomain } from './domain-errors.js';
 import { hasIpcChannel, IPC_PROPERTIES } from './ipc-channel.js';
+import { ipcSentForHost } from './real-loads.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
@@ -270,8 +272,32 @@ function hideChannelFromHosts(patches: PatchSet, proc: NodeJS.Process): void {
           value = next;
         }
       : (next: unknown) => descriptor.set?.call(proc, next);
-    patches.defineGetter(proc, key, () => (processHost() === undefined ? read() : undefined), descriptor.enumerable ?? false, write);
+    const get = function (): unknown {
+      return processHost() === undefined || readByNodeChannel(get) ? read() : undefined;
+    };
+    patches.defineGetter(proc, key, get, descriptor.enumerable ?? false, write);
   }
+  // Node's channel code sends through process._send: a send while a host's code runs is the
+  // test runner's, working for that host (real-loads.ts).
+  const realSend = (proc as unknown as Record<string, Method>)._send;
+  if (typeof realSend === 'function') {
+    const send = function _send(this: unknown, ...args: unknown[]): unknown {
+      const host = processHost();
+      if (host !== undefined) ipcSentForHost(host.world as World, proc);
+      return Reflect.apply(realSend, this, args);
+    };
+    patches.replace(proc as unknown as Record<string, Method>, '_send', send);
+  }
+}
+
+/**
+ * Whether Node's own channel code reads the property (`process.send` reads `this.connected`):
+ * a test runner's worker that took `process.send` before the simulation and sends inside a host's
+ * call (Vitest's forks pool fetches a module the host imports over it) must find its channel open.
+ */
+function readByNodeChannel(getter: Function): boolean {
+  const sites = callSites(getter, 1);
+  return sites?.[0]?.getFileName() === 'node:internal/child_process';
 }
 
 export const processHostShim: Shim = {

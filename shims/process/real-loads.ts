@@ -18,7 +18,19 @@
  * Simulated requests are left out (native-handles.ts hides those the shims answer); so are the
  * real requests of socket writes and DNS lookups, which simulated sockets leave in Node's list
  * until they are collected: only file requests and the hooks thread's port count.
+ *
+ * A test runner may load the module itself, in another process: Vitest's forks pool fetches a
+ * module a test imports from its main process over the worker's IPC channel, and the answer comes
+ * back as a 'message'. So a message sent over the process's channel while a host's code runs (the
+ * runner's code, working for that host: a host itself sees no channel, ipc-channel.ts) counts as
+ * real work in flight until the next message arrives, or for at most IPC_ANSWER_MS of real time
+ * (a message that wants no answer, such as a forwarded console line, must not keep a run whose
+ * clients wait on nothing from ending), and then for IPC_SETTLE_MS more: Vitest hands the answer
+ * on to the waiting import() a real turn or more after it arrived (seen: the run ended between
+ * the two in 4 of 5 tries). Timers cannot cut into running code, so only real waiting counts.
  */
+import { EventEmitter } from 'node:events';
+import { originals } from '../../runtime/originals.js';
 import type { World } from '../../runtime/world.js';
 import { unhiddenRequests } from '../net/native-handles.js';
 import { realActiveRequests, realActiveResourcesInfo } from './real-resources.js';
@@ -32,12 +44,79 @@ function messagePorts(names: readonly string[], from: number): number {
   return count;
 }
 
+/** How long a message sent for a host over the IPC channel counts as awaiting an answer (real ms). */
+const IPC_ANSWER_MS = 10_000;
+/** How long after the answer the runner may take to hand it on (real ms). */
+const IPC_SETTLE_MS = 100;
+
+/** Per run: when (real ms) a message went out over the channel for one of its hosts, unanswered since. */
+const ipcSentAt = new WeakMap<World, number>();
+/** Per run: when (real ms) the last answer came in. */
+const ipcAnsweredAt = new WeakMap<World, number>();
+
+/**
+ * A message went out over the process's IPC channel while a host of `world` ran (shims/process/
+ * process-host.ts sees Node's `process._send` called then): until the next message comes in,
+ * the run's clients may be waiting for it.
+ */
+export function ipcSentForHost(world: World, proc: NodeJS.Process): void {
+  const waiting = ipcSentAt.has(world);
+  ipcSentAt.set(world, originals.dateNow());
+  if (waiting) return;
+  const answered = (): void => {
+    EventEmitter.prototype.removeListener.call(proc, 'message', answered);
+    ipcSentAt.delete(world);
+    ipcAnsweredAt.set(world, originals.dateNow());
+    world.kick();
+  };
+  // EventEmitter's own method: process.on inside a host adds the host's listener (process-host.ts).
+  EventEmitter.prototype.prependListener.call(proc, 'message', answered);
+}
+
+/**
+ * A message was posted on a MessagePort while a host of `world` ran, and the port is listened to
+ * (Vitest's threads pool fetches modules over its worker's port, as the forks pool does over the
+ * IPC channel): until the port's next message, the run's clients may be waiting for it. A port
+ * nobody listens to is left alone (a listener would start it, and a runner that polls it with
+ * receiveMessageOnPort would lose its messages).
+ */
+export function portSentForHost(world: World, port: object): void {
+  const target = port as { listenerCount?(event: string): number; once?(event: string, listener: () => void): unknown };
+  if (typeof target.listenerCount !== 'function' || typeof target.once !== 'function' || target.listenerCount('message') === 0) return;
+  ipcSentAt.set(world, originals.dateNow());
+  // One listener per port, however many posts (of however many runs) await its next message.
+  const waiting = awaitedPorts.get(port);
+  if (waiting !== undefined) {
+    waiting.add(world);
+    return;
+  }
+  const worlds = new Set([world]);
+  awaitedPorts.set(port, worlds);
+  target.once('message', () => {
+    awaitedPorts.delete(port);
+    const now = originals.dateNow();
+    for (const each of worlds) {
+      ipcSentAt.delete(each);
+      ipcAnsweredAt.set(each, now);
+      each.kick();
+    }
+  });
+}
+
+/** The runs awaiting each port's next message. */
+const awaitedPorts = new WeakMap<object, Set<World>>();
+
 /** Sets World.realLoadsInFlight for a library-mode run (called as its shims are installed). */
 export function watchRealLoads(world: World): void {
   const before = realActiveRequests();
   // MessagePorts already ref'd when the run starts are the runner's.
   const portsBefore = messagePorts(realActiveResourcesInfo(before), before.length);
   world.realLoadsInFlight = () => {
+    const now = originals.dateNow();
+    const sentAt = ipcSentAt.get(world);
+    if (sentAt !== undefined && now - sentAt < IPC_ANSWER_MS) return true;
+    const answeredAt = ipcAnsweredAt.get(world);
+    if (answeredAt !== undefined && now - answeredAt < IPC_SETTLE_MS) return true;
     const objects = realActiveRequests();
     const names = realActiveResourcesInfo(objects);
     for (const name of unhiddenRequests(names.slice(0, objects.length), objects)) {

@@ -51,7 +51,7 @@ const PROJECTS = {
     fixture: 'vitest.mjs',
     cmd: ['npx', 'vitest', 'run'],
     failed: /Tests\s+(\d+) failed/,
-    files: { 'vitest.config.mjs': "export default { test: { include: ['sim.test.mjs'] } };\n" },
+    files: { 'vitest.config.mjs': "export default { test: { include: ['sim.test.mjs', 'import.test.mjs'] } };\n", 'answer.mjs': 'export const answer = 42;\n' },
   },
 };
 
@@ -201,6 +201,17 @@ describe('a small simTest project per test runner, installed from the npm regist
     runDir = fs.mkdtempSync(path.join(WORK, 'run-'));
     registryRan = true;
     for (const name of names) results.set(name, await exercise(name, project(runDir, name), PROJECTS[name].cmd, PROJECTS[name].file, runDir));
+  });
+
+  it('vitest: a client awaiting import() of a project module goes on after the load, in the forks and the threads pool', async function () {
+    if (!results.has('vitest')) this.skip();
+    const dir = path.join(runDir, 'vitest');
+    fs.copyFileSync(path.join(FIXTURES, 'vitest-import.mjs'), path.join(dir, 'import.test.mjs'));
+    for (const pool of ['forks', 'threads']) {
+      const { code, text } = await run(dir, ['npx', 'vitest', 'run', 'import.test.mjs', `--pool=${pool}`]);
+      assert.equal(code, 0, `${pool} pool:\n${text.slice(-3000)}`);
+      assert.match(text, /Tests\s+1 passed/, pool);
+    }
   });
 
   after(() => {
