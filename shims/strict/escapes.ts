@@ -40,10 +40,11 @@ export const childProcessEscapesShim: Shim = {
 };
 
 /**
- * The guard of worker_threads.Worker, installed at start: loading node:worker_threads for the
- * first time during a simulation on Node 22 and 24 (Node's util loads it when a program's error is
- * inspected) ended in a V8 fatal error (`Check failed: LookupIterator::ACCESSOR == it.state()`,
- * SIGTRAP) in test/compliance-net's 48-tcp-reset-with-pending-writes.mjs.
+ * The guard of worker_threads.Worker, installed at start: with it installed at the builtin's first
+ * load, node:worker_threads loaded for the first time during a simulation on Node 22 and 24 (in
+ * test/compliance-net's 48-tcp-reset-with-pending-writes.mjs, right after Node's util read its
+ * lazy exports; what loads it there is not pinned down) and the process died of a V8 fatal error
+ * (`Check failed: LookupIterator::ACCESSOR == it.state()`, SIGTRAP; docs/notes/node-facts.md).
  */
 export const workerEscapesShim: Shim = {
   name: 'escapes-worker-threads',
