@@ -1151,11 +1151,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // alive for the load: ask again once the real work has moved on (virtual time stands still
     // meanwhile, so how long the load takes changes nothing in the run).
     if (this.clientsPending > 0 && this.realLoadsInFlight?.() === true) {
-      this.quiesceRetry ??= originals.setTimeout(this.retryQuiesce, 1);
+      // Made outside every host: it is the runtime's timer, not the host's (strict mode).
+      this.quiesceRetry ??= this.als.exit(this.armQuiesceRetry);
       return;
     }
     this.finish('quiescent');
   }
+
+  private readonly armQuiesceRetry = (): ReturnType<typeof setTimeout> => originals.setTimeout(this.retryQuiesce, 1);
 
   private readonly retryQuiesce = (): void => {
     this.quiesceRetry = undefined;

@@ -11,6 +11,7 @@
  */
 import { syncBuiltinESMExports } from 'node:module';
 import { UsageError } from '../runtime/errors.js';
+import { callSites } from './builtin-captures.js';
 import { setInterposer } from '../runtime/interposer.js';
 import { watchHostRealTimers } from './strict/tripwire.js';
 import { watchRealLoads } from './process/real-loads.js';
@@ -150,8 +151,22 @@ function installAtFirstLoad(patches: PatchSet, waiting: Map<string, Shim[]>, ins
         throw new Error(`Failed to install dst-runtime's ${shim.name} shim at node:${id}'s first load: ${(error as Error)?.message ?? String(error)}`, { cause: error });
       }
     }
-    syncBuiltinESMExports();
+    // Inside Node's own sync of another builtin's facade (an ES import of node:util reads util's
+    // lazy exports, and setTraceSigInt's loads worker_threads): syncing every facade from in there
+    // re-enters that one and kills V8 (node-facts.md). Node's sync goes on to finish it; the
+    // others are synced once it has.
+    if (insideFacadeSync()) nodeQueueMicrotask(syncBuiltinESMExports);
+    else syncBuiltinESMExports();
   });
+}
+
+/** Node's queueMicrotask, taken before the process-host shim replaces the global. */
+const nodeQueueMicrotask = globalThis.queueMicrotask;
+
+/** Whether Node is syncing a builtin's ES module facade (BuiltinModule#syncExports is on the stack). */
+function insideFacadeSync(): boolean {
+  const sites = callSites(insideFacadeSync, 64);
+  return sites?.some((site) => site.getFunctionName() === 'syncExports' && site.getFileName() === 'node:internal/bootstrap/realm') ?? false;
 }
 
 export function installShims(world: World): void {

@@ -4,13 +4,13 @@
  * real changes at real times, so calling them from a simulated host is an error that names the
  * API and says what to do instead. Outside hosts (the test runner) they are untouched.
  *
- * The child_process guards are installed at that builtin's first load (Shim.builtins): loading
- * it at start cost every program 2-3 ms of CPU (figure 12).
+ * The child_process and worker_threads guards are installed at those builtins' first load
+ * (Shim.builtins): loading them at start cost every program 2-3 ms of CPU each (figure 12).
  */
 import type childProcessModule from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import workerThreads from 'node:worker_threads';
+import type workerThreadsModule from 'node:worker_threads';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { currentHost } from '../context.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
@@ -39,16 +39,12 @@ export const childProcessEscapesShim: Shim = {
   },
 };
 
-/**
- * The guard of worker_threads.Worker, installed at start: with it installed at the builtin's first
- * load, node:worker_threads loaded for the first time during a simulation on Node 22 and 24 (in
- * test/compliance-net's 48-tcp-reset-with-pending-writes.mjs, right after Node's util read its
- * lazy exports; what loads it there is not pinned down) and the process died of a V8 fatal error
- * (`Check failed: LookupIterator::ACCESSOR == it.state()`, SIGTRAP; docs/notes/node-facts.md).
- */
+/** The guard of worker_threads.Worker, installed at its first load. */
 export const workerEscapesShim: Shim = {
   name: 'escapes-worker-threads',
+  builtins: ['worker_threads'],
   install(patches: PatchSet) {
+    const workerThreads = createRequire(__filename)('node:worker_threads') as typeof workerThreadsModule;
     const RealWorker = workerThreads.Worker;
     const Worker = function Worker(this: unknown, ...args: unknown[]) {
       if (currentHost() !== undefined) {

@@ -1,9 +1,8 @@
 /**
- * The shims of node:child_process, node:v8 and readline's crlfDelay are installed at the
- * builtin's first load (Shim.builtins in shims/install.ts), not at start-up: an empty program
- * under register mode loads none of these builtins (figure 12, start-up). worker_threads stays
- * loaded at start (shims/strict/escapes.ts says why); its refusal is checked here all the same.
- * Each way in must meet the shim: a child process or worker refused inside a host, v8's fixed heap
+ * The shims of node:child_process, node:worker_threads, node:v8 and readline's crlfDelay are
+ * installed at the builtin's first load (Shim.builtins in shims/install.ts), not at start-up: an
+ * empty program under register mode loads none of these builtins (figure 12, start-up). Each way
+ * in must meet the shim: a child process or worker refused inside a host, v8's fixed heap
  * statistics, readline's line ends on the virtual clock (what plain Node gives, while the real
  * time between the "\r" and the "\n" is near zero under the simulation).
  */
@@ -23,9 +22,9 @@ async function simulated(family, way, seed = '0x5') {
   return { stdout: stdout.trim(), fingerprint: /fingerprint (\S+)/.exec(stderr)?.[1] };
 }
 
-const LAZY = /^NativeModule (child_process|v8|readline|readline\/promises)$/;
+const LAZY = /^NativeModule (child_process|worker_threads|v8|readline|readline\/promises)$/;
 
-describe('child_process, v8 and readline shims installed at the builtin’s first load (register mode, seed 0x5)', function () {
+describe('child_process, worker_threads, v8 and readline shims installed at the builtin’s first load (register mode, seed 0x5)', function () {
   this.timeout(60_000);
 
   it('an empty program loads none of them (process.moduleLoadList)', async () => {
@@ -59,6 +58,13 @@ describe('child_process, v8 and readline shims installed at the builtin’s firs
       const plain = (await run(process.execPath, [PROGRAM], { env: { ...process.env, FAMILY: family, WAY: 'require' } })).stdout.trim();
       assert.equal((await simulated(family, 'require')).stdout, plain);
     }
+  });
+
+  it('worker_threads first loaded inside the sync of node:util\'s ES module facade (Node 22, 24): the shim installs, the process lives, the named import is the guarded Worker', async () => {
+    // Syncing every facade from in there re-entered util's and killed V8 (SIGTRAP, exit 133).
+    const { stdout, stderr } = await run(process.execPath, ['--import', REGISTER, path.join(HERE, 'fixtures/util-then-worker.mjs')], { env: { ...process.env, DST_SEED: '0x5' } });
+    assert.equal(stdout.trim(), 'worker refused: DST_UNSUPPORTED');
+    assert.match(stderr, /exit 0/);
   });
 
   it('v8: the heap statistics do not change with the seed, nor from run to run', async () => {
