@@ -287,7 +287,11 @@ describe('key generation and ECDSA signatures in a host draw from the seed (seed
       out.push(shape(crypto.publicEncrypt(rsa.publicKey, DATA)), crypto.publicEncrypt(rsa.publicKey, DATA).length);
       out.push(crypto.sign('sha256', DATA, { key: rsa.privateKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING }).length);
       const dh = crypto.getDiffieHellman('modp14');
-      out.push(shape(dh.generateKeys('base64')).length, shape(dh.generateKeys()));
+      // A Diffie-Hellman public key is an integer: 1 time in 256 it has a leading zero byte, which
+      // Node leaves out (255 bytes, 340 base64 characters instead of 344). Plain Node's key here
+      // is not seeded, so only the bounds are compared.
+      const dhPublic = Buffer.from(dh.generateKeys('base64'), 'base64').length;
+      out.push(dhPublic > 240 && dhPublic <= 256, shape(dh.generateKeys()));
       const signing = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-521' }, false, ['sign']);
       out.push(shape(await subtle.sign({ name: 'ECDSA', hash: 'SHA-512' }, signing.privateKey, DATA)));
       return out;
