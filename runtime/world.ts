@@ -1138,7 +1138,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /**
    * Library mode: true while the process has real work in flight that a waiting client may be
    * awaiting although no simulated event stands for it: Node's module loader reading a file or
-   * asking a loader-hooks thread for a dynamic import() (Node 20; shims/process/real-loads.ts).
+   * asking a loader-hooks thread for a dynamic import() (Node 20), or a test runner fetching the
+   * module over its worker's IPC channel or port (Vitest; shims/process/real-loads.ts).
    */
   realLoadsInFlight: (() => boolean) | undefined;
   private quiesceRetry: ReturnType<typeof setTimeout> | undefined;

@@ -44,15 +44,51 @@ function messagePorts(names: readonly string[], from: number): number {
   return count;
 }
 
-/** How long a message sent for a host over the IPC channel counts as awaiting an answer (real ms). */
+/** How long a message sent for a host counts as awaiting an answer (real ms). */
 const IPC_ANSWER_MS = 10_000;
 /** How long after the answer the runner may take to hand it on (real ms). */
 const IPC_SETTLE_MS = 100;
 
-/** Per run: when (real ms) a message went out over the channel for one of its hosts, unanswered since. */
-const ipcSentAt = new WeakMap<World, number>();
-/** Per run: when (real ms) the last answer came in. */
-const ipcAnsweredAt = new WeakMap<World, number>();
+/** Per run: what its hosts sent over and still await an answer on, and when (real ms) they last sent and were answered. */
+interface Awaiting {
+  targets: Set<object>;
+  sentAt: number;
+  answeredAt: number;
+}
+const awaitingOf = new WeakMap<World, Awaiting>();
+/** The runs awaiting each channel's or port's next message: one listener per target, however many sends. */
+const runsAwaiting = new WeakMap<object, Set<World>>();
+
+/**
+ * A host of `world` sent a message over `target` (the process's IPC channel, or a port): until
+ * the target's next message, the run's clients may be waiting for it. `listen` adds a listener
+ * for that next message, called once.
+ */
+function sentForHost(world: World, target: object, listen: (answered: () => void) => void): void {
+  const now = originals.dateNow();
+  let awaiting = awaitingOf.get(world);
+  if (awaiting === undefined) awaitingOf.set(world, (awaiting = { targets: new Set(), sentAt: now, answeredAt: -Infinity }));
+  awaiting.sentAt = now;
+  awaiting.targets.add(target);
+  const runs = runsAwaiting.get(target);
+  if (runs !== undefined) {
+    runs.add(world);
+    return;
+  }
+  const waiting = new Set([world]);
+  runsAwaiting.set(target, waiting);
+  listen(() => {
+    runsAwaiting.delete(target);
+    const answeredAt = originals.dateNow();
+    for (const each of waiting) {
+      const state = awaitingOf.get(each);
+      if (state === undefined) continue;
+      state.targets.delete(target);
+      state.answeredAt = answeredAt;
+      each.kick();
+    }
+  });
+}
 
 /**
  * A message went out over the process's IPC channel while a host of `world` ran (shims/process/
@@ -60,17 +96,14 @@ const ipcAnsweredAt = new WeakMap<World, number>();
  * the run's clients may be waiting for it.
  */
 export function ipcSentForHost(world: World, proc: NodeJS.Process): void {
-  const waiting = ipcSentAt.has(world);
-  ipcSentAt.set(world, originals.dateNow());
-  if (waiting) return;
-  const answered = (): void => {
-    EventEmitter.prototype.removeListener.call(proc, 'message', answered);
-    ipcSentAt.delete(world);
-    ipcAnsweredAt.set(world, originals.dateNow());
-    world.kick();
-  };
-  // EventEmitter's own method: process.on inside a host adds the host's listener (process-host.ts).
-  EventEmitter.prototype.prependListener.call(proc, 'message', answered);
+  sentForHost(world, proc, (answered) => {
+    const once = (): void => {
+      EventEmitter.prototype.removeListener.call(proc, 'message', once);
+      answered();
+    };
+    // EventEmitter's own method: process.on inside a host adds the host's listener (process-host.ts).
+    EventEmitter.prototype.prependListener.call(proc, 'message', once);
+  });
 }
 
 /**
@@ -83,28 +116,8 @@ export function ipcSentForHost(world: World, proc: NodeJS.Process): void {
 export function portSentForHost(world: World, port: object): void {
   const target = port as { listenerCount?(event: string): number; once?(event: string, listener: () => void): unknown };
   if (typeof target.listenerCount !== 'function' || typeof target.once !== 'function' || target.listenerCount('message') === 0) return;
-  ipcSentAt.set(world, originals.dateNow());
-  // One listener per port, however many posts (of however many runs) await its next message.
-  const waiting = awaitedPorts.get(port);
-  if (waiting !== undefined) {
-    waiting.add(world);
-    return;
-  }
-  const worlds = new Set([world]);
-  awaitedPorts.set(port, worlds);
-  target.once('message', () => {
-    awaitedPorts.delete(port);
-    const now = originals.dateNow();
-    for (const each of worlds) {
-      ipcSentAt.delete(each);
-      ipcAnsweredAt.set(each, now);
-      each.kick();
-    }
-  });
+  sentForHost(world, port, (answered) => target.once!('message', answered));
 }
-
-/** The runs awaiting each port's next message. */
-const awaitedPorts = new WeakMap<object, Set<World>>();
 
 /** Sets World.realLoadsInFlight for a library-mode run (called as its shims are installed). */
 export function watchRealLoads(world: World): void {
@@ -112,11 +125,12 @@ export function watchRealLoads(world: World): void {
   // MessagePorts already ref'd when the run starts are the runner's.
   const portsBefore = messagePorts(realActiveResourcesInfo(before), before.length);
   world.realLoadsInFlight = () => {
-    const now = originals.dateNow();
-    const sentAt = ipcSentAt.get(world);
-    if (sentAt !== undefined && now - sentAt < IPC_ANSWER_MS) return true;
-    const answeredAt = ipcAnsweredAt.get(world);
-    if (answeredAt !== undefined && now - answeredAt < IPC_SETTLE_MS) return true;
+    const awaiting = awaitingOf.get(world);
+    if (awaiting !== undefined) {
+      const now = originals.dateNow();
+      if (awaiting.targets.size > 0 && now - awaiting.sentAt < IPC_ANSWER_MS) return true;
+      if (now - awaiting.answeredAt < IPC_SETTLE_MS) return true;
+    }
     const objects = realActiveRequests();
     const names = realActiveResourcesInfo(objects);
     for (const name of unhiddenRequests(names.slice(0, objects.length), objects)) {
