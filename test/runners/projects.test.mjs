@@ -44,7 +44,7 @@ const PROJECTS = {
     fixture: 'jest.js',
     cmd: ['npx', 'jest', '--ci'],
     failed: /Tests:\s+(\d+) failed/,
-    files: { 'jest.config.cjs': "module.exports = { testMatch: ['**/sim.test.js'] };\n" },
+    files: { 'jest.config.cjs': "module.exports = { testMatch: ['**/sim.test.js', '**/import.test.js'] };\n", 'answer.mjs': 'export const answer = 42;\n' },
   },
   vitest: {
     file: 'sim.test.mjs',
@@ -212,6 +212,32 @@ describe('a small simTest project per test runner, installed from the npm regist
       assert.equal(code, 0, `${pool} pool:\n${text.slice(-3000)}`);
       assert.match(text, /Tests\s+1 passed/, pool);
     }
+  });
+
+  it('jest: a client awaiting import() goes on after the load, with the fingerprint and clock readings of the same run outside Jest', async function () {
+    if (!results.has('jest')) this.skip();
+    const dir = path.join(runDir, 'jest');
+    const out = path.join(runDir, 'jest-import.jsonl');
+    fs.copyFileSync(path.join(FIXTURES, 'jest-import.js'), path.join(dir, 'import.test.js'));
+    const { code, text } = await run(dir, ['npx', 'jest', '--ci', 'import.test.js'], { NODE_OPTIONS: '--experimental-vm-modules', PROJECT_OUT: out });
+    assert.equal(code, 0, text.slice(-3000));
+    assert.match(text, /Tests:\s+3 passed/);
+    const runs = fs.readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    assert.deepEqual(runs.map((r) => r.target), ['./answer.mjs', './body.cjs', 'node:os']);
+    // The same client outside Jest, in this process.
+    const { Sim } = await import('dst-runtime');
+    const log = [];
+    const sim = new Sim({ seed: 0xd1 });
+    sim.client('c', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.push(['before', performance.now()]);
+      const loaded = await import(path.join(dir, 'answer.mjs'));
+      log.push(['loaded', typeof loaded, performance.now()]);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      log.push(['after', performance.now()]);
+    });
+    const { fingerprint } = await sim.run();
+    for (const r of runs) assert.deepEqual({ fingerprint: r.fingerprint, log: r.log }, { fingerprint, log }, r.target);
   });
 
   after(() => {
