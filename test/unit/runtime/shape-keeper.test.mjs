@@ -70,10 +70,19 @@ describe('shape keeper: the event path stays optimized from run to run (seed 0x5
     // 2 clients x 20 chains x 250 steps: enough events per run for TurboFan to optimize the path.
     const flags = ['--allow-natives-syntax', '--trace-deopt'];
     const off = weakObjectDeopts(runFixture({ runs: 5, steps: 250, keep: false, v8Flags: flags }).out);
-    const on = weakObjectDeopts(runFixture({ runs: 5, steps: 250, keep: true, v8Flags: flags }).out);
     assert.equal(off.length, 5);
     assert.ok(off.slice(1).flat().length > 0, 'without the keeper no event-path function was deoptimized for weak objects: the fact this relies on changed');
-    assert.deepEqual(on.slice(2).flat(), [], `with the keeper, runs 3-5 still lost optimized code: ${on.map((names, i) => `run ${i + 1}: ${names.join(' ')}`).join('; ')}`);
+    // What TurboFan embeds depends on when its background thread compiles, which a loaded machine
+    // moves: about one process in 30 on Node 24 under a parallel suite lost one function once in
+    // runs 3-5 with the keeper (Timeout or createTimeout, in one run of the three). A keeper that
+    // does not work loses code in nearly every run, so a second process must then fail too.
+    const attempts = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const on = weakObjectDeopts(runFixture({ runs: 5, steps: 250, keep: true, v8Flags: flags }).out);
+      attempts.push(on.map((names, i) => `run ${i + 1}: ${names.join(' ')}`).join('; '));
+      if (on.slice(2).flat().length === 0) return;
+    }
+    assert.fail(`with the keeper, runs 3-5 still lost optimized code in both processes: ${attempts.join(' / ')}`);
   });
 
   it('a bad DST_KEEP_SHAPES is refused with the values it takes, in library and register mode (exit 64)', () => {
