@@ -450,14 +450,19 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   own(handle, 'hasRef', hasRef);
   own(handle, 'getsockname', getsockname);
   own(handle, 'getpeername', getpeername);
-  // Options a program may have put on the handle itself before it turned simulated (Node's
-  // test-net-connect-nodelay checks that its own setNoDelay is called) stay the program's.
-  ownUnlessSet(handle, 'setNoDelay', () => 0);
-  ownUnlessSet(handle, 'setKeepAlive', (enable: unknown, delaySeconds: unknown) => {
+  // setNoDelay is the native one, from the prototype: libuv only records the option on a handle
+  // without a descriptor (uv_tcp_nodelay returns 0), and the program's own setNoDelay, put on the
+  // handle (Node's test-net-connect-nodelay) or on TCP.prototype (test-net-persistent-nodelay),
+  // is called as in Node. Nagle's delay is not simulated. Options a program put on the handle
+  // itself before it turned simulated stay the program's.
+  // setKeepAlive is simulated (the probes of a connection whose peer vanished), and then the
+  // prototype's is called too, as net.js's call would reach it in Node: native, it only records
+  // the option on a handle without a descriptor; a program's own (on TCP.prototype) sees it.
+  ownUnlessSet(handle, 'setKeepAlive', function setKeepAlive(this: NativeHandle, enable: unknown, delaySeconds: unknown) {
     const setting = { enable: Boolean(enable), delaySeconds: Number(delaySeconds) || 0 };
     if (sim.endpoint === undefined) sim.keepAliveSetting = setting;
     else sim.endpoint.setKeepAlive(setting.enable, setting.delaySeconds);
-    return 0;
+    return Reflect.apply((Object.getPrototypeOf(handle) as { setKeepAlive: (...args: unknown[]) => unknown }).setKeepAlive, this, [enable, delaySeconds]);
   });
   ownUnlessSet(handle, 'setBlocking', () => 0);
   own(handle, 'useUserBuffer', (buffer: Uint8Array) => {
