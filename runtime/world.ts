@@ -368,6 +368,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   // ---- what the hosts' lifecycle asks of the loop (LifecycleLoop) ----------------------------
 
+  /** Lets Node finish the current turn of its loop before the next event (Driver.yieldTurn). */
+  yieldTurn(): void {
+    this.driver.yieldTurn();
+  }
+
   /** Wakes the driver, unless the run is over. */
   kick(): void {
     if (!this.stopped) this.driver.kick();

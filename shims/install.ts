@@ -20,7 +20,7 @@ import { activeResourcesShim } from './process/active-resources.js';
 import { builtinLoaded, builtinLoadsWatchable, watchBuiltinLoads } from './builtin-loads.js';
 import { asyncContextShim } from './async-hooks/async-context.js';
 import { setActiveWorld } from '../runtime/world.js';
-import { clockInternalsShim, readlineClockShim } from './clock/internals.js';
+import { clockInternalsShim, libuvNowShim, readlineClockShim } from './clock/internals.js';
 import { cryptoShim } from './crypto/random.js';
 import { cryptoJobsShim } from './crypto/jobs.js';
 import { cryptoKeysShim } from './crypto/keys.js';
@@ -37,7 +37,7 @@ import { wasmShim } from './thread-pool/wasm.js';
 import { blobShim } from './thread-pool/blob.js';
 import { httpShim } from './net/http.js';
 import { httpsShim } from './net/https.js';
-import { machineShim, v8HeapShim } from './process/machine.js';
+import { gcShim, machineShim, v8HeapShim } from './process/machine.js';
 import { mathShim } from './math/random.js';
 import { messagingShim } from './worker-threads/messaging.js';
 import { moduleHostsShim } from './module/module-hosts.js';
@@ -67,9 +67,11 @@ export const SHIMS: readonly Shim[] = [
   dateShim,
   clockInternalsShim,
   readlineClockShim,
+  libuvNowShim,
   performanceShim,
   processClockShim,
   machineShim,
+  gcShim,
   v8HeapShim,
   cryptoShim,
   mathShim,

@@ -17,6 +17,15 @@
  *   the subtraction so that its outcome follows the virtual time elapsed. Installed at the first
  *   load of node:readline or node:readline/promises (Shim.builtins; 1 ms of CPU at start).
  *
+ * - libuv's loop clock as Node's own tests read it: `internalBinding('timers').getLibuvNow()`
+ *   through `require('internal/test/binding')` (only with --expose-internals). Node answers it
+ *   with `uv_update_time` then `uv_now`, in whole ms since the process started; the simulated
+ *   timers never touch libuv, so it went on reading the real clock: test-timers-ordering saw
+ *   67 ms twice across two 1 ms timers. Inside a host the binding that module hands out (a view
+ *   of Node's, whose other members are Node's own) answers the host's clock in whole ms since its
+ *   boot, read as performance.now() reads it (a loop spinning on it moves time on). Node's own
+ *   lib keeps the real binding. Installed at that module's first load (Shim.builtins).
+ *
  * Outside every host each of them is untouched.
  */
 import bufferModule from 'node:buffer';
@@ -25,6 +34,7 @@ import { createRequire } from 'node:module';
 import type readlineModule from 'node:readline';
 import util from 'node:util';
 import { callSites } from '../builtin-captures.js';
+import { builtinLoaded } from '../builtin-loads.js';
 import { currentHost, NODE_MAJOR } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -221,5 +231,62 @@ export const readlineClockShim: Shim = {
     if (kSawReturnAt !== undefined && interfaceBase !== undefined) {
       patches.defineGetter(interfaceBase, kSawReturnAt, returnMarkAccessor.get, false, returnMarkAccessor.set);
     }
+  },
+};
+
+// ---- libuv's loop clock (internalBinding('timers').getLibuvNow) ------------------------------
+
+type InternalBinding = (name: string) => unknown;
+/** Views of Node's timers binding, by the binding. */
+const timersViews = new WeakMap<object, object>();
+
+/**
+ * What `internalBinding('timers')` of internal/test/binding returns: an object with the real
+ * binding's members (functions called on the real binding, as Node's lib calls them), whose
+ * getLibuvNow reads the host's clock inside a host.
+ */
+function timersView(binding: Record<string, unknown>): object {
+  let view = timersViews.get(binding);
+  if (view !== undefined) return view;
+  view = {};
+  for (const key of Object.keys(binding)) {
+    const value = binding[key];
+    if (typeof value !== 'function') Object.defineProperty(view, key, { value, writable: true, enumerable: true, configurable: true });
+    else if (key === 'getLibuvNow') {
+      Object.defineProperty(view, key, {
+        value: function getLibuvNow(): unknown {
+          const host = currentHost();
+          if (host === undefined) return Reflect.apply(value, binding, []);
+          return Math.floor(host.clock.perfNowMs(host.readNowNs()));
+        },
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    } else {
+      const forwarded = { [key](...args: unknown[]): unknown { return Reflect.apply(value, binding, args); } }[key];
+      Object.defineProperty(view, key, { value: forwarded, writable: true, enumerable: true, configurable: true });
+    }
+  }
+  timersViews.set(binding, view);
+  return view;
+}
+
+/** internalBinding('timers').getLibuvNow on the host's clock, installed when internal/test/binding first loads (--expose-internals). */
+export const libuvNowShim: Shim = {
+  name: 'clock-libuv-now',
+  builtins: ['internal/test/binding'],
+  install(patches: PatchSet) {
+    // Installed at once where loads cannot be watched (shims/install.ts): only a module already
+    // loaded is patched (requiring it here would fail without --expose-internals, and would move
+    // its warning before the program's own require with it).
+    if (!builtinLoaded('internal/test/binding')) return;
+    const testBinding = createRequire(__filename)('internal/test/binding') as { internalBinding?: InternalBinding };
+    const internalBinding = testBinding.internalBinding;
+    if (typeof internalBinding !== 'function') return;
+    patches.replace(testBinding, 'internalBinding', function internalBindingForHosts(this: unknown, name: string): unknown {
+      const binding = Reflect.apply(internalBinding, this, [name]) as Record<string, unknown>;
+      return name === 'timers' && binding !== null && typeof binding === 'object' ? timersView(binding) : binding;
+    });
   },
 };
