@@ -27,6 +27,19 @@ function isBytes(value: unknown): boolean {
 }
 
 /**
+ * Whether the code that called WebAssembly's function (its nearest frame that is not
+ * dst-runtime's own) is Node's, or no program frame is on the stack at all.
+ */
+function calledByNode(stack: string | undefined): boolean {
+  if (programFrames(stack).length === 0) return true;
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    if (/\(node:|at node:/.test(line)) return true;
+    if (programFrames(`\n${line}`).length > 0) return false;
+  }
+  return false;
+}
+
+/**
  * Modules compiled by dst-runtime for Node's own use (undici's llhttp, shims/net/fetch.ts), to be
  * instantiated at once when Node's code instantiates them: on Node 20 `instantiate(module)`
  * settles from a task on the next turn of Node's loop, and the driver may run a whole batch of
@@ -48,8 +61,12 @@ function held(original: Fn, Module: Function, Instance: new (module: unknown, im
     const host = currentHost();
     const start = () => Reflect.apply(original, this, args) as Promise<unknown>;
     // Node's own compiles are left alone: undici's llhttp (fetch.ts sees to that one), which in
-    // register mode counts as host "main"'s work even when it runs from dst-runtime's warm-up.
-    if (host === undefined || programFrames(captureStack(wrapper, 20).stack).length === 0) return start();
+    // register mode counts as host "main"'s work even when it runs from dst-runtime's warm-up,
+    // and which the program's frames are below when the program's read of a lazy global
+    // (Headers, Response, ... on Node 22 and 24) loaded undici: held as the host's work, its
+    // completion waited for an event while fetch's warm-up held every event until the compile
+    // was done, and the run stalled for ever.
+    if (host === undefined || calledByNode(captureStack(wrapper, 20).stack)) return start();
     if (isBytes(args[0])) return heldPromise(host, start);
     return args[0] instanceof Module ? heldInPlace(host, start) : start();
   };

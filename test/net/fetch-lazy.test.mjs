@@ -57,6 +57,15 @@ describe('fetch shim installed at the first use of undici (register mode)', func
     });
   }
 
+  it('a CommonJS program that reads the global Headers first runs on, as plainly, the same run twice (seed 0x5)', async () => {
+    const file = path.join(HERE, 'fixtures/fetch-lazy-headers.cjs');
+    const plain = await run(process.execPath, [file]);
+    assert.equal(plain.stdout, 'timer 1\nresponse 200 2\nclosed\n');
+    const first = await register(file);
+    assert.equal(first.stdout, plain.stdout.trim());
+    assert.deepEqual(await register(file), first);
+  });
+
   it('Node 22+ makes the undici globals V8 lazy data properties; Node 20 JavaScript accessors', async () => {
     // Why Node 22+ triggers replace WebSocket unread (shims/net/fetch.ts): reading the
     // descriptor of Response loads undici there.
