@@ -14,7 +14,7 @@
  *   --process-per-seed` does.
  *
  * Node 20 (and 22.0) has none, so register mode keeps a cache of its own for the runtime's chunks
- * only (`withOwnCodeCache`), never for the program's modules:
+ * only (`OwnCodeCache`), never for the program's modules:
  * - Where: `dst-runtime/` inside the same directory (NODE_COMPILE_CACHE, else
  *   `<os.tmpdir()>/node-compile-cache`), one file per chunk, named by a hash of the chunk's path,
  *   its whole text and Node's version and architecture. V8 checks its own version, flags and the
@@ -29,7 +29,7 @@
  *
  * What it changes: only how fast code compiles. What a program runs, its stack traces and its
  * source text are the same, and so is every run's fingerprint (test/determinism,
- * test/hosts/code-cache.test.mjs). NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns both
+ * test/hosts/register-code-cache.test.mjs). NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns both
  * off.
  */
 import { createHash } from 'node:crypto';

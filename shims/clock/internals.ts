@@ -248,26 +248,19 @@ const timersViews = new WeakMap<object, object>();
 function timersView(binding: Record<string, unknown>): object {
   let view = timersViews.get(binding);
   if (view !== undefined) return view;
-  view = {};
+  const members: Record<string, unknown> = {};
   for (const key of Object.keys(binding)) {
     const value = binding[key];
-    if (typeof value !== 'function') Object.defineProperty(view, key, { value, writable: true, enumerable: true, configurable: true });
+    if (typeof value !== 'function') members[key] = value;
     else if (key === 'getLibuvNow') {
-      Object.defineProperty(view, key, {
-        value: function getLibuvNow(): unknown {
-          const host = currentHost();
-          if (host === undefined) return Reflect.apply(value, binding, []);
-          return Math.floor(host.clock.perfNowMs(host.readNowNs()));
-        },
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
-    } else {
-      const forwarded = { [key](...args: unknown[]): unknown { return Reflect.apply(value, binding, args); } }[key];
-      Object.defineProperty(view, key, { value: forwarded, writable: true, enumerable: true, configurable: true });
-    }
+      members[key] = function getLibuvNow(): unknown {
+        const host = currentHost();
+        if (host === undefined) return Reflect.apply(value, binding, []);
+        return Math.floor(host.clock.perfNowMs(host.readNowNs()));
+      };
+    } else members[key] = { [key](...args: unknown[]): unknown { return Reflect.apply(value, binding, args); } }[key];
   }
+  view = members;
   timersViews.set(binding, view);
   return view;
 }

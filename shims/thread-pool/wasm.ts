@@ -14,7 +14,7 @@
  * calls with none of the program's frames on the stack (Node's own: undici compiling llhttp);
  * and calls outside every host.
  */
-import { captureStack, programFrames } from '../../runtime/trace/site.js';
+import { captureStack, programFrame } from '../../runtime/trace/site.js';
 import { currentHost } from '../context.js';
 import { heldInPlace, heldPromise } from './real-work.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
@@ -27,16 +27,15 @@ function isBytes(value: unknown): boolean {
 }
 
 /**
- * Whether the code that called WebAssembly's function (its nearest frame that is not
- * dst-runtime's own) is Node's, or no program frame is on the stack at all.
+ * Whether the code that called WebAssembly's function (its nearest frame that is Node's or the
+ * program's, not dst-runtime's own) is Node's, or no program frame is on the stack at all.
  */
 function calledByNode(stack: string | undefined): boolean {
-  if (programFrames(stack).length === 0) return true;
   for (const line of (stack ?? '').split('\n').slice(1)) {
     if (/\(node:|at node:/.test(line)) return true;
-    if (programFrames(`\n${line}`).length > 0) return false;
+    if (programFrame(line) !== undefined) return false;
   }
-  return false;
+  return true;
 }
 
 /**
