@@ -4,7 +4,7 @@
  * captured here at load time, outside every simulation.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -427,6 +427,57 @@ function exploreSeeds(params, jobs, { file = params.scenario, seeds = params.see
   }
 }
 
+/**
+ * Figure 5's machine baseline: two separate `dst explore --jobs 1` processes started at once,
+ * each with half the seeds (the second from seed seeds/2 + 1). What two independent processes of
+ * this work get from this machine's cores, against which `--jobs 2` is judged: their seeds/s is
+ * the seeds over the wall time until both have finished. The fingerprint digests the two reports
+ * together, in seed order.
+ */
+async function twoExplorers(params) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dst-bench-explore-'));
+  const half = Math.floor(params.seeds / 2);
+  const shares = [
+    { first: 1, seeds: half },
+    { first: half + 1, seeds: params.seeds - half },
+  ];
+  try {
+    const cpuBefore = childrenCpuNs();
+    const time = stopwatch();
+    const runs = await Promise.all(
+      shares.map((share, i) => {
+        const report = path.join(dir, `report-${i}.json`);
+        const args = [CLI, 'explore', params.scenario, '--seeds', String(share.seeds), '--first', String(share.first), '--jobs', '1', '--report', report];
+        return new Promise((resolve, reject) => {
+          const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, DST_SEED: '' }, stdio: ['ignore', 'ignore', 'pipe'] });
+          let stderr = '';
+          child.stderr.setEncoding('utf8').on('data', (text) => (stderr += text));
+          child.on('error', reject);
+          child.on('close', (status) => resolve({ status, stderr, report, share }));
+        });
+      }),
+    );
+    const { wallNs } = time.stop();
+    const cpuAfter = childrenCpuNs();
+    const ran = [];
+    const failing = [];
+    let passed = 0;
+    for (const run of runs) {
+      check(run.status === 0, `dst explore --first ${run.share.first} exited with ${run.status}: ${run.stderr}`);
+      const json = JSON.parse(readFileSync(run.report, 'utf8'));
+      check(json.ran.length === run.share.seeds && json.passed === run.share.seeds, `expected ${run.share.seeds} passing seeds, got ${json.passed}/${json.ran.length}`);
+      ran.push(...json.ran);
+      passed += json.passed;
+      failing.push(...json.failing.map((f) => f.seed));
+    }
+    const digest = createHash('sha256').update(JSON.stringify([ran, passed, failing])).digest('hex').slice(0, 16);
+    const cpuNs = cpuBefore === undefined || cpuAfter === undefined ? wallNs : cpuAfter - cpuBefore;
+    return { events: params.seeds, seeds: params.seeds, wallNs, cpuNs, fingerprint: digest };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** An empty program, for figure 9: what a start of Node costs, and what register mode adds to it. */
 const EMPTY_PROGRAM = path.join(ROOT, 'bench/programs/empty.mjs');
 const REGISTER_ENTRY = path.join(ROOT, 'dist/register.mjs');
@@ -532,6 +583,7 @@ export const CASES = {
   'node-startup': (sizes) => startEmpty(sizes.startup, false),
   'explore-jobs-1': (sizes) => exploreSeeds(sizes.explore, 1),
   'explore-jobs-2': (sizes) => exploreSeeds(sizes.explore, 2),
+  'explore-two-explorers': (sizes) => twoExplorers(sizes.explore),
   // Figure 6: a plain program, one job, seeds in a worker process against a process per seed.
   'explore-program-workers': (sizes) => exploreSeeds(sizes.program, 1, { file: sizes.program.file }),
   'explore-program-process-per-seed': (sizes) =>

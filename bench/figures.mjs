@@ -272,6 +272,13 @@ export const FIGURES = {
         subjects: {
           simulator: { label: 'dst explore --jobs 2', case: 'explore-jobs-2', warmups: r.warmups, reps: r.slow },
           oneJob: { label: 'dst explore --jobs 1', case: 'explore-jobs-1', metric: 'seedsPerSecond', warmups: r.warmups, reps: r.slow },
+          twoExplorers: {
+            label: 'two dst explore --jobs 1 at once, half the seeds each',
+            case: 'explore-two-explorers',
+            metric: 'seedsPerSecond',
+            warmups: r.warmups,
+            reps: r.slow,
+          },
         },
       };
     },
@@ -295,6 +302,22 @@ export const FIGURES = {
         description: 'CPU of 2 workers / (2 x wall), proposed goal >= 90% on 2 free cores',
         format: percent,
         ratio: (sim) => sim.seedsPerSecond / sim.seedsPerCpuSecond / 2,
+      },
+      {
+        // What this machine gives two independent processes of the same work: the explorer's
+        // own cost of running workers side by side is whatever --jobs 2 falls short of it.
+        id: 'explore-two-workers-vs-two-explorers',
+        description: 'seeds/s with 2 workers / two separate --jobs 1 explorers at once (the machine\'s own scaling)',
+        format: percent,
+        ratio: (sim, base, clock) =>
+          clock === 'cpu' ? sim.seedsPerCpuSecond / base.twoExplorers.seedsPerCpuSecond : sim.seedsPerSecond / base.twoExplorers.seedsPerSecond,
+      },
+      {
+        id: 'explore-two-explorers-vs-one',
+        description: 'seeds/s of two separate --jobs 1 explorers at once / one (the most --jobs 2 can reach here)',
+        format: times,
+        ratio: (_sim, base, clock) =>
+          clock === 'cpu' ? base.twoExplorers.seedsPerCpuSecond / base.oneJob.seedsPerCpuSecond : base.twoExplorers.seedsPerSecond / base.oneJob.seedsPerSecond,
       },
       {
         id: 'explore-one-worker-cores-busy',

@@ -91,7 +91,7 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
       virtualSpeed: { metric: virtualSpeed, variants: {}, baselines: { workloadFloor: virtualSpeed, fakeTimers: virtualSpeed }, goals: 1, comparisons: 2 },
       tcpRoundTrips: { metric: roundTrips, variants: { concurrent: roundTrips }, baselines: { driverCeiling: events }, goals: 0, comparisons: 2 },
       udpGossip: { metric: virtualSpeed, variants: {}, baselines: { driverCeiling: events, interval: virtualSpeed }, goals: 0, comparisons: 2 },
-      exploreSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { oneJob: 'seedsPerSecond' }, goals: 1, comparisons: 2 },
+      exploreSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { oneJob: 'seedsPerSecond', twoExplorers: 'seedsPerSecond' }, goals: 1, comparisons: 4 },
       programSeeds: { metric: 'seedsPerSecond', variants: {}, baselines: { processPerSeed: 'seedsPerSecond' }, goals: 1, comparisons: 0 },
       tlsRequests: { metric: roundTrips, variants: { handshakes: roundTrips }, baselines: { tcpRequests: roundTrips, tcpConnects: roundTrips }, goals: 0, comparisons: 2 },
       kvReload: { metric: 'cpuMsPerLoad', variants: {}, baselines: { firstLoad: 'cpuMsPerLoad', noCodeCache: 'cpuMsPerLoad', noResolutionCache: 'cpuMsPerLoad' }, goals: 1, comparisons: 2 },
@@ -163,6 +163,12 @@ describe('bench/run.mjs --quick (seed 0xbe7c4)', function () {
     const gossip = json.figures.udpGossip;
     assert.equal(gossip.baselines.interval.case, json.figures.virtualSpeed.simulator.case);
     assert.equal(gossip.baselines.interval.fingerprint, json.figures.virtualSpeed.simulator.fingerprint);
+
+    // Figure 5's three subjects explore the same seeds (two explorers of half the seeds each
+    // included), so they digest to the same fingerprint.
+    const explore = json.figures.exploreSeeds;
+    assert.equal(explore.baselines.oneJob.fingerprint, explore.simulator.fingerprint);
+    assert.equal(explore.baselines.twoExplorers.fingerprint, explore.simulator.fingerprint);
 
     assert.equal(json.fingerprintsConsistent, true);
     assert.match(stdout, /fingerprints/);
