@@ -9,7 +9,13 @@
  * How: the query methods of ChannelWrap.prototype are patched. Called from a simulated host
  * they answer from the network; called from outside every host they are the real ones, so the
  * test runner's own lookups still work. setServers from a host is remembered per channel and
- * run (see patchedSetServers); setLocalAddress stays real (no query leaves the channel).
+ * run (see patchedSetServers); setLocalAddress stays real.
+ *
+ * A channel whose servers (set from a host) are simulated hosts talks DNS to them: each query
+ * goes out as a DNS message over simulated UDP, as c-ares sends it, and the reply is read as
+ * c-ares reads it (dns-wire.ts), with c-ares' tries, timeouts and errors (see WireQuery). So a
+ * program can run its own DNS server on a dgram socket and point a Resolver at it. A server
+ * outside the simulation (8.8.8.8) is answered from the simulation's names, as before.
  *
  * The binding protocol (lib/internal/dns/callback_resolver.js and promises.js, 20/22/24):
  * `channel.queryA(req, name)` returns 0 or a UV error (thrown at once as a DNSException), and
@@ -21,13 +27,14 @@
 import { AsyncResource } from 'node:async_hooks';
 import { familyOf } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
-import { canonicalAddress } from '../../runtime/network/udp.js';
+import { canonicalAddress, UdpSocket, type UdpOwner, type UdpPeer } from '../../runtime/network/udp.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
 import type { Shim } from '../shim.js';
+import { answersQuery, decodeMessage, encodeQuery, QUERY_TYPES, rcodeError, resultOf, type WireResult } from './dns-wire.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type NativeChannel = Record<PropertyKey, any>;
@@ -50,13 +57,14 @@ const real: Record<string, (...args: unknown[]) => unknown> = {};
 for (const name of [...QUERY_METHODS, 'cancel', 'getServers', 'setServers']) real[name] = proto[name];
 
 /** The answer of one query: records (and ttls), or a c-ares error name. */
-type Answer = { records: unknown[]; ttls?: number[] } | { error: string };
+type Answer = { records: unknown; ttls?: number[] } | { error: string };
 
 interface PendingQuery {
   req: QueryReq;
-  event: SimEvent;
   host: Host;
   scope: AsyncResource;
+  /** Stops the query without answering it (cancel() answers ECANCELLED). */
+  stop(): void;
 }
 
 /** Queries answered later, per channel, so cancel() can fail them. */
@@ -82,6 +90,38 @@ function addressOfPtrName(name: string): string | undefined {
     return canonicalAddress(groups.join(':'));
   }
   return undefined;
+}
+
+/** The name c-ares asks for an address's PTR record: 10.0.0.1 -> 1.0.0.10.in-addr.arpa. */
+function ptrName(address: string): string {
+  if (familyOf(address) === 4) return `${address.split('.').reverse().join('.')}.in-addr.arpa`;
+  const bytes = ipv6Bytes(address);
+  const nibbles: string[] = [];
+  for (const byte of bytes) nibbles.push((byte >> 4).toString(16), (byte & 15).toString(16));
+  return `${nibbles.reverse().join('.')}.ip6.arpa`;
+}
+
+/** The 16 bytes of an IPv6 address (an IPv4 tail in dotted form allowed). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.toLowerCase();
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') as [string, string] : [text, undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return groups.flatMap((group) => {
+    const value = parseInt(group, 16);
+    return [value >> 8, value & 0xff];
+  });
+}
+
+function isLoopback(address: string): boolean {
+  const a = canonicalAddress(address);
+  return a === '::1' || (familyOf(a) === 4 && a.startsWith('127.'));
 }
 
 function answer(host: Host, method: string, name: string): Answer {
@@ -124,20 +164,246 @@ function reverseName(host: Host, address: string): string | undefined {
   return host.world.network.reverse(canonicalAddress(address), host);
 }
 
-/** Queues the completion of `req` on the calling host: the answer comes in a later event. */
-function complete(channel: NativeChannel, host: Host, req: QueryReq, result: Answer): void {
-  const scope = new AsyncResource('QUERYWRAP');
+function pendingOf(channel: NativeChannel): Set<PendingQuery> {
   let set = pending.get(channel);
   if (set === undefined) pending.set(channel, (set = new Set()));
-  const entry: PendingQuery = { req, host, scope, event: undefined as unknown as SimEvent };
-  const queries = set;
-  entry.event = host.world.schedule(host, 0, 'io', () => {
+  return set;
+}
+
+/** Calls the request's oncomplete with `result`, as Node's binding does. */
+function deliver(req: QueryReq, result: Answer): void {
+  if ('error' in result) req.oncomplete(result.error);
+  else if (result.ttls !== undefined) req.oncomplete(0, result.records, result.ttls);
+  else req.oncomplete(0, result.records);
+}
+
+/** Queues the completion of `req` on the calling host: the answer comes in a later event. */
+function complete(channel: NativeChannel, host: Host, req: QueryReq, result: Answer, scope = new AsyncResource('QUERYWRAP')): void {
+  const queries = pendingOf(channel);
+  let event: SimEvent | undefined;
+  const entry: PendingQuery = { req, host, scope, stop: () => event !== undefined && host.world.cancel(event) };
+  event = host.world.schedule(host, 0, 'io', () => {
     queries.delete(entry);
-    if ('error' in result) req.oncomplete(result.error);
-    else if (result.ttls !== undefined) req.oncomplete(0, result.records, result.ttls);
-    else req.oncomplete(0, result.records);
+    deliver(req, result);
   }, undefined, true, scope);
-  if (!entry.event.cancelled) queries.add(entry);
+  if (!event.cancelled) queries.add(entry);
+}
+
+/** What a Resolver was made with (new ChannelWrap(timeout, tries[, maxTimeout])). */
+interface ChannelOptions {
+  timeoutMs: number;
+  tries: number;
+  maxTimeoutMs: number;
+}
+const channelOptions = new WeakMap<NativeChannel, ChannelOptions>();
+/** A channel made before the shim (the default resolver): Node's defaults. */
+const DEFAULT_OPTIONS: ChannelOptions = { timeoutMs: -1, tries: 4, maxTimeoutMs: 0 };
+/** c-ares' timeout of a first try when the Resolver sets none (timeout: -1). */
+const CARES_DEFAULT_TIMEOUT_MS = 2000;
+/** Node checks c-ares' timeouts on a timer of min(timeout, 1000) ms (ChannelWrap::StartTimer). */
+const NODE_POLL_MAX_MS = 1000;
+const NS_PER_MS = 1_000_000;
+
+/** The channel's constructor, recording the options the Resolver passed. */
+function RecordingChannelWrap(...args: unknown[]): NativeChannel {
+  const channel = Reflect.construct(ChannelWrap, args, ChannelWrap) as NativeChannel;
+  const [timeout, tries, maxTimeout] = args;
+  channelOptions.set(channel, {
+    timeoutMs: typeof timeout === 'number' ? timeout : -1,
+    tries: typeof tries === 'number' && tries > 0 ? tries : 4,
+    maxTimeoutMs: typeof maxTimeout === 'number' ? maxTimeout : 0,
+  });
+  return channel;
+}
+RecordingChannelWrap.prototype = proto;
+Object.defineProperty(RecordingChannelWrap, 'name', { value: 'ChannelWrap' });
+
+/**
+ * Node's poll timer per channel: it runs while the channel has queries, and c-ares notices a
+ * timeout only when it ticks. The time it started, per channel, while it runs.
+ */
+const pollStart = new WeakMap<NativeChannel, number>();
+
+/** The simulated servers a host's channel talks to, or undefined (the simulation's names answer). */
+function wireServers(channel: NativeChannel, host: Host): Array<[string, number]> | undefined {
+  const own = simServers.get(channel);
+  if (own === undefined || own.world.deref() !== host.world) return undefined;
+  return own.servers;
+}
+
+/** True when `address` is a simulated host's (a DNS message to it stays in the simulation). */
+function simulatedServer(host: Host, address: string): boolean {
+  return host.world.network.hostAt(canonicalAddress(address), host) !== undefined;
+}
+
+/**
+ * One query sent to simulated DNS servers, as c-ares runs it:
+ * - try n goes to server n mod (servers), skipping servers that refused (ICMP port
+ *   unreachable: ECONNREFUSED), which costs no try; when every server refused, ECONNREFUSED;
+ * - a try times out after the channel's timeout (c-ares' 2000 ms by default), doubled for each
+ *   round over the servers and capped by maxTimeout, noticed at the next tick of Node's poll
+ *   timer; after `tries` tries, ETIMEOUT;
+ * - a reply whose id or question is not the query's is ignored; a malformed one costs a try
+ *   and the next is sent at once (EBADRESP after the last); a truncated one ends the query with
+ *   ECONNREFUSED (c-ares retries over TCP, which the simulation does not serve DNS on);
+ * - otherwise the reply's response code and records decide (dns-wire.ts).
+ * c-ares' own adjustments of timeouts to measured server latency and its random jitter are
+ * left out: the schedule is c-ares' classic one.
+ */
+class WireQuery implements UdpOwner {
+  readonly scope: AsyncResource;
+  private socket: UdpSocket | undefined;
+  private timer: SimEvent | undefined;
+  private tryIndex = 0;
+  private readonly refused = new Set<number>();
+  private lastError = 'ETIMEOUT';
+  private done = false;
+  private readonly id: number;
+  private readonly type: number;
+  private readonly entry: PendingQuery;
+
+  constructor(
+    private readonly channel: NativeChannel,
+    private readonly host: Host,
+    private readonly req: QueryReq,
+    private readonly method: string,
+    private readonly name: string,
+    private readonly servers: Array<[string, number]>,
+  ) {
+    this.scope = new AsyncResource('QUERYWRAP');
+    this.id = host.stream('dns-query-ids').int(0, 0x10000);
+    this.type = QUERY_TYPES[method]!;
+    this.entry = { req, host, scope: this.scope, stop: () => this.stop() };
+  }
+
+  private get options(): ChannelOptions {
+    return channelOptions.get(this.channel) ?? DEFAULT_OPTIONS;
+  }
+
+  start(): void {
+    const queries = pendingOf(this.channel);
+    if (queries.size === 0) pollStart.set(this.channel, this.host.world.nowNs);
+    queries.add(this.entry);
+    this.host.world.refHandle(this.host);
+    const query = encodeQuery(this.id, this.name, this.type);
+    if (query === undefined) return this.finish({ error: 'EBADNAME' });
+    this.send(query);
+  }
+
+  /** Sends try `tryIndex` to the next server that has not refused. */
+  private send(query = encodeQuery(this.id, this.name, this.type)!): void {
+    const servers = this.servers;
+    let index = -1;
+    for (let k = 0; k < servers.length; k++) {
+      const candidate = (this.tryIndex + k) % servers.length;
+      if (!this.refused.has(candidate)) {
+        index = candidate;
+        break;
+      }
+    }
+    if (index < 0) return this.finish({ error: 'ECONNREFUSED' });
+    const [address, port] = servers[index]!;
+    if (!simulatedServer(this.host, address)) {
+      // A server outside the simulation: the simulation's names answer, as without servers.
+      return this.finish(answer(this.host, this.method, this.name));
+    }
+    this.closeSocket();
+    const udp = this.host.world.network.udp;
+    const socket = new UdpSocket(udp, this.host, familyOf(address) === 6 ? 6 : 4);
+    socket.owner = this;
+    socket.receiving = true;
+    this.socket = socket;
+    const err = udp.connect(socket, address, port);
+    if (err === 0) udp.send(socket, undefined, undefined, query);
+    const round = Math.floor(this.tryIndex / servers.length);
+    const options = this.options;
+    let timeoutMs = (options.timeoutMs >= 0 ? options.timeoutMs : CARES_DEFAULT_TIMEOUT_MS) * 2 ** round;
+    if (options.maxTimeoutMs > 0) timeoutMs = Math.min(timeoutMs, options.maxTimeoutMs);
+    this.armTimer(timeoutMs, index);
+  }
+
+  /** The try's timeout, noticed at the first tick of Node's poll timer at or after it. */
+  private armTimer(timeoutMs: number, server: number): void {
+    const world = this.host.world;
+    const options = this.options;
+    const pollMs = Math.max(1, options.timeoutMs >= 0 ? Math.min(options.timeoutMs, NODE_POLL_MAX_MS) : NODE_POLL_MAX_MS);
+    const start = pollStart.get(this.channel) ?? world.nowNs;
+    const deadline = world.nowNs + Math.round(timeoutMs * NS_PER_MS);
+    const pollNs = pollMs * NS_PER_MS;
+    const tick = start + Math.ceil((deadline - start) / pollNs) * pollNs;
+    this.timer = world.schedule(this.host, Math.max(0, tick - world.nowNs), 'timeout', () => {
+      this.timer = undefined;
+      this.lastError = 'ETIMEOUT';
+      this.nextTry(server);
+    }, undefined, false, this.scope);
+  }
+
+  private nextTry(_server: number): void {
+    this.tryIndex++;
+    if (this.tryIndex >= this.options.tries) return this.finish({ error: this.lastError });
+    this.send();
+  }
+
+  message(data: Buffer, _from: UdpPeer): void {
+    if (this.done) return;
+    const message = decodeMessage(data);
+    if (message === undefined) {
+      // c-ares cannot tell whose reply it was: the try failed; the next goes out at once.
+      this.cancelTimer();
+      this.lastError = 'EBADRESP';
+      return this.nextTry(-1);
+    }
+    if (!answersQuery(message, this.id, this.name, this.type)) return;
+    if (message.truncated) return this.finish({ error: 'ECONNREFUSED' });
+    const error = rcodeError(message);
+    if (error !== undefined) return this.finish({ error });
+    this.finish(resultOf(message, this.method, this.name, typeof proto.queryTlsa === 'function'), false);
+  }
+
+  /** ICMP port unreachable from the server: try the next one, at once. */
+  error(code: number): void {
+    if (this.done || code !== UV.ECONNREFUSED) return;
+    this.cancelTimer();
+    const servers = this.servers;
+    const remote = this.socket?.remote;
+    const index = servers.findIndex(([address, port], i) => !this.refused.has(i) && remote !== undefined && canonicalAddress(address) === canonicalAddress(remote.address) && port === remote.port);
+    if (index >= 0) this.refused.add(index);
+    this.send();
+  }
+
+  /** `lookupFailed`: no usable reply (an error response code, no answer, no reply at all). */
+  private finish(result: WireResult, lookupFailed = true): void {
+    if (this.done) return;
+    this.stop();
+    // getHostByAddr: when the lookup fails, c-ares looks in the hosts file next, which never has
+    // simulated addresses: ENOTFOUND. A reply without a PTR record still fails with ENODATA.
+    const final = this.method === 'getHostByAddr' && 'error' in result && lookupFailed ? { error: 'ENOTFOUND' } : result;
+    complete(this.channel, this.host, this.req, final, this.scope);
+  }
+
+  /** Ends the query without an answer: its socket closed, its timer cancelled. */
+  private stop(): void {
+    if (this.done) return;
+    this.done = true;
+    this.cancelTimer();
+    this.closeSocket();
+    const queries = pendingOf(this.channel);
+    queries.delete(this.entry);
+    if (queries.size === 0) pollStart.delete(this.channel);
+    this.host.world.unrefHandle(this.host);
+  }
+
+  private cancelTimer(): void {
+    if (this.timer !== undefined) this.host.world.cancel(this.timer);
+    this.timer = undefined;
+  }
+
+  private closeSocket(): void {
+    if (this.socket === undefined) return;
+    this.socket.owner = undefined;
+    this.socket.close();
+    this.socket = undefined;
+  }
 }
 
 function patchedQuery(method: string) {
@@ -146,11 +412,23 @@ function patchedQuery(method: string) {
     const host = currentHost();
     if (host === undefined) return original.call(this, req, name) as number;
     const text = String(name);
+    const servers = wireServers(this, host);
     if (method === 'getHostByAddr') {
       // c-ares accepts address literals only; anything else fails at once (EINVAL).
       if (familyOf(text) === 0) return UV.EINVAL;
+      // Loopback is in the hosts file, which c-ares reads before asking a server.
+      if (servers !== undefined && !isLoopback(text)) {
+        new WireQuery(this, host, req, method, ptrName(text), servers).start();
+        return 0;
+      }
       const target = reverseName(host, text);
       complete(this, host, req, target === undefined ? { error: 'ENOTFOUND' } : { records: [target] });
+      return 0;
+    }
+    if (servers !== undefined) {
+      // No servers at all: c-ares' ENOSERVER, which Node does not name.
+      if (servers.length === 0) complete(this, host, req, { error: 'UNKNOWN_ARES_ERROR' });
+      else new WireQuery(this, host, req, method, text, servers).start();
       return 0;
     }
     complete(this, host, req, answer(host, method, text));
@@ -168,9 +446,17 @@ function patchedQuery(method: string) {
  */
 const simServers = new WeakMap<NativeChannel, { world: WeakRef<World>; servers: Array<[string, number]> }>();
 
+/** cares_wrap's DNS_ESETSRVPENDING: strerror gives "There are pending queries.". */
+const DNS_ESETSRVPENDING = -1000;
+
 function patchedSetServers(this: NativeChannel, servers: Array<[number, string, number]>): number {
   const host = currentHost();
   if (host === undefined) return real.setServers!.call(this, servers) as number;
+  // Node refuses to change the servers of a channel with queries in flight (a query of a host
+  // that is gone since, or of an earlier run, is not in flight any more).
+  for (const entry of pending.get(this) ?? []) {
+    if (entry.host.state === 'running' && entry.host.world === host.world) return DNS_ESETSRVPENDING;
+  }
   // The world by WeakRef: the default resolver's channel lives as long as the process, and
   // its setting must not keep a finished world alive.
   simServers.set(this, { world: new WeakRef(host.world), servers: servers.map(([, address, port]) => [address, port]) });
@@ -190,7 +476,7 @@ function patchedCancel(this: NativeChannel): void {
   if (queries !== undefined && queries.size > 0) {
     for (const entry of [...queries]) {
       queries.delete(entry);
-      entry.host.world.cancel(entry.event);
+      entry.stop();
       entry.host.world.schedule(entry.host, 0, 'io', () => entry.req.oncomplete('ECANCELLED'), undefined, true, entry.scope);
     }
   }
@@ -205,5 +491,6 @@ export const dnsResolverShim: Shim = {
     patches.replace(proto, 'cancel', patchedCancel);
     patches.replace(proto, 'getServers', patchedGetServers);
     patches.replace(proto, 'setServers', patchedSetServers);
+    patches.replace(cares, 'ChannelWrap', RecordingChannelWrap);
   },
 };

@@ -6,6 +6,7 @@
  * simulation for a name that cannot exist ('nonexistent.invalid', RFC 6761).
  */
 import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
 import net from 'node:net';
 import { execFileSync } from 'node:child_process';
 import dns from 'node:dns';
@@ -367,6 +368,89 @@ describe('dns on the simulated network', function () {
     assert.deepEqual(second, first);
     assert.deepEqual(other.answers, first.answers);
     assert.notEqual(other.fingerprint, first.fingerprint);
+  });
+
+  describe('a Resolver pointed at a DNS server on a simulated host', function () {
+    /** A DNS server on UDP port 53 of its host: one A record per known name, NXDOMAIN otherwise. */
+    function dnsServer(zone, seen) {
+      const socket = dgram.createSocket('udp4');
+      socket.on('message', (query, rinfo) => {
+        let at = 12;
+        const labels = [];
+        while (query[at] !== 0) {
+          labels.push(query.toString('latin1', at + 1, at + 1 + query[at]));
+          at += query[at] + 1;
+        }
+        const name = labels.join('.');
+        seen.push(`${name} from ${rinfo.address}`);
+        const address = zone[name];
+        const header = Buffer.alloc(12);
+        query.copy(header, 0, 0, 2);
+        header.writeUInt16BE(address === undefined ? 0x8183 : 0x8180, 2);
+        header.writeUInt16BE(1, 4);
+        header.writeUInt16BE(address === undefined ? 0 : 1, 6);
+        const answer = address === undefined ? [] : [Buffer.from([0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0, 30, 0, 4, ...address.split('.').map(Number)])];
+        socket.send(Buffer.concat([header, query.subarray(12, at + 5), ...answer]), rinfo.port, rinfo.address);
+      });
+      socket.bind(53);
+    }
+
+    async function run(seed) {
+      const seen = [];
+      const log = [];
+      const sim = new Sim({ seed });
+      sim.host('ns', () => dnsServer({ 'api.internal': '10.0.0.99' }, seen));
+      sim.client('tester', async () => {
+        const resolver = new dns.promises.Resolver({ timeout: 500, tries: 2 });
+        resolver.setServers([sim.addressOf('ns').ipv4]);
+        const attempt = async (label, name) => {
+          const start = Date.now();
+          const outcome = await resolver.resolve4(name).then((a) => a.join(), (e) => `${e.code} ${e.syscall} ${e.hostname}`);
+          // A round trip takes a few ms of link latency (the seed's); timeouts are exact.
+          const elapsed = Date.now() - start;
+          log.push(`${label}: ${outcome} ${elapsed < 100 ? 'within a round trip' : `after ${elapsed} ms`}`);
+        };
+        await attempt('answered', 'api.internal');
+        await attempt('unknown to the server', 'db.internal');
+        // A host name of the simulation is the server's business now, not the simulation's.
+        await attempt('a simulated host name', 'ns');
+        sim.partition('ns', 'tester');
+        await attempt('partitioned', 'api.internal');
+        sim.repair('ns', 'tester');
+        sim.kill('ns');
+        await attempt('server process killed', 'api.internal');
+        sim.restart('ns');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        await attempt('restarted', 'api.internal');
+        sim.crash('ns');
+        await attempt('server machine crashed', 'api.internal');
+      });
+      const result = await sim.run();
+      return { seen, log, fingerprint: result.fingerprint };
+    }
+
+    it('sends the queries over the simulated network and answers from the replies, with faults', async function () {
+      const first = await run(0xd5);
+      assert.deepEqual(first.log, [
+        'answered: 10.0.0.99 within a round trip',
+        'unknown to the server: ENOTFOUND queryA db.internal within a round trip',
+        'a simulated host name: ENOTFOUND queryA ns within a round trip',
+        // Two tries: 500 ms, then 1000 (c-ares doubles the timeout for each round of servers).
+        'partitioned: ETIMEOUT queryA api.internal after 1500 ms',
+        // The machine is up without a socket on port 53: ICMP port unreachable, at once.
+        'server process killed: ECONNREFUSED queryA api.internal within a round trip',
+        'restarted: 10.0.0.99 within a round trip',
+        // A machine that is off answers nothing, not even ICMP.
+        'server machine crashed: ETIMEOUT queryA api.internal after 1500 ms',
+      ]);
+      // The partitioned tries never arrived; the restarted server saw its query.
+      assert.deepEqual(first.seen, ['api.internal from 10.0.0.2', 'db.internal from 10.0.0.2', 'ns from 10.0.0.2', 'api.internal from 10.0.0.2']);
+      const second = await run(0xd5);
+      assert.deepEqual(second, first);
+      const other = await run(0xd6);
+      assert.deepEqual(other.log, first.log);
+      assert.notEqual(other.fingerprint, first.fingerprint);
+    });
   });
 
   describe("'localhost' on a simulated host: 127.0.0.1 only, like this project's reference machine", () => {
