@@ -36,7 +36,9 @@ const EVENT_PATH = new Set(['Timeout', 'createTimeout', 'arm', 'fireTimeout', 'r
  */
 function weakObjectDeopts(text) {
   const perRun = [];
-  const pattern = /DebugPrint: Smi: 0x[0-9a-f]+ \((\d+)\)|\[marking dependent code[^\]]*?<SharedFunctionInfo ([^>]*)>[^\]]*?reason: (?:embedded )?weak objects/g;
+  // A run's marker is the start of its %DebugPrint line only: the shorter the text, the less room
+  // for another thread's output inside it.
+  const pattern = /(DebugPrint: Smi)|\[marking dependent code[^\]]*?<SharedFunctionInfo ([^>]*)>[^\]]*?reason: (?:embedded )?weak objects/g;
   for (const match of text.matchAll(pattern)) {
     if (match[1] !== undefined) perRun.push([]);
     else if (perRun.length > 0 && EVENT_PATH.has(match[2])) perRun.at(-1).push(match[2]);
@@ -69,8 +71,18 @@ describe('shape keeper: the event path stays optimized from run to run (seed 0x5
   it('without it V8 throws the event path away at every run ("weak objects"); with it, not after the second', () => {
     // 2 clients x 20 chains x 250 steps: enough events per run for TurboFan to optimize the path.
     const flags = ['--allow-natives-syntax', '--trace-deopt'];
-    const off = weakObjectDeopts(runFixture({ runs: 5, steps: 250, keep: false, v8Flags: flags }).out);
-    assert.equal(off.length, 5);
+    // Each run's marker is a %DebugPrint line; a line a V8 helper thread prints at that moment
+    // can land inside it (seen once in a Node 22 CI run under load: 4 markers of 5), and the
+    // runs can then not be told apart. Such a trace is taken again, once.
+    const traced = (keep) => {
+      let runs = [];
+      for (let attempt = 0; attempt < 2 && runs.length !== 5; attempt++) {
+        runs = weakObjectDeopts(runFixture({ runs: 5, steps: 250, keep, v8Flags: flags }).out);
+      }
+      assert.equal(runs.length, 5, `the trace of the ${keep ? 'kept' : 'unkept'} runs lost a run's marker twice`);
+      return runs;
+    };
+    const off = traced(false);
     assert.ok(off.slice(1).flat().length > 0, 'without the keeper no event-path function was deoptimized for weak objects: the fact this relies on changed');
     // What TurboFan embeds depends on when its background thread compiles, which a loaded machine
     // moves: about one process in 30 on Node 24 under a parallel suite lost one function once in
@@ -78,7 +90,7 @@ describe('shape keeper: the event path stays optimized from run to run (seed 0x5
     // does not work loses code in nearly every run, so a second process must then fail too.
     const attempts = [];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const on = weakObjectDeopts(runFixture({ runs: 5, steps: 250, keep: true, v8Flags: flags }).out);
+      const on = traced(true);
       attempts.push(on.map((names, i) => `run ${i + 1}: ${names.join(' ')}`).join('; '));
       if (on.slice(2).flat().length === 0) return;
     }
