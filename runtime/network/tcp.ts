@@ -132,6 +132,8 @@ export class TcpListener {
     readonly owner: ListenerOwner,
     /** '::' without ipv6Only accepts IPv4 too (dual stack). */
     readonly ipv6Only: boolean,
+    /** SO_REUSEPORT (listen({ reusePort: true }), Node 22.12+): shares its port with others that set it. */
+    readonly reusePort = false,
   ) {}
   closed = false;
   /** Its chain (a new one per listening server): the connections it accepts run in it. */
@@ -795,11 +797,15 @@ export class TcpStack {
     return false;
   }
 
-  /** The error bind() reports for this address (0 when free): a listener covering it. */
-  bindConflict(host: Host, local: SocketAddress, ipv6Only: boolean): number {
+  /**
+   * The error bind() reports for this address (0 when free): a listener covering it. Sockets
+   * that all set SO_REUSEPORT share a port (Linux, same user: every simulated process is one).
+   */
+  bindConflict(host: Host, local: SocketAddress, ipv6Only: boolean, reusePort = false): number {
     if (local.port === 0) return 0;
     for (const other of this.listeners) {
       if (other.host !== host || other.closed || other.local.port !== local.port) continue;
+      if (reusePort && other.reusePort) continue;
       if (addressesConflict(other.local, other.ipv6Only, local, ipv6Only)) return UV.EADDRINUSE;
     }
     return 0;
@@ -807,7 +813,7 @@ export class TcpStack {
 
   /** Starts listening; returns a UV error code or 0. */
   listen(listener: TcpListener): number {
-    const err = this.bindConflict(listener.host, listener.local, listener.ipv6Only);
+    const err = this.bindConflict(listener.host, listener.local, listener.ipv6Only, listener.reusePort);
     if (err !== 0) return err;
     this.listeners.push(listener);
     listener.chain = this.network.world.newChain();
@@ -875,11 +881,24 @@ export class TcpStack {
     attempt(SYN_RTO_INITIAL_NS);
   }
 
-  /** The listener of host `to` that a SYN from `client` reaches now, if any. */
+  /**
+   * The listener of host `to` that a SYN from `client` reaches now, if any. Only SO_REUSEPORT
+   * listeners share a port: Linux takes the best match (a listener on the very address before a
+   * wildcard one), and spreads connections over a group of equals by a hash of the client's
+   * address and port, so one client's connection always reaches the same listener.
+   */
   private listenerFor(client: TcpEndpoint, to: Host): TcpListener | undefined {
     if (to.state !== 'running') return undefined;
     const { address, family, port } = client.remote;
-    return this.listeners.find((l) => l.host === to && l.accepts(address, family, port));
+    const matches = this.listeners.filter((l) => l.host === to && l.accepts(address, family, port));
+    if (matches.length <= 1) return matches[0];
+    const exact = matches.filter((l) => !isWildcard(l.local.address));
+    const group = exact.length > 0 ? exact : matches;
+    if (group.length === 1) return group[0];
+    let h = 2166136261;
+    const flow = `${unmapped(client.local.address)}:${client.local.port}`;
+    for (let i = 0; i < flow.length; i++) h = Math.imul(h ^ flow.charCodeAt(i), 16777619);
+    return group[(h >>> 0) % group.length];
   }
 
   /**

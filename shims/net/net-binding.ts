@@ -58,6 +58,8 @@ const streamWrap = nodeBinding('stream_wrap');
 const TCP = tcpWrap.TCP as new (type: number) => NativeHandle;
 const TCP_SOCKET: number = tcpWrap.constants.SOCKET;
 const UV_TCP_IPV6ONLY: number = tcpWrap.constants.UV_TCP_IPV6ONLY ?? 1;
+/** listen({ reusePort: true }) on Node 22.12+ (Node 20 has no such flag: 0 never matches). */
+const UV_TCP_REUSEPORT: number = tcpWrap.constants.UV_TCP_REUSEPORT ?? 0;
 const streamBaseState: Int32Array = streamWrap.streamBaseState;
 const kReadBytesOrError: number = streamWrap.kReadBytesOrError;
 const kArrayBufferOffset: number = streamWrap.kArrayBufferOffset;
@@ -201,6 +203,7 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   readonly scope: AsyncResource;
   bound: SocketAddress | undefined;
   ipv6Only = false;
+  reusePort = false;
   /**
    * libuv's delayed_error: bind() reports EADDRINUSE late, from listen(), connect() or
    * getsockname() (uv__tcp_bind), which is why Node's errors say "listen EADDRINUSE".
@@ -522,21 +525,24 @@ function bindAny(handle: NativeHandle, host: Host, address: string, port: number
   if (!network.isLocal(host, addr)) return UV.EADDRNOTAVAIL;
   const local: SocketAddress = { address: family === 6 ? address : addr, port, family };
   const ipv6Only = (flags & UV_TCP_IPV6ONLY) !== 0;
+  const reusePort = (flags & UV_TCP_REUSEPORT) !== 0;
   // libuv swallows EADDRINUSE from bind(2) and reports it from the next listen or connect.
-  const conflict = network.tcp.bindConflict(host, local, ipv6Only);
+  const conflict = network.tcp.bindConflict(host, local, ipv6Only, reusePort);
   if (conflict !== 0) {
     sim.delayedError = conflict;
     return 0;
   }
   sim.bound = local;
   sim.ipv6Only = ipv6Only;
+  sim.reusePort = reusePort;
   return 0;
 }
 
-function patchedBind(this: NativeHandle, address: string, port: number): number {
+function patchedBind(this: NativeHandle, address: string, port: number, flags?: number): number {
   const host = currentHost();
-  if (host === undefined && simOf(this) === undefined) return realTcp.bind.call(this, address, port) as number;
-  return bindAny(this, (simOf(this)?.host ?? host)!, address, port, 4, 0);
+  if (host === undefined && simOf(this) === undefined) return realTcp.bind.apply(this, arguments as unknown as unknown[]) as number;
+  // Node 22.12+ passes flags (UV_TCP_REUSEPORT) to bind too; IPV6ONLY means nothing for IPv4.
+  return bindAny(this, (simOf(this)?.host ?? host)!, address, port, 4, (flags ?? 0) & ~UV_TCP_IPV6ONLY);
 }
 
 function patchedBind6(this: NativeHandle, address: string, port: number, flags: number): number {
@@ -555,7 +561,7 @@ function patchedListen(this: NativeHandle, backlog: number): number {
   const bound = sim.bound ?? { address: '::', port: 0, family: 6 as Family };
   if (bound.port === 0) bound.port = network.tcp.ephemeralPort(sim.host);
   sim.bound = bound;
-  const listener = new TcpListener(sim.host, bound, sim, sim.ipv6Only);
+  const listener = new TcpListener(sim.host, bound, sim, sim.ipv6Only, sim.reusePort);
   const err = network.tcp.listen(listener);
   if (err !== 0) return err;
   sim.listener = listener;
