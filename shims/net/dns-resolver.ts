@@ -257,6 +257,8 @@ class WireQuery implements UdpOwner {
   private tryIndex = 0;
   private readonly refused = new Set<number>();
   private lastError = 'ETIMEOUT';
+  /** The message every try sends (c-ares resends the same id and question). */
+  private query: Buffer = Buffer.alloc(0);
   private done = false;
   private readonly id: number;
   private readonly type: number;
@@ -287,11 +289,12 @@ class WireQuery implements UdpOwner {
     this.host.world.refHandle(this.host);
     const query = encodeQuery(this.id, this.name, this.type);
     if (query === undefined) return this.finish({ error: 'EBADNAME' });
-    this.send(query);
+    this.query = query;
+    this.send();
   }
 
   /** Sends try `tryIndex` to the next server that has not refused. */
-  private send(query = encodeQuery(this.id, this.name, this.type)!): void {
+  private send(): void {
     const servers = this.servers;
     let index = -1;
     for (let k = 0; k < servers.length; k++) {
@@ -314,16 +317,16 @@ class WireQuery implements UdpOwner {
     socket.receiving = true;
     this.socket = socket;
     const err = udp.connect(socket, address, port);
-    if (err === 0) udp.send(socket, undefined, undefined, query);
+    if (err === 0) udp.send(socket, undefined, undefined, this.query);
     const round = Math.floor(this.tryIndex / servers.length);
     const options = this.options;
     let timeoutMs = (options.timeoutMs >= 0 ? options.timeoutMs : CARES_DEFAULT_TIMEOUT_MS) * 2 ** round;
     if (options.maxTimeoutMs > 0) timeoutMs = Math.min(timeoutMs, options.maxTimeoutMs);
-    this.armTimer(timeoutMs, index);
+    this.armTimer(timeoutMs);
   }
 
   /** The try's timeout, noticed at the first tick of Node's poll timer at or after it. */
-  private armTimer(timeoutMs: number, server: number): void {
+  private armTimer(timeoutMs: number): void {
     const world = this.host.world;
     const options = this.options;
     const pollMs = Math.max(1, options.timeoutMs >= 0 ? Math.min(options.timeoutMs, NODE_POLL_MAX_MS) : NODE_POLL_MAX_MS);
@@ -334,11 +337,11 @@ class WireQuery implements UdpOwner {
     this.timer = world.schedule(this.host, Math.max(0, tick - world.nowNs), 'timeout', () => {
       this.timer = undefined;
       this.lastError = 'ETIMEOUT';
-      this.nextTry(server);
+      this.nextTry();
     }, undefined, false, this.scope);
   }
 
-  private nextTry(_server: number): void {
+  private nextTry(): void {
     this.tryIndex++;
     if (this.tryIndex >= this.options.tries) return this.finish({ error: this.lastError });
     this.send();
@@ -351,7 +354,7 @@ class WireQuery implements UdpOwner {
       // c-ares cannot tell whose reply it was: the try failed; the next goes out at once.
       this.cancelTimer();
       this.lastError = 'EBADRESP';
-      return this.nextTry(-1);
+      return this.nextTry();
     }
     if (!answersQuery(message, this.id, this.name, this.type)) return;
     if (message.truncated) return this.finish({ error: 'ECONNREFUSED' });
