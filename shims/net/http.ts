@@ -124,8 +124,6 @@ interface Connection {
   /** Virtual time the current message began (or the connection opened), in ns. */
   startNs: number;
   headersDone: boolean;
-  /** The request whose headers completed, once they have. */
-  req: AnyRecord | undefined;
   /** Reported once; not again until its next message begins (as expired() removes it). */
   expired: boolean;
 }
@@ -173,7 +171,11 @@ function checkConnections(server: AnyRecord, state: ServerState): void {
       state.connections.delete(connection);
       continue;
     }
-    if (connection.expired || connection.req?.complete === true) continue;
+    // Node's native list drops a connection when its message completes. The request is read
+    // from the parser, never kept here: Node lets a finished request be collected while its
+    // keep-alive connection stays open (clearIncoming), and a reference here kept it alive
+    // (Node's test-http-server-keepalive-req-gc).
+    if (connection.expired || (connection.headersDone && messageComplete(parser))) continue;
     const elapsedNs = now - connection.startNs;
     if (
       (!connection.headersDone && headersMs > 0 && elapsedNs > headersMs * NS_PER_MS) ||
@@ -187,6 +189,15 @@ function checkConnections(server: AnyRecord, state: ServerState): void {
   // Nothing left to watch: the checker stops until the next connection (an idle server then has
   // nothing scheduled, and a program left with it alone gets the idle report).
   if (state.connections.size === 0) stopChecker(state);
+}
+
+/**
+ * Whether the parser's current message (its headers complete) has been read to its end. Node
+ * clears `parser.incoming` once a finished request's response is done (clearIncoming).
+ */
+function messageComplete(parser: AnyRecord): boolean {
+  const incoming = parser.incoming as AnyRecord | null | undefined;
+  return incoming === null || incoming === undefined || incoming.complete === true;
 }
 
 /** Node's onRequestTimeout: its socket 'error' listener answers 408 and destroys the socket. */
@@ -249,7 +260,6 @@ function onConnection(state: ServerState, socket: Socket & AnyRecord): void {
     parser,
     startNs: nowNs(state.host),
     headersDone: false,
-    req: undefined,
     expired: false,
   };
   state.connections.add(connection);
@@ -258,7 +268,6 @@ function onConnection(state: ServerState, socket: Socket & AnyRecord): void {
   parser[kOnMessageBegin] = () => {
     connection.startNs = nowNs(state.host);
     connection.headersDone = false;
-    connection.req = undefined;
     connection.expired = false;
   };
   // Node's native parser consumes only a native stream (a socket of its own, never consumed
@@ -270,7 +279,6 @@ function onConnection(state: ServerState, socket: Socket & AnyRecord): void {
   // Set per connection by Node (and reset when the parser is freed): headers are complete.
   parser.onIncoming = function (this: unknown, req: AnyRecord, keepAlive: boolean) {
     connection.headersDone = true;
-    connection.req = req;
     return Reflect.apply(onIncoming, this, [req, keepAlive]);
   };
 }
@@ -311,6 +319,9 @@ const kOnHeaders = (HTTPParser.kOnHeaders as number) | 0;
 const kOnHeadersComplete = (HTTPParser.kOnHeadersComplete as number) | 0;
 const kOnBody = (HTTPParser.kOnBody as number) | 0;
 const kOnMessageComplete = (HTTPParser.kOnMessageComplete as number) | 0;
+const kOnExecute = (HTTPParser.kOnExecute as number) | 0;
+/** The `upgrade` argument of kOnHeadersComplete (versionMajor, versionMinor, headers, method, url, statusCode, statusMessage, upgrade, shouldKeepAlive). */
+const HEADERS_COMPLETE_UPGRADE = 7;
 
 /** Each parser callback slot: whether Node drains after it, whether its return value steers the parser. */
 const PARSER_SLOTS: ReadonlyArray<{ slot: number; drains: boolean; steers: boolean }> = [
@@ -426,9 +437,9 @@ function consumed(deferral: ParserDeferral): boolean {
 
 /**
  * HTTPParser#execute for a server parser inside a host: runs the native parse with its callbacks
- * wrapped. Until the first drain point they run at once; after it they are queued (a
- * headers-complete, whose return value steers the parser, first runs the queue, without drains,
- * and itself at once), and replayed by armReplay()'s events.
+ * wrapped. Until the first drain point they run at once; after it they are queued, and
+ * replayed by armReplay()'s events. A headers-complete of an upgrade request, whose return value
+ * steers the parser, first runs the queue, without drains, and itself at once.
  */
 function deferParserCallbacks(this: AnyRecord, ...args: unknown[]): unknown {
   const deferral = deferralOf(this);
@@ -443,9 +454,12 @@ function deferParserCallbacks(this: AnyRecord, ...args: unknown[]): unknown {
     if (typeof fn !== 'function') return fn;
     return function parserCallback(this: unknown, ...callArgs: unknown[]): unknown {
       if (deferring) {
-        if (!steers) {
+        if (!steers || !callArgs[HEADERS_COMPLETE_UPGRADE]) {
+          // A server's headers-complete answers 0 unless the request asks for an upgrade: it
+          // waits its turn too, so the drain before it runs first, as plainly (a pipelined
+          // request after a body found the first response still attached).
           deferral.queue.push({ fn, thisArg: this, args: callArgs, drains });
-          return undefined;
+          return steers ? 0 : undefined;
         }
         runQueued(deferral, false);
         deferring = false;
@@ -460,13 +474,36 @@ function deferParserCallbacks(this: AnyRecord, ...args: unknown[]): unknown {
     this[slot] = wrappers[i];
   });
   try {
-    return Reflect.apply(realExecute, this, args);
+    const result = Reflect.apply(realExecute, this, args);
+    if (!(result instanceof Error) || deferral.queue.length === 0) return result;
+    // A parse error after a drain point: Node finds it only when the parse resumes after that
+    // drain, so what the drain ran (a response finishing, say) comes before the error is
+    // handled. It is queued after the callbacks it followed, and for now the read reports its
+    // bytes parsed (Node's 400 answer went missing: test-http-socket-error-listeners).
+    deferral.queue.push({ fn: deliverParseError, thisArg: this, args: [result, args[0]], drains: true });
+    return (args[0] as { length: number }).length;
   } finally {
     // A callback may have freed the parser (Node then clears some slots): put back only ours.
     PARSER_SLOTS.forEach(({ slot }, i) => {
       if (this[slot] === wrappers[i]) this[slot] = saved[i];
     });
     disarmIfIdle(deferral);
+  }
+}
+
+/**
+ * A parse error held back by deferParserCallbacks, handed to the server as Node hands a natively
+ * consumed socket's: through the parser's kOnExecute callback, with the read's bytes as the
+ * current buffer (the error's rawPacket, as socketOnData would give it).
+ */
+function deliverParseError(this: AnyRecord, error: Error, chunk: unknown): void {
+  const onExecute = this[kOnExecute];
+  if (typeof onExecute !== 'function') return;
+  Object.defineProperty(this, 'getCurrentBuffer', { value: () => chunk, configurable: true, writable: true });
+  try {
+    Reflect.apply(onExecute as Function, this, [error]);
+  } finally {
+    delete this.getCurrentBuffer;
   }
 }
 

@@ -684,6 +684,17 @@ describe('http and fetch between simulated hosts', function () {
       }
     });
 
+    it('a keep-alive request read and answered can be collected while its connection stays open, as plainly (seed 0x2e)', async function () {
+      // The server's connection tracking (headersTimeout / requestTimeout) held each request
+      // until the connection's next message: Node's test-http-server-keepalive-req-gc failed.
+      const program = path.join(HERE, 'fixtures/http-keepalive-req-gc.cjs');
+      const plain = await run(process.execPath, ['--expose-gc', program]);
+      assert.equal(plain.stdout, 'request collected with its connection open: true, connection open: true\n');
+      const env = { ...process.env, DST_SEED: '0x2e', DST_QUIET: '1' };
+      const simulated = await run(process.execPath, ['--expose-gc', '--import', REGISTER, program], { env });
+      assert.equal(simulated.stdout, plain.stdout);
+    });
+
     it("a program's first fetch, made from a timer's callback, is answered as in plain Node (seed 0x2d, Node 20's llhttp instantiate)", async function () {
       // On Node 20 the first connection awaited llhttp's instantiate, which settles in a task on
       // the next turn of Node's loop; the driver ran the rest of the run first (160 s of virtual
