@@ -92,7 +92,7 @@ type Segment =
 
 /** Segments sent on loopback in one event, delivered by one arrival (TcpEndpoint.arriveTogether). */
 interface SendBatch {
-  /** The sender's event (World.eventsRun) they were sent in. */
+  /** The sender's turn they were sent in (TcpStack.turnNo). */
   eventNo: number;
   segments: Segment[];
 }
@@ -319,11 +319,12 @@ export class TcpEndpoint {
       // Loopback: what one event sends arrives together (see arriveTogether).
       const world = this.network.world;
       const batch = this.batch;
-      if (batch !== undefined && batch.eventNo === world.eventsRun) {
+      const turn = this.stack.turnNo();
+      if (batch !== undefined && batch.eventNo === turn) {
         batch.segments.push(segment);
         return;
       }
-      const next: SendBatch = { eventNo: world.eventsRun, segments: [segment] };
+      const next: SendBatch = { eventNo: turn, segments: [segment] };
       this.batch = next;
       this.stack.reliableSend(this, peer, bytes, () => {
         if (this.batch === next) this.batch = undefined;
@@ -661,13 +662,16 @@ export class TcpEndpoint {
     });
   }
 
-  private scheduleFlush(): void {
+  private scheduleFlush(continuing = false): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     // Like libuv, data already buffered is delivered on a later turn, not inside readStart().
-    const world = this.stack.network.world;
+    const stack = this.stack;
+    const world = stack.network.world;
+    const turn = continuing ? stack.turnNo() : undefined;
     world.withChain(this.chain, () => world.schedule(this.host, 0, 'net', () => {
       this.flushScheduled = false;
+      if (turn !== undefined) stack.continueTurn(turn);
       this.flush();
     }, undefined, false, this.owner?.scope));
   }
@@ -710,7 +714,9 @@ export class TcpEndpoint {
       this.notify((o) => o.data(chunk));
       if (this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
     }
-    if (this.reading && this.unread.length > 0) this.scheduleFlush();
+    // The next read of the same libuv read loop (uv__read reads on while the kernel has more,
+    // EOF included): what the program sends from it leaves in the same turn of its loop.
+    if (this.reading && this.unread.length > 0) this.scheduleFlush(true);
   }
 
   /** Takes up to `sizeMax` bytes of consecutive buffered data from the front of `unread`. */
@@ -770,8 +776,32 @@ export class TcpStack {
   private readonly endpoints = new Set<TcpEndpoint>();
   private readonly nextEphemeral = new Map<Host, number>();
 
+  /** The event that continues an earlier event's turn (see continueTurn), and that turn. */
+  private continued: { eventNo: number; turn: number } | undefined;
+
   constructor(network: Network) {
     this.network = network;
+  }
+
+  /**
+   * The turn of the program's event loop the current event belongs to, by the number of the
+   * event that began it: what a process sends on loopback within one turn is in the peer's
+   * receive buffer before the peer polls, so it arrives together (TcpEndpoint.transmit).
+   */
+  turnNo(): number {
+    const eventNo = this.network.world.eventsRun;
+    const continued = this.continued;
+    return continued !== undefined && continued.eventNo === eventNo ? continued.turn : eventNo;
+  }
+
+  /**
+   * The current event continues `turn`: the next read of one libuv read loop, which Node runs as
+   * its own callback (and drains ticks after) but in the same turn of the loop, before any
+   * other process polls (plainly a response and the 400 that the request's EOF brings are read
+   * by the client as one chunk).
+   */
+  continueTurn(turn: number): void {
+    this.continued = { eventNo: this.network.world.eventsRun, turn };
   }
 
   /**

@@ -1,6 +1,7 @@
 // Writes made in one tick on loopback are in the receiver's socket buffer before it polls, so
 // one read takes them together; writes made in later turns of the sender's loop are read apart.
-// (The simulator delivered every write of a tick as its own read.)
+// (The simulator delivered every write of a tick as its own read.) The reads of one libuv read
+// loop (data, then EOF) are one turn of the receiver's loop too.
 import net from 'node:net';
 
 const chunks = (label, socket, done) => {
@@ -49,5 +50,19 @@ await new Promise((resolve) => {
       setTimeout(() => c.end('4'), 20);
     });
     c.resume();
+  });
+});
+
+await new Promise((resolve) => {
+  // Data and FIN sent in one tick are read by one libuv read loop: the 'data' callback, then
+  // EOF, each with its ticks drained, but in one turn of the server's loop. What the server
+  // writes from both (and its end) reaches the client's buffer before the client polls.
+  const server = net.createServer((s) => {
+    s.on('data', (d) => s.write(`data ${d};`));
+    s.on('end', () => s.write('end;'));
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const c = net.connect(server.address().port, '127.0.0.1', () => c.end('q'));
+    chunks('read loop: client read', c, () => server.close(resolve));
   });
 });
