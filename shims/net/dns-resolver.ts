@@ -13,7 +13,8 @@
  *
  * A channel whose servers (set from a host) are simulated hosts talks DNS to them: each query
  * goes out as a DNS message over simulated UDP, as c-ares sends it, and the reply is read as
- * c-ares reads it (dns-wire.ts), with c-ares' tries, timeouts and errors (see WireQuery). So a
+ * c-ares reads it (dns-wire.ts), with c-ares' tries, timeouts and errors (see WireQuery), and
+ * over simulated TCP after a truncated reply (DnsTcpConnection). So a
  * program can run its own DNS server on a dgram socket and point a Resolver at it. A server
  * outside the simulation (8.8.8.8) is answered from the simulation's names, as before.
  *
@@ -27,6 +28,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { familyOf } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
+import { TcpEndpoint, type TcpOwner } from '../../runtime/network/tcp.js';
 import { canonicalAddress, UdpSocket, type UdpOwner, type UdpPeer } from '../../runtime/network/udp.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 import type { World } from '../../runtime/world.js';
@@ -253,6 +255,9 @@ function simulatedServer(host: Host, address: string): boolean {
 class WireQuery implements UdpOwner {
   readonly scope: AsyncResource;
   private socket: UdpSocket | undefined;
+  /** After a truncated UDP reply, c-ares asks over TCP, for the rest of the query's tries. */
+  private usingTcp = false;
+  private tcp: DnsTcpConnection | undefined;
   private timer: SimEvent | undefined;
   private tryIndex = 0;
   private readonly refused = new Set<number>();
@@ -311,6 +316,15 @@ class WireQuery implements UdpOwner {
       return this.finish(answer(this.host, this.method, this.name));
     }
     this.closeSocket();
+    if (this.usingTcp) {
+      // A try after a timeout goes out on the connection still open to that server.
+      if (this.tcp === undefined || this.tcp.isClosed || !this.tcp.to(address, port)) {
+        this.closeTcp();
+        this.tcp = new DnsTcpConnection(this, this.host, address, port);
+      }
+      this.tcp.send(this.query);
+      return this.armTimer(this.tryTimeoutMs());
+    }
     const udp = this.host.world.network.udp;
     const socket = new UdpSocket(udp, this.host, familyOf(address) === 6 ? 6 : 4);
     socket.owner = this;
@@ -318,11 +332,15 @@ class WireQuery implements UdpOwner {
     this.socket = socket;
     const err = udp.connect(socket, address, port);
     if (err === 0) udp.send(socket, undefined, undefined, this.query);
-    const round = Math.floor(this.tryIndex / servers.length);
+    this.armTimer(this.tryTimeoutMs());
+  }
+
+  /** The current try's timeout: the channel's, doubled each round through the servers. */
+  private tryTimeoutMs(): number {
+    const round = Math.floor(this.tryIndex / this.servers.length);
     const options = this.options;
-    let timeoutMs = (options.timeoutMs >= 0 ? options.timeoutMs : CARES_DEFAULT_TIMEOUT_MS) * 2 ** round;
-    if (options.maxTimeoutMs > 0) timeoutMs = Math.min(timeoutMs, options.maxTimeoutMs);
-    this.armTimer(timeoutMs);
+    const timeoutMs = (options.timeoutMs >= 0 ? options.timeoutMs : CARES_DEFAULT_TIMEOUT_MS) * 2 ** round;
+    return options.maxTimeoutMs > 0 ? Math.min(timeoutMs, options.maxTimeoutMs) : timeoutMs;
   }
 
   /** The try's timeout, noticed at the first tick of Node's poll timer at or after it. */
@@ -347,7 +365,7 @@ class WireQuery implements UdpOwner {
     this.send();
   }
 
-  message(data: Buffer, _from: UdpPeer): void {
+  message(data: Buffer, _from?: UdpPeer): void {
     if (this.done) return;
     const message = decodeMessage(data);
     if (message === undefined) {
@@ -357,7 +375,17 @@ class WireQuery implements UdpOwner {
       return this.nextTry();
     }
     if (!answersQuery(message, this.id, this.name, this.type)) return;
-    if (message.truncated) return this.finish({ error: 'ECONNREFUSED' });
+    if (message.truncated && !this.usingTcp) {
+      // The whole answer did not fit a datagram: the same try again, over TCP, with a fresh
+      // timeout. A truncated reply over TCP is taken as it is.
+      this.cancelTimer();
+      this.closeSocket();
+      this.usingTcp = true;
+      // Alone on its channel, the query's UDP socket was the last: Node stopped its poll timer
+      // with it, and starts it afresh when the TCP socket opens.
+      if (pendingOf(this.channel).size === 1) pollStart.set(this.channel, this.host.world.nowNs);
+      return this.send();
+    }
     const error = rcodeError(message);
     if (error !== undefined) return this.finish({ error });
     this.finish(resultOf(message, this.method, this.name, typeof proto.queryTlsa === 'function'), false);
@@ -372,6 +400,25 @@ class WireQuery implements UdpOwner {
     const index = servers.findIndex(([address, port], i) => !this.refused.has(i) && remote !== undefined && canonicalAddress(address) === canonicalAddress(remote.address) && port === remote.port);
     if (index >= 0) this.refused.add(index);
     this.send();
+  }
+
+  /** The TCP connection to the server was refused: c-ares skips the server, as for ICMP. */
+  tcpRefused(connection: DnsTcpConnection): void {
+    if (this.done || connection !== this.tcp) return;
+    this.tcp = undefined;
+    this.cancelTimer();
+    const index = this.servers.findIndex(([address, port], i) => !this.refused.has(i) && connection.to(address, port));
+    if (index >= 0) this.refused.add(index);
+    this.send();
+  }
+
+  /** The server closed or reset the connection without an answer: the try failed, the next goes out at once. */
+  tcpClosed(connection: DnsTcpConnection): void {
+    if (this.done || connection !== this.tcp) return;
+    this.closeTcp();
+    this.cancelTimer();
+    this.lastError = 'ECONNREFUSED';
+    this.nextTry();
   }
 
   /** `lookupFailed`: no usable reply (an error response code, no answer, no reply at all). */
@@ -390,6 +437,7 @@ class WireQuery implements UdpOwner {
     this.done = true;
     this.cancelTimer();
     this.closeSocket();
+    this.closeTcp();
     const queries = pendingOf(this.channel);
     queries.delete(this.entry);
     if (queries.size === 0) pollStart.delete(this.channel);
@@ -406,6 +454,113 @@ class WireQuery implements UdpOwner {
     this.socket.owner = undefined;
     this.socket.close();
     this.socket = undefined;
+  }
+
+  private closeTcp(): void {
+    this.tcp?.close();
+    this.tcp = undefined;
+  }
+}
+
+/**
+ * c-ares' TCP connection to a DNS server (RFC 1035 4.2.2): each message is sent and read with a
+ * two-byte length in front. Closed as soon as its query is done (c-ares keeps no idle
+ * connection), so the server sees the end of the stream.
+ */
+class DnsTcpConnection implements TcpOwner {
+  private readonly endpoint: TcpEndpoint;
+  private established = false;
+  private readonly unsent: Buffer[] = [];
+  private received: Buffer = Buffer.alloc(0);
+  private closed = false;
+
+  constructor(
+    private readonly query: WireQuery,
+    host: Host,
+    private readonly address: string,
+    private readonly port: number,
+  ) {
+    const network = host.world.network;
+    const family = familyOf(address) === 6 ? 6 : 4;
+    const own = network.addressesOf(host);
+    const localAddress = isLoopback(address) ? (family === 6 ? '::1' : '127.0.0.1') : family === 6 ? own.ipv6 : own.ipv4;
+    const local = { address: localAddress, port: network.tcp.ephemeralPort(host), family } as const;
+    this.endpoint = new TcpEndpoint(network.tcp, host, local, { address, port, family });
+    this.endpoint.owner = this;
+    network.tcp.connect(this.endpoint);
+  }
+
+  get scope(): AsyncResource {
+    return this.query.scope;
+  }
+
+  /** Whether this connection goes to that server (open or not). */
+  to(address: string, port: number): boolean {
+    return port === this.port && canonicalAddress(address) === canonicalAddress(this.address);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  send(message: Buffer): void {
+    const framed = Buffer.alloc(2 + message.length);
+    framed.writeUInt16BE(message.length, 0);
+    message.copy(framed, 2);
+    if (this.established) this.endpoint.write(framed);
+    else this.unsent.push(framed);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.endpoint.owner = undefined;
+    this.endpoint.close();
+  }
+
+  connected(status: number): void {
+    if (this.closed) return;
+    if (status !== 0) {
+      this.closed = true;
+      this.query.tcpRefused(this);
+      return;
+    }
+    this.established = true;
+    this.endpoint.startReading();
+    for (const framed of this.unsent.splice(0)) this.endpoint.write(framed);
+  }
+
+  data(chunk: Buffer): void {
+    this.received = this.received.length === 0 ? chunk : Buffer.concat([this.received, chunk]);
+    while (!this.closed && this.received.length >= 2) {
+      const size = this.received.readUInt16BE(0);
+      if (this.received.length < 2 + size) return;
+      const message = this.received.subarray(2, 2 + size);
+      this.received = this.received.subarray(2 + size);
+      this.query.message(message);
+    }
+  }
+
+  end(): void {
+    if (!this.closed) this.query.tcpClosed(this);
+  }
+
+  readError(): void {
+    this.end();
+  }
+
+  writeFailed(): void {
+    this.end();
+  }
+
+  writable(): void {}
+
+  readSizeMax(): number {
+    return 65536;
+  }
+
+  hasPendingWrites(): boolean {
+    return false;
   }
 }
 
