@@ -39,7 +39,7 @@ import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost, type Host } from '../context.js';
 import { holdSocketReads, isSimulatedSocket, onSocketReleased } from './net-binding.js';
 import { nodeError } from '../node-errors.js';
-import { type PatchSet, privateSymbolFinder } from '../registry.js';
+import { mirrorSignature, type PatchSet, privateSymbolFinder } from '../registry.js';
 import type { Shim } from '../shim.js';
 import { simulatedTimers } from '../timers/timers.js';
 
@@ -227,6 +227,7 @@ function onListening(server: AnyRecord, host: Host): void {
   stopChecker(state);
   state.listenNs = nowNs(host);
   state.server = server;
+  orderConnectionsList(server);
 }
 
 /**
@@ -255,6 +256,7 @@ function armChecker(state: ServerState): void {
 function onConnection(state: ServerState, socket: Socket & AnyRecord): void {
   const parser = socket.parser as AnyRecord | null | undefined;
   if (parser === null || parser === undefined) return;
+  acceptedOrder.set(parser, ++acceptedCount);
   const connection: Connection = {
     socket,
     parser,
@@ -559,9 +561,51 @@ function globalAgentFor(host: Host, original: http.Agent): http.Agent {
   return agent;
 }
 
+// ---- the order of the server's connections list ----------------------------------------------
+
+/**
+ * Node's native ConnectionsList keeps a server's parsers in a std::set ordered by address, so
+ * all(), idle(), active() and expired() list them in an order that changes from run to run:
+ * closeAllConnections() and closeIdleConnections() (which server.close() calls) ended sockets in
+ * a different order each run of one seed. Inside a host each list comes back in the order the
+ * connections were accepted.
+ */
+const acceptedOrder = new WeakMap<object, number>();
+let acceptedCount = 0;
+let patchesOfInstall: PatchSet | undefined;
+let connectionsListPatched = false;
+
+function orderConnectionsList(server: AnyRecord): void {
+  if (connectionsListPatched || patchesOfInstall === undefined) return;
+  const list = Object.getOwnPropertySymbols(server)
+    .filter((s) => s.description === 'http.server.connections')
+    .map((s) => server[s])[0] as object | undefined;
+  if (list === undefined || list === null) return;
+  connectionsListPatched = true;
+  const prototype = Object.getPrototypeOf(list) as AnyRecord;
+  for (const name of ['all', 'idle', 'active', 'expired']) {
+    const real = prototype[name];
+    if (typeof real !== 'function') continue;
+    const ordered = function (this: unknown, ...args: unknown[]): unknown {
+      const result = Reflect.apply(real as Function, this, args);
+      if (currentHost() === undefined || !Array.isArray(result)) return result;
+      const rank = (parser: object) => acceptedOrder.get(parser) ?? Number.MAX_SAFE_INTEGER;
+      return result.sort((a: object, b: object) => rank(a) - rank(b));
+    };
+    mirrorSignature(ordered, real as Function);
+    patchesOfInstall.replace(prototype, name, ordered);
+  }
+}
+
 export const httpShim: Shim = {
   name: 'http',
   install(patches: PatchSet) {
+    patchesOfInstall = patches;
+    connectionsListPatched = false;
+    patches.onRestore(() => {
+      patchesOfInstall = undefined;
+      connectionsListPatched = false;
+    });
     patches.replace(http.OutgoingMessage.prototype as AnyRecord, '_storeHeader', storeHeader);
     patches.replace(http.Server.prototype, 'emit', serverEmit as typeof realEmit);
     patches.replace(parserPrototype, 'execute', deferParserCallbacks);
