@@ -69,6 +69,8 @@ export interface NetworkWorld {
   readonly scheduleNowNs: number;
   /** Events run so far: what one event sends leaves as one batch (see TcpEndpoint.write). */
   readonly eventsRun: number;
+  /** The run's fingerprint: deliveries mix in which socket they reach. */
+  readonly fingerprint: { mix(word: number): void };
   /** A random stream derived from (seed, name) alone. */
   stream(name: string): RandomStream;
   /** Queues `fn` on `host` after `delayNs`; nothing runs, and it comes back cancelled, if the host is down. */

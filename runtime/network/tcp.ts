@@ -218,8 +218,11 @@ export class TcpEndpoint {
   bytesWritten = 0;
   /** The connection's id in the trace (shared by both endpoints; 0 when not traced). */
   traceConn = 0;
+  /** The endpoint's number in the order of the run's endpoints (what the fingerprint records of it). */
+  readonly serial: number;
 
   constructor(stack: TcpStack, host: Host, local: SocketAddress, remote: SocketAddress) {
+    this.serial = stack.nextSerial();
     this.stack = stack;
     this.host = host;
     this.local = local;
@@ -748,6 +751,11 @@ export class TcpEndpoint {
   notify(fn: (owner: TcpOwner) => void): void {
     const owner = this.owner;
     if (owner === undefined || this.host.state !== 'running') return;
+    // Which connection this is: two runs that swap two connections' events at the same
+    // instants (closeAllConnections in the native list's address order did) would otherwise
+    // have one fingerprint. Its serial, not its ports (seeded ephemeral ports would make every
+    // seed's fingerprint differ by them alone).
+    this.network.world.fingerprint.mix(this.serial);
     if (owner.scope !== undefined) owner.scope.runInAsyncScope(fn, undefined, owner);
     else fn(owner);
   }
@@ -775,6 +783,13 @@ export class TcpStack {
   private readonly listeners: TcpListener[] = [];
   private readonly endpoints = new Set<TcpEndpoint>();
   private readonly nextEphemeral = new Map<Host, number>();
+
+  private serials = 0;
+
+  /** The next endpoint's serial number. */
+  nextSerial(): number {
+    return ++this.serials;
+  }
 
   /** The event that continues an earlier event's turn (see continueTurn), and that turn. */
   private continued: { eventNo: number; turn: number } | undefined;

@@ -159,11 +159,15 @@ export class UdpSocket {
   /** The chain its datagrams are received in (see World.chainForSocket), chosen when it binds. */
   chain = 0;
 
+  /** The socket's number in the order of the run's sockets (what the fingerprint records of it). */
+  readonly serial: number;
+
   constructor(
     readonly stack: UdpStack,
     readonly host: Host,
     readonly family: Family,
   ) {
+    this.serial = stack.nextSerial();
     this.boundAddress = family === 6 ? '::' : '0.0.0.0';
     this.address = this.boundAddress;
   }
@@ -202,9 +206,15 @@ export class UdpStack {
   private readonly sockets: UdpSocket[] = [];
   private readonly nextEphemeral = new Map<Host, number>();
   private bindCount = 0;
+  private serials = 0;
 
   constructor(network: Network) {
     this.network = network;
+  }
+
+  /** The next socket's serial number. */
+  nextSerial(): number {
+    return ++this.serials;
   }
 
   /** The bound sockets, in bind order (for reports of what keeps a run alive). */
@@ -447,6 +457,10 @@ export class UdpStack {
         if (owner === undefined || !socket.receiving || host.state !== 'running') continue;
         const rinfo = this.presentSource(socket, d);
         const copy = ownBuffer(d.payload);
+        // Which socket got which datagram: two runs that swap two sockets' traffic at the same
+        // instants would otherwise have one fingerprint. Its serial, not its port (a seeded
+        // ephemeral port would make every seed's fingerprint differ by it alone).
+        this.network.world.fingerprint.mix(socket.serial);
         if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.message(copy, rinfo));
         else owner.message(copy, rinfo);
       }

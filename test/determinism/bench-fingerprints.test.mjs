@@ -13,9 +13,9 @@ import { SIZES } from '../../bench/workloads.mjs';
 const PINNED = {
   'sim-timers': { events: 2002, fingerprint: 'd788a56067948e22' },
   'sim-interval': { events: 3005, fingerprint: 'c1f5f83e341abed4' },
-  'sim-tcp-sequential': { events: 406, fingerprint: '01d2dcf436f2c9cd' },
-  'sim-tcp-concurrent': { events: 434, fingerprint: '9086a987136a9d3d' },
-  'sim-gossip': { events: 3020, fingerprint: '860474a994910548' },
+  'sim-tcp-sequential': { events: 406, fingerprint: 'f46cc0a48c9d8543' },
+  'sim-tcp-concurrent': { events: 434, fingerprint: '123de2e5586ca68c' },
+  'sim-gossip': { events: 3020, fingerprint: '799adf486885f9e6' },
 };
 
 describe('bench workloads keep their pinned fingerprints (seed 0xbe7c4, quick sizes)', function () {
