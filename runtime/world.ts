@@ -543,6 +543,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     return this.chain;
   }
 
+  /**
+   * True while a program's start runs: its top level before the first event (register mode), or
+   * a host's boot event. Node's event loop has not started then (nodeTiming.loopStart is -1).
+   */
+  get bootRunning(): boolean {
+    return this.eventKind === -1 || this.eventKind === EVENT_KIND_CODE.boot;
+  }
+
   /** The loop phase (scheduler/loop-phases.ts) of the callback running now, or of the program's top level. */
   get currentPhase(): number {
     return this.eventKind === -1 ? this.topLevelPhase : phaseOfKind(this.eventKind);

@@ -432,8 +432,9 @@ Object.defineProperty(dispatchEvent, 'length', { value: realDispatchEvent.length
 /**
  * The simulated process's milestones, on its host's performance clock. A host's program starts
  * at performance.now() 0 (its boot), so Node's start-up milestones (nodeStart, v8Start,
- * environment, bootstrapComplete) are all 0 and its loop starts there too; loopExit stays -1 (a
- * running process). Real Node reports how long its own start-up took, a different figure each run.
+ * environment, bootstrapComplete) are all 0 and its loop starts there too (-1 while the
+ * program's first tick runs, as on Node's main thread); loopExit stays -1 (a running process).
+ * Real Node reports how long its own start-up took, a different figure each run.
  */
 const SIMULATED_MILESTONES_MS = { nodeStart: 0, v8Start: 0, environment: 0, bootstrapComplete: 0, loopStart: 0, loopExit: -1 } as const;
 
@@ -444,6 +445,8 @@ function nodeTimingGetter(key: string, realGet: () => unknown): (() => unknown) 
       const host = currentHost();
       return host === undefined ? Reflect.apply(realGet, this, []) : simulated(host);
     };
+  // The main thread's loop starts once the program's first tick is over: -1 until then.
+  if (key === 'loopStart') return inHost((host) => ((host.world as { bootRunning?: boolean }).bootRunning ? -1 : SIMULATED_MILESTONES_MS.loopStart));
   if (key in SIMULATED_MILESTONES_MS) return inHost(() => SIMULATED_MILESTONES_MS[key as keyof typeof SIMULATED_MILESTONES_MS]);
   if (key === 'duration') return inHost((host) => host.clock.perfNowMs(host.readNowNs()));
   // The loop's idle time is the host's uptime less its CPU time, as eventLoopUtilization() has it.

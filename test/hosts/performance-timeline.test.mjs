@@ -24,6 +24,8 @@ async function timeline(seed) {
   const read = {};
   const sim = new Sim({ seed });
   sim.host('n1', async () => {
+    // Node's main thread starts its loop after the program's first tick: -1 until then.
+    read.loopStartInFirstTick = performance.nodeTiming.loopStart;
     await sleep(7);
     read.nowAtA = performance.now();
     const a = performance.mark('a', { detail: { step: 1 } });
@@ -74,6 +76,7 @@ describe('the performance timeline inside a host', function () {
     assert.deepEqual(read.startAndDuration, [7, 5]);
     assert.deepEqual(read.durationOnly, [0, 107], 'Node ignores a duration without start or end');
     assert.deepEqual(read.toLoopStart, [0, 0]);
+    assert.equal(read.loopStartInFirstTick, -1);
     assert.equal(read.now, 107);
     assert.deepEqual(
       { ...read.nodeTiming, idleTime: undefined },
