@@ -180,22 +180,53 @@ function schedulerYield(this: { [kScheduler]?: boolean }): Promise<void> {
 }
 Object.defineProperty(schedulerYield, 'name', { value: 'yield' });
 
-/** AbortSignal.timeout(delay) on virtual time: an unref'd timer aborts with a TimeoutError. */
+/**
+ * The private symbol Node marks its timeout signals with (kTimeout in internal/abort_controller):
+ * with it a signal stays alive while it has an 'abort' listener, and only then (Node's
+ * kNewListener/kRemoveListener keep it in gcPersistentSignals). Read once, from a signal of
+ * Node's own made with the longest delay a timer takes (its real timer is unref'd and is cleared
+ * when that signal is collected).
+ */
+let kTimeout: symbol | null | undefined;
+function timeoutMark(): symbol | null {
+  if (kTimeout === undefined) {
+    const probe = Reflect.apply(real.abortSignalTimeout, AbortSignal, [0x7fffffff]) as AbortSignal;
+    kTimeout = Object.getOwnPropertySymbols(probe).find((symbol) => symbol.description === 'kTimeout') ?? null;
+  }
+  return kTimeout;
+}
+
+/** The controller of each simulated timeout signal, held no longer than its signal. */
+const timeoutControllers = new WeakMap<AbortSignal, AbortController>();
+
+/**
+ * AbortSignal.timeout(delay) on virtual time: an unref'd timer aborts with a TimeoutError. As in
+ * Node, the timer holds the signal weakly: a signal nobody listens to can be collected before
+ * its timer fires (Node's test-abortcontroller); the timer then fires and does nothing.
+ */
 function abortSignalTimeout(this: unknown, delay: unknown): AbortSignal {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(real.abortSignalTimeout, this, [delay]);
   validateUint32(delay, 'delay', false, abortSignalTimeout);
+  const mark = timeoutMark();
   const controller = new AbortController();
-  const timer = createTimeout(
+  const signal = controller.signal;
+  if (mark !== null) (signal as unknown as Record<symbol, unknown>)[mark] = true;
+  timeoutControllers.set(signal, controller);
+  const weak = new WeakRef(signal);
+  createTimeout(
     host,
-    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    () => {
+      const target = weak.deref();
+      if (target === undefined) return;
+      timeoutControllers.get(target)?.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    },
     delay,
     undefined,
     false,
     false,
   );
-  void timer;
-  return controller.signal;
+  return signal;
 }
 Object.defineProperty(abortSignalTimeout, 'name', { value: 'timeout' });
 Object.defineProperty(abortSignalTimeout, 'length', { value: real.abortSignalTimeout.length });
