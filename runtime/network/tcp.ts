@@ -717,8 +717,9 @@ export class TcpEndpoint {
       this.notify((o) => o.data(chunk));
       if (this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
     }
-    // The next read of the same libuv read loop (uv__read reads on while the kernel has more,
-    // EOF included): what the program sends from it leaves in the same turn of its loop.
+    // The next read of what is already buffered (the rest of the data, or the EOF behind it):
+    // what the program sends from it reaches a loopback peer before that peer reads, as if in
+    // the same turn of its loop (plainly a reply to the data and one to the EOF are one read).
     if (this.reading && this.unread.length > 0) this.scheduleFlush(true);
   }
 
@@ -810,10 +811,10 @@ export class TcpStack {
   }
 
   /**
-   * The current event continues `turn`: the next read of one libuv read loop, which Node runs as
-   * its own callback (and drains ticks after) but in the same turn of the loop, before any
-   * other process polls (plainly a response and the 400 that the request's EOF brings are read
-   * by the client as one chunk).
+   * The current event continues `turn`: the next read of what a socket already had buffered,
+   * which Node runs as its own callback (and drains ticks after) before a loopback peer reads
+   * (plainly a response and the 400 that the request's EOF brings are read by the client as one
+   * chunk).
    */
   continueTurn(turn: number): void {
     this.continued = { eventNo: this.network.world.eventsRun, turn };
