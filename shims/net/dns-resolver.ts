@@ -9,7 +9,8 @@
  * How: the query methods of ChannelWrap.prototype are patched. Called from a simulated host
  * they answer from the network; called from outside every host they are the real ones, so the
  * test runner's own lookups still work. setServers from a host is remembered per channel and
- * run (see patchedSetServers); setLocalAddress stays real.
+ * run (see patchedSetServers); setLocalAddress is run on the real channel (its checks and
+ * errors) and remembered per channel, as the source address of wire queries.
  *
  * A channel whose servers (set from a host) are simulated hosts talks DNS to them: each query
  * goes out as a DNS message over simulated UDP, as c-ares sends it, and the reply is read as
@@ -57,6 +58,7 @@ const QUERY_METHODS = [
 
 const real: Record<string, (...args: unknown[]) => unknown> = {};
 for (const name of [...QUERY_METHODS, 'cancel', 'getServers', 'setServers']) real[name] = proto[name];
+const realSetLocalAddress = proto.setLocalAddress as (...args: unknown[]) => unknown;
 
 /** The answer of one query: records (and ttls), or a c-ares error name. */
 type Answer = { records: unknown; ttls?: number[] } | { error: string };
@@ -220,6 +222,28 @@ function RecordingChannelWrap(...args: unknown[]): NativeChannel {
 RecordingChannelWrap.prototype = proto;
 Object.defineProperty(RecordingChannelWrap, 'name', { value: 'ChannelWrap' });
 
+/** The source addresses a channel's setLocalAddress() named, by family. */
+const localAddresses = new WeakMap<NativeChannel, { 4?: string; 6?: string }>();
+
+function patchedSetLocalAddress(this: NativeChannel, ...args: unknown[]): unknown {
+  // The real channel checks the addresses and throws Node's errors ("Invalid IP address.").
+  const result = Reflect.apply(realSetLocalAddress, this, args);
+  const own: { 4?: string; 6?: string } = {};
+  for (const address of args) {
+    if (typeof address !== 'string') continue;
+    const family = familyOf(address);
+    if (family === 4 || family === 6) own[family] = address;
+  }
+  localAddresses.set(this, own);
+  return result;
+}
+Object.defineProperty(patchedSetLocalAddress, 'name', { value: 'setLocalAddress' });
+
+/** The address a channel's query to `server` is sent from, when setLocalAddress() named one. */
+function localAddressFor(channel: NativeChannel, server: string): string | undefined {
+  return localAddresses.get(channel)?.[familyOf(server) === 6 ? 6 : 4];
+}
+
 /**
  * Node's poll timer per channel: it runs while the channel has queries, and c-ares notices a
  * timeout only when it ticks. The time it started, per channel, while it runs.
@@ -246,8 +270,8 @@ function simulatedServer(host: Host, address: string): boolean {
  *   round over the servers and capped by maxTimeout, noticed at the next tick of Node's poll
  *   timer; after `tries` tries, ETIMEOUT;
  * - a reply whose id or question is not the query's is ignored; a malformed one costs a try
- *   and the next is sent at once (EBADRESP after the last); a truncated one ends the query with
- *   ECONNREFUSED (c-ares retries over TCP, which the simulation does not serve DNS on);
+ *   and the next is sent at once (EBADRESP after the last); a truncated one sends the same try
+ *   again over TCP, where the query stays (DnsTcpConnection);
  * - otherwise the reply's response code and records decide (dns-wire.ts).
  * c-ares' own adjustments of timeouts to measured server latency and its random jitter are
  * left out: the schedule is c-ares' classic one.
@@ -320,7 +344,7 @@ class WireQuery implements UdpOwner {
       // A try after a timeout goes out on the connection still open to that server.
       if (this.tcp === undefined || this.tcp.isClosed || !this.tcp.to(address, port)) {
         this.closeTcp();
-        this.tcp = new DnsTcpConnection(this, this.host, address, port);
+        this.tcp = new DnsTcpConnection(this, this.host, address, port, localAddressFor(this.channel, address));
       }
       this.tcp.send(this.query);
       return this.armTimer(this.tryTimeoutMs());
@@ -330,7 +354,10 @@ class WireQuery implements UdpOwner {
     socket.owner = this;
     socket.receiving = true;
     this.socket = socket;
-    const err = udp.connect(socket, address, port);
+    const local = localAddressFor(this.channel, address);
+    // c-ares binds its socket to the channel's local address, if any, before connecting.
+    const bindErr = local === undefined ? 0 : udp.bind(socket, local, 0);
+    const err = bindErr !== 0 ? bindErr : udp.connect(socket, address, port);
     if (err === 0) udp.send(socket, undefined, undefined, this.query);
     this.armTimer(this.tryTimeoutMs());
   }
@@ -479,11 +506,12 @@ class DnsTcpConnection implements TcpOwner {
     host: Host,
     private readonly address: string,
     private readonly port: number,
+    bindAddress: string | undefined,
   ) {
     const network = host.world.network;
     const family = familyOf(address) === 6 ? 6 : 4;
     const own = network.addressesOf(host);
-    const localAddress = isLoopback(address) ? (family === 6 ? '::1' : '127.0.0.1') : family === 6 ? own.ipv6 : own.ipv4;
+    const localAddress = bindAddress ?? (isLoopback(address) ? (family === 6 ? '::1' : '127.0.0.1') : family === 6 ? own.ipv6 : own.ipv4);
     const local = { address: localAddress, port: network.tcp.ephemeralPort(host), family } as const;
     this.endpoint = new TcpEndpoint(network.tcp, host, local, { address, port, family });
     this.endpoint.owner = this;
@@ -649,6 +677,7 @@ export const dnsResolverShim: Shim = {
     patches.replace(proto, 'cancel', patchedCancel);
     patches.replace(proto, 'getServers', patchedGetServers);
     patches.replace(proto, 'setServers', patchedSetServers);
+    patches.replace(proto, 'setLocalAddress', patchedSetLocalAddress);
     patches.replace(cares, 'ChannelWrap', RecordingChannelWrap);
   },
 };

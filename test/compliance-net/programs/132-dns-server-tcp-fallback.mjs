@@ -8,7 +8,8 @@
 //   after `tries` connections, ECONNREFUSED;
 // - a truncated reply over TCP is taken as it is (no answer: ENODATA);
 // - a silent TCP server: ETIMEOUT after the tries, all on one connection;
-// - the UDP reply not truncated: no TCP at all.
+// - the UDP reply not truncated: no TCP at all;
+// - with setLocalAddress(), the datagram and the connection come from that address.
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
@@ -29,12 +30,12 @@ async function servers(port, tc, tcpMode) {
   const seen = [];
   const udp = dgram.createSocket('udp4');
   udp.on('message', (query, rinfo) => {
-    seen.push('udp query');
+    seen.push(`udp query from ${rinfo.address}`);
     udp.send(reply(query, tc, !tc), rinfo.port, rinfo.address);
   });
   await new Promise((resolve) => udp.bind(port, '127.0.0.1', resolve));
   const tcp = net.createServer((socket) => {
-    seen.push('tcp connection');
+    seen.push(`tcp connection from ${socket.remoteAddress}`);
     socket.on('error', () => {});
     if (tcpMode === 'close') return socket.end();
     if (tcpMode === 'reset') return socket.resetAndDestroy();
@@ -68,9 +69,10 @@ async function servers(port, tc, tcpMode) {
 }
 
 let port = 25330;
-async function attempt(label, tc, tcpMode, options) {
+async function attempt(label, tc, tcpMode, options, localAddress) {
   const server = await servers(++port, tc, tcpMode);
   const resolver = new dns.promises.Resolver(options);
+  if (localAddress !== undefined) resolver.setLocalAddress(localAddress);
   resolver.setServers([`127.0.0.1:${port}`]);
   let outcome;
   try {
@@ -92,4 +94,6 @@ await attempt('tcp resets, 2 tries', true, 'reset', { timeout: 1000, tries: 2 })
 await attempt('truncated over tcp', true, 'tc', { timeout: 1000, tries: 2 });
 await attempt('silent tcp, 2 tries', true, 'silent', { timeout: 100, tries: 2 });
 await attempt('not truncated', false, 'answer', { timeout: 1000, tries: 2 });
+// setLocalAddress(): both the datagram and the TCP connection come from that address.
+await attempt('from 127.0.0.2', true, 'answer', { timeout: 1000, tries: 2 }, '127.0.0.2');
 process.on('exit', (code) => console.log('exit', code));
