@@ -43,6 +43,23 @@ function noteUserContext(): void {
 const hooksModule = asyncHooks as unknown as Record<string, (...args: unknown[]) => unknown>;
 const realCreateHook = hooksModule.createHook!;
 
+/**
+ * The program's async hooks that have a destroy callback, and those of them enabled now. A
+ * native handle's destroy is emitted by Node after libuv closed it, from a native immediate:
+ * while such a hook is enabled, closing a simulated handle lets Node's loop turn before the next
+ * event (see closedNativeHandle), so the hook hears of it as it would plainly, soon after.
+ */
+const destroyHooks = new WeakSet<object>();
+const enabledDestroyHooks = new Set<object>();
+const hookPrototype = Object.getPrototypeOf(realCreateHook({})) as Record<string, (...args: unknown[]) => unknown>;
+const realEnable = hookPrototype.enable!;
+const realDisable = hookPrototype.disable!;
+
+/** True while an enabled async hook of the program has a destroy callback. */
+export function destroyHooksEnabled(): boolean {
+  return enabledDestroyHooks.size > 0;
+}
+
 export const asyncContextShim: Shim = {
   name: 'async-context',
   install(patches: PatchSet) {
@@ -57,7 +74,21 @@ export const asyncContextShim: Shim = {
     // node:domain takes createHook when it loads: it keeps Node's (shims/builtin-captures.ts).
     patchExportKeepingNodeCaptures(patches, hooksModule, 'createHook', function createHook(this: unknown, ...args: unknown[]) {
       if (!userStores) noteUserContext();
-      return Reflect.apply(realCreateHook, this, args);
+      const hook = Reflect.apply(realCreateHook, this, args) as object;
+      const callbacks = args[0] as { destroy?: unknown } | null | undefined;
+      if (typeof callbacks?.destroy === 'function') destroyHooks.add(hook);
+      return hook;
     });
+    patches.replace(hookPrototype, 'enable', function enable(this: object, ...args: unknown[]) {
+      const result = Reflect.apply(realEnable, this, args);
+      if (destroyHooks.has(this)) enabledDestroyHooks.add(this);
+      return result;
+    });
+    patches.replace(hookPrototype, 'disable', function disable(this: object, ...args: unknown[]) {
+      const result = Reflect.apply(realDisable, this, args);
+      enabledDestroyHooks.delete(this);
+      return result;
+    });
+    patches.onRestore(() => enabledDestroyHooks.clear());
   },
 };
