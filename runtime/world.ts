@@ -108,6 +108,19 @@ export function noteUserAsyncStores(): void {
   userAsyncStores = true;
 }
 
+/**
+ * True while an async hook of the program with a destroy callback is enabled (set by the
+ * async-context shim). Node delivers destroy hooks from a native immediate, after the resource
+ * was destroyed (a closed handle, an agent's freed socket, emitDestroy()): each event then ends
+ * the driver's turn, so Node's loop delivers them before the next event, as plainly they come
+ * soon after.
+ */
+let destroyHooksOn = false;
+
+export function noteDestroyHooks(on: boolean): void {
+  destroyHooksOn = on;
+}
+
 const KIND_NET = EVENT_KIND_CODE.net;
 const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
 
@@ -1010,6 +1023,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       this.runningHost = undefined;
     }
     this.current = undefined;
+    if (destroyHooksOn) this.driver.yieldTurn();
   }
 
   private invoke(event: WorldEntry): void {

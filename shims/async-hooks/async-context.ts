@@ -10,7 +10,7 @@
  * its own type ('Timeout', 'Immediate'), with init at creation and before/after around it.
  */
 import asyncHooks, { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { activeWorld, noteUserAsyncStores } from '../../runtime/world.js';
+import { activeWorld, noteDestroyHooks, noteUserAsyncStores } from '../../runtime/world.js';
 import type { PatchSet } from '../registry.js';
 import { patchExportKeepingNodeCaptures } from '../builtin-captures.js';
 import type { Shim } from '../shim.js';
@@ -44,10 +44,10 @@ const hooksModule = asyncHooks as unknown as Record<string, (...args: unknown[])
 const realCreateHook = hooksModule.createHook!;
 
 /**
- * The program's async hooks that have a destroy callback, and those of them enabled now. A
- * native handle's destroy is emitted by Node after libuv closed it, from a native immediate:
- * while such a hook is enabled, closing a simulated handle lets Node's loop turn before the next
- * event (see closedNativeHandle), so the hook hears of it as it would plainly, soon after.
+ * The program's async hooks that have a destroy callback, and those of them enabled now. Node
+ * delivers destroy hooks from a native immediate (after libuv closed a handle, or after
+ * emitDestroy()): while such a hook is enabled, every event ends the driver's turn (World's
+ * noteDestroyHooks), so the hook hears of a destroy before the next event, as plainly soon after.
  */
 const destroyHooks = new WeakSet<object>();
 const enabledDestroyHooks = new Set<object>();
@@ -55,10 +55,6 @@ const hookPrototype = Object.getPrototypeOf(realCreateHook({})) as Record<string
 const realEnable = hookPrototype.enable!;
 const realDisable = hookPrototype.disable!;
 
-/** True while an enabled async hook of the program has a destroy callback. */
-export function destroyHooksEnabled(): boolean {
-  return enabledDestroyHooks.size > 0;
-}
 
 export const asyncContextShim: Shim = {
   name: 'async-context',
@@ -82,13 +78,18 @@ export const asyncContextShim: Shim = {
     patches.replace(hookPrototype, 'enable', function enable(this: object, ...args: unknown[]) {
       const result = Reflect.apply(realEnable, this, args);
       if (destroyHooks.has(this)) enabledDestroyHooks.add(this);
+      noteDestroyHooks(enabledDestroyHooks.size > 0);
       return result;
     });
     patches.replace(hookPrototype, 'disable', function disable(this: object, ...args: unknown[]) {
       const result = Reflect.apply(realDisable, this, args);
       enabledDestroyHooks.delete(this);
+      noteDestroyHooks(enabledDestroyHooks.size > 0);
       return result;
     });
-    patches.onRestore(() => enabledDestroyHooks.clear());
+    patches.onRestore(() => {
+      enabledDestroyHooks.clear();
+      noteDestroyHooks(false);
+    });
   },
 };

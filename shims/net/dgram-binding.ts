@@ -39,7 +39,6 @@ import { type UdpOwner, type UdpPeer, UdpSocket } from '../../runtime/network/ud
 import type { NativeResource } from '../../runtime/hosts/native-resources.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId } from './native-handles.js';
-import { destroyHooksEnabled } from '../async-hooks/async-context.js';
 import type { PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
 import type { Shim } from '../shim.js';
@@ -353,8 +352,6 @@ function close(this: NativeHandle, callback?: () => void): void {
   // Free the native handle (it never touched the OS).
   sim.host.world.natives.drop(sim.host, sim);
   realUdp.close.call(this);
-  // Node emits the handle's destroy hook once libuv has closed it: let its loop turn first.
-  if (destroyHooksEnabled()) sim.host.world.yieldTurn();
 }
 
 function ref(this: NativeHandle): void {

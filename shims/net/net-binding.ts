@@ -43,7 +43,6 @@ import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, 
 import type { NativeResource } from '../../runtime/hosts/native-resources.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
-import { destroyHooksEnabled } from '../async-hooks/async-context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
 import { completeListed, type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from '../registry.js';
@@ -749,8 +748,6 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
   // event above, in virtual time.
   sim.host.world.natives.drop(sim.host, sim);
   realTcp.close.call(handle);
-  // Node emits the handle's destroy hook once libuv has closed it: let its loop turn first.
-  if (destroyHooksEnabled()) sim.host.world.yieldTurn();
 }
 
 function close(this: NativeHandle, callback?: () => void): void {
