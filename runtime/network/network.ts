@@ -208,6 +208,17 @@ export class Network {
     return { ipv4: ipv4Of(host.index), ipv6: ipv6Of(host.index) };
   }
 
+  /**
+   * The address a socket of `host` that is not bound to one of its addresses sends from, to
+   * `destination` (canonical): loopback stays on loopback, anything else leaves from the host's
+   * own address of `family`.
+   */
+  sourceAddressTo(host: Host, destination: string, family: Family): string {
+    if (isLoopback(destination)) return family === 6 ? '::1' : '127.0.0.1';
+    const own = this.addressesOf(host);
+    return family === 6 ? own.ipv6 : own.ipv4;
+  }
+
   /** The host that owns an address, seen from `from` (loopback is `from` itself). */
   hostAt(address: string, from: Host): Host | undefined {
     const a = unmapped(address);

@@ -509,9 +509,7 @@ export class UdpStack {
     const local = canonicalAddress(from.address);
     // A socket bound to one of its addresses sends from it, to loopback too.
     if (!isWildcard(local) && familyOf(local) === family && !isMulticast(local) && !isBroadcast(local)) return local;
-    if (isLoopback(destination)) return family === 6 ? '::1' : '127.0.0.1';
-    const own = this.network.addressesOf(from.host);
-    return family === 6 ? own.ipv6 : own.ipv4;
+    return this.network.sourceAddressTo(from.host, destination, family);
   }
 
   /** The host's process is gone: the kernel closes its sockets. */

@@ -55,7 +55,6 @@ const hookPrototype = Object.getPrototypeOf(realCreateHook({})) as Record<string
 const realEnable = hookPrototype.enable!;
 const realDisable = hookPrototype.disable!;
 
-
 export const asyncContextShim: Shim = {
   name: 'async-context',
   install(patches: PatchSet) {

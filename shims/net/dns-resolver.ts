@@ -510,8 +510,7 @@ class DnsTcpConnection implements TcpOwner {
   ) {
     const network = host.world.network;
     const family = familyOf(address) === 6 ? 6 : 4;
-    const own = network.addressesOf(host);
-    const localAddress = bindAddress ?? (isLoopback(address) ? (family === 6 ? '::1' : '127.0.0.1') : family === 6 ? own.ipv6 : own.ipv4);
+    const localAddress = bindAddress ?? network.sourceAddressTo(host, canonicalAddress(address), family);
     const local = { address: localAddress, port: network.tcp.ephemeralPort(host), family } as const;
     this.endpoint = new TcpEndpoint(network.tcp, host, local, { address, port, family });
     this.endpoint.owner = this;

@@ -36,7 +36,7 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import { UnsupportedError } from '../../runtime/errors.js';
-import { type Family, familyOf, isLoopback, unmapped, unspecifiedAsLoopback } from '../../runtime/network/addresses.js';
+import { type Family, familyOf, unmapped, unspecifiedAsLoopback } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
 import type { Network } from '../../runtime/network/network.js';
 import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../../runtime/network/tcp.js';
@@ -587,10 +587,9 @@ function connectAny(handle: NativeHandle, req: NativeHandle, to: string, port: n
   const remoteAddress = unmapped(address);
   let local = sim.bound;
   if (local === undefined || local.port === 0) {
-    const own = network.addressesOf(host);
     const localAddress = local?.address && !['0.0.0.0', '::'].includes(local.address)
       ? local.address
-      : isLoopback(remoteAddress) ? (family === 6 ? '::1' : '127.0.0.1') : family === 6 ? own.ipv6 : own.ipv4;
+      : network.sourceAddressTo(host, remoteAddress, family);
     local = { address: localAddress, port: network.tcp.ephemeralPort(host), family };
     sim.bound = local;
   }

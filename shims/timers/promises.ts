@@ -8,7 +8,7 @@
 import timersPromises from 'node:timers/promises';
 import { currentHost } from '../context.js';
 import { nodeError, validateAbortSignal, validateBoolean, validateNumber, validateObject, validateUint32 } from '../node-errors.js';
-import type { PatchSet } from '../registry.js';
+import { type PatchSet, privateSymbolFinder } from '../registry.js';
 import type { Shim } from '../shim.js';
 import { createImmediate, createTimeout, type Immediate, setPromisifyCustom, simulatedTimers, type Timeout } from './timers.js';
 
@@ -183,18 +183,11 @@ Object.defineProperty(schedulerYield, 'name', { value: 'yield' });
 /**
  * The private symbol Node marks its timeout signals with (kTimeout in internal/abort_controller):
  * with it a signal stays alive while it has an 'abort' listener, and only then (Node's
- * kNewListener/kRemoveListener keep it in gcPersistentSignals). Read once, from a signal of
+ * kNewListener/kRemoveListener keep it in gcPersistentSignals). Found once, on a signal of
  * Node's own made with the longest delay a timer takes (its real timer is unref'd and is cleared
  * when that signal is collected).
  */
-let kTimeout: symbol | null | undefined;
-function timeoutMark(): symbol | null {
-  if (kTimeout === undefined) {
-    const probe = Reflect.apply(real.abortSignalTimeout, AbortSignal, [0x7fffffff]) as AbortSignal;
-    kTimeout = Object.getOwnPropertySymbols(probe).find((symbol) => symbol.description === 'kTimeout') ?? null;
-  }
-  return kTimeout;
-}
+const timeoutMark = privateSymbolFinder('kTimeout', () => Reflect.apply(real.abortSignalTimeout, AbortSignal, [0x7fffffff]) as AbortSignal);
 
 /** The controller of each simulated timeout signal, held no longer than its signal. */
 const timeoutControllers = new WeakMap<AbortSignal, AbortController>();
@@ -208,10 +201,10 @@ function abortSignalTimeout(this: unknown, delay: unknown): AbortSignal {
   const host = currentHost();
   if (host === undefined) return Reflect.apply(real.abortSignalTimeout, this, [delay]);
   validateUint32(delay, 'delay', false, abortSignalTimeout);
-  const mark = timeoutMark();
   const controller = new AbortController();
   const signal = controller.signal;
-  if (mark !== null) (signal as unknown as Record<symbol, unknown>)[mark] = true;
+  const mark = timeoutMark(signal);
+  if (mark !== undefined) (signal as unknown as Record<symbol, unknown>)[mark] = true;
   timeoutControllers.set(signal, controller);
   const weak = new WeakRef(signal);
   createTimeout(
