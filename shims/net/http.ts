@@ -212,11 +212,15 @@ function stopChecker(state: ServerState): void {
   state.checker = undefined;
 }
 
+/** The value a server keeps under one of node:http's private symbols, found by its description. */
+function serverPrivate(server: AnyRecord, description: string): unknown {
+  const symbol = Object.getOwnPropertySymbols(server).find((s) => s.description === description);
+  return symbol === undefined ? undefined : server[symbol];
+}
+
 /** 'listening' of a server inside a host: replace Node's real-clock checker with ours. */
 function onListening(server: AnyRecord, host: Host): void {
-  const nodeChecker = Object.getOwnPropertySymbols(server)
-    .filter((s) => s.description === 'http.server.connectionsCheckingInterval')
-    .map((s) => server[s])[0] as { close?: () => void } | undefined;
+  const nodeChecker = serverPrivate(server, 'http.server.connectionsCheckingInterval') as { close?: () => void } | undefined;
   // Its own close(): Node's Timeout clears itself with real timers, ours with simulated ones.
   nodeChecker?.close?.();
   let state = stateOf(server);
@@ -577,9 +581,7 @@ let connectionsListPatched = false;
 
 function orderConnectionsList(server: AnyRecord): void {
   if (connectionsListPatched || patchesOfInstall === undefined) return;
-  const list = Object.getOwnPropertySymbols(server)
-    .filter((s) => s.description === 'http.server.connections')
-    .map((s) => server[s])[0] as object | undefined;
+  const list = serverPrivate(server, 'http.server.connections') as object | null | undefined;
   if (list === undefined || list === null) return;
   connectionsListPatched = true;
   const prototype = Object.getPrototypeOf(list) as AnyRecord;
