@@ -17,6 +17,7 @@ export { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode 
 export { parseSeed, formatSeed, type SeedInput } from './runtime/random/seed.js';
 export { tlsCertificates, type TlsCertificates } from './runtime/tls/certificates.js';
 export { formatTimeNs, NS_PER_MS, NS_PER_S } from './runtime/clock/units.js';
+export { STARTUP_MS } from './runtime/clock/host-clock.js';
 export { always, sometimes, reachable, unreachable, coverage, SafetyViolation, type CoverageEntry } from './runtime/scenario/assertions.js';
 export {
   defineScenario,

@@ -366,7 +366,7 @@ export class Sim {
     else world.hosts.takeDown(host, 'crashed');
   }
 
-  /** Boots a new incarnation of a host that is down: its main runs again, its clock starts from zero. */
+  /** Boots a new incarnation of a host that is down: its main runs again, as a new process (its monotonic clocks start again from STARTUP_MS). */
   restart(name: string): void {
     const world = this.running('restart', name);
     const host = world.hosts.restart(name);

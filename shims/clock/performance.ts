@@ -23,6 +23,7 @@
  */
 import perfHooks, { performance as perf, PerformanceObserver } from 'node:perf_hooks';
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
+import { STARTUP_MS } from '../../runtime/clock/host-clock.js';
 import { activeWorld } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
@@ -430,13 +431,22 @@ Object.defineProperty(dispatchEvent, 'length', { value: realDispatchEvent.length
 // ---- performance.nodeTiming ----------------------------------------------------------------
 
 /**
- * The simulated process's milestones, on its host's performance clock. A host's program starts
- * at performance.now() 0 (its boot), so Node's start-up milestones (nodeStart, v8Start,
- * environment, bootstrapComplete) are all 0 and its loop starts there too (-1 while the
- * program's first tick runs, as on Node's main thread); loopExit stays -1 (a running process).
- * Real Node reports how long its own start-up took, a different figure each run.
+ * The simulated process's milestones, on its host's performance clock. A host's process starts
+ * STARTUP_MS before its program's first line (runtime/clock/host-clock.ts): Node's start-up
+ * milestones (nodeStart, v8Start, environment, bootstrapComplete) fall in that span, in Node's
+ * order and at about the times Node 24 shows on a quiet machine; the loop starts once the
+ * program's first tick is over (loopStart -1 until then, as on Node's main thread), which takes
+ * no virtual time, so at STARTUP_MS. loopExit is -1 while the process runs and its
+ * performance.now() once it is exiting ('exit' listeners). Real Node reports how long its own
+ * start-up took, a different figure each run.
  */
-const SIMULATED_MILESTONES_MS = { nodeStart: 0, v8Start: 0, environment: 0, bootstrapComplete: 0, loopStart: 0, loopExit: -1 } as const;
+const SIMULATED_MILESTONES_MS = { nodeStart: 0.5, v8Start: 5, environment: 17, bootstrapComplete: 24 } as const;
+
+/** Whether the host's process is exiting: Node's `process._exiting`, or a library host taken down. */
+function exiting(host: Host): boolean {
+  if (host.state !== 'running') return true;
+  return host.world.mode === 'register' && (process as unknown as { _exiting?: boolean })._exiting === true;
+}
 
 /** performance.nodeTiming's own getters inside a host: undefined where Node's is kept. */
 function nodeTimingGetter(key: string, realGet: () => unknown): (() => unknown) | undefined {
@@ -446,7 +456,8 @@ function nodeTimingGetter(key: string, realGet: () => unknown): (() => unknown) 
       return host === undefined ? Reflect.apply(realGet, this, []) : simulated(host);
     };
   // The main thread's loop starts once the program's first tick is over: -1 until then.
-  if (key === 'loopStart') return inHost((host) => ((host.world as { bootRunning?: boolean }).bootRunning ? -1 : SIMULATED_MILESTONES_MS.loopStart));
+  if (key === 'loopStart') return inHost((host) => ((host.world as { bootRunning?: boolean }).bootRunning ? -1 : STARTUP_MS));
+  if (key === 'loopExit') return inHost((host) => (exiting(host) ? host.clock.perfNowMs(host.readNowNs()) : -1));
   if (key in SIMULATED_MILESTONES_MS) return inHost(() => SIMULATED_MILESTONES_MS[key as keyof typeof SIMULATED_MILESTONES_MS]);
   if (key === 'duration') return inHost((host) => host.clock.perfNowMs(host.readNowNs()));
   // The loop's idle time is the host's uptime less its CPU time, as eventLoopUtilization() has it.

@@ -147,7 +147,7 @@ function fixedNumbers<T extends object>(real: T, table: Record<string, number>, 
   return out as T;
 }
 
-/** performance.eventLoopUtilization() of a host: active = its CPU time, idle = the rest of its uptime (ms). */
+/** performance.eventLoopUtilization() of a host: active = its CPU time, idle = the rest of its loop's time (ms). */
 function eventLoopUtilization(host: Host, util1?: unknown, util2?: unknown): { idle: number; active: number; utilization: number } {
   const a = util1 as { idle: number; active: number } | undefined;
   const b = util2 as { idle: number; active: number } | undefined;
@@ -156,9 +156,11 @@ function eventLoopUtilization(host: Host, util1?: unknown, util2?: unknown): { i
     const active = a!.active - b.active;
     return { idle, active, utilization: active / (idle + active) };
   }
-  const uptimeMs = host.clock.perfNowMs(host.readNowNs());
-  const active = Math.min(host.cpuNs / 1e6, uptimeMs);
-  const idle = uptimeMs - active;
+  // The loop's time: since it started, after the program's first tick (nodeTiming.loopStart);
+  // before that, as in Node, none.
+  const loopMs = host.world.bootRunning ? 0 : host.clock.loopMs(host.readNowNs());
+  const active = Math.min(host.cpuNs / 1e6, loopMs);
+  const idle = loopMs - active;
   if (!a) return { idle, active, utilization: idle + active === 0 ? 0 : active / (idle + active) };
   const idleDelta = idle - a.idle;
   const activeDelta = active - a.active;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Sim } from 'dst-runtime';
+import { Sim, STARTUP_MS } from 'dst-runtime';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const EPOCH_MS = Date.UTC(2025, 0, 1);
@@ -31,10 +31,11 @@ describe('Sim.setClock: changing a running host\'s clock (seed 0xc1)', () => {
     });
     await sim.run();
     assert.deepEqual(seen.map((c) => c.date - EPOCH_MS), [100 + 250, 200 + 60_000, 300 - 5_000]);
-    assert.deepEqual(seen.map((c) => c.perf), [100, 200, 300]);
-    assert.deepEqual(seen.map((c) => c.uptime), [0.1, 0.2, 0.3]);
+    // The monotonic clocks count from the process's start, STARTUP_MS before its program.
+    assert.deepEqual(seen.map((c) => c.perf), [100, 200, 300].map((ms) => STARTUP_MS + ms));
+    assert.deepEqual(seen.map((c) => c.uptime), [100, 200, 300].map((ms) => (STARTUP_MS + ms) / 1000));
     assert.deepEqual(seen.map((c) => c.hrtimeNs - seen[0].hrtimeNs), [0n, 100_000_000n, 200_000_000n]);
-    assert.deepEqual(seen.map((c) => c.timeOrigin), [EPOCH_MS + 250, EPOCH_MS + 250, EPOCH_MS + 250]);
+    assert.deepEqual(seen.map((c) => c.timeOrigin), [1, 2, 3].map(() => EPOCH_MS + 250 - STARTUP_MS));
   });
 
   it('driftPpm changes how fast every clock of the host runs from now on, without a jump; new timers use it', async () => {
@@ -58,13 +59,13 @@ describe('Sim.setClock: changing a running host\'s clock (seed 0xc1)', () => {
     });
     const result = await sim.run();
     assert.deepEqual(seen.afterChange, seen.atChange, 'no clock jumps when the drift changes');
-    assert.equal(seen.atChange.perf, 1_000);
+    assert.equal(seen.atChange.perf, STARTUP_MS + 1_000);
     // The timer fired at the first virtual ns where 1.1 s had passed on the host: 1 s virtual.
     assert.equal(seen.timer.localNs, 1_100_000_000n);
-    assert.equal(seen.timer.clocks.perf, 2_100);
+    assert.equal(seen.timer.clocks.perf, STARTUP_MS + 2_100);
     assert.equal(seen.timer.clocks.date - EPOCH_MS, 2_100);
-    assert.equal(seen.timer.clocks.uptime, 2.1);
-    assert.equal(seen.referenceAtEnd, 2_500, 'the other hosts keep virtual time');
+    assert.equal(seen.timer.clocks.uptime, (STARTUP_MS + 2_100) / 1000);
+    assert.equal(seen.referenceAtEnd, STARTUP_MS + 2_500, 'the other hosts keep virtual time');
     assert.equal(result.elapsedNs, 2_500_000_000);
   });
 
@@ -82,7 +83,7 @@ describe('Sim.setClock: changing a running host\'s clock (seed 0xc1)', () => {
       await sleep(100);
       sim.setClock('n1', { driftPpm: 500_000 }); // 1.5x from 100 ms virtual (= 100 ms local) on
       for (const at of [233, 234, 433, 434, 633, 634, 699, 700, 701]) {
-        await sleep(at - performance.now());
+        await sleep(at - (performance.now() - STARTUP_MS));
         order.push(`reference ${at} ms`);
       }
     });
@@ -94,16 +95,16 @@ describe('Sim.setClock: changing a running host\'s clock (seed 0xc1)', () => {
     // 300 ms local = 200 ms virtual later.
     assert.deepEqual(order, [
       'reference 233 ms',
-      'n1 tick, local 300.000001 ms',
+      `n1 tick, local ${STARTUP_MS + 300.000001} ms`,
       'reference 234 ms',
       'reference 433 ms',
-      'n1 tick, local 600.000001 ms',
+      `n1 tick, local ${STARTUP_MS + 600.000001} ms`,
       'reference 434 ms',
       'reference 633 ms',
-      'n1 tick, local 900.000001 ms',
+      `n1 tick, local ${STARTUP_MS + 900.000001} ms`,
       'reference 634 ms',
       'reference 699 ms',
-      'n1 timeout, local 1000 ms',
+      `n1 timeout, local ${STARTUP_MS + 1000} ms`,
       'reference 700 ms',
       'reference 701 ms',
     ]);
@@ -124,7 +125,7 @@ describe('Sim.setClock: changing a running host\'s clock (seed 0xc1)', () => {
       await sleep(1);
     });
     await sim.run();
-    assert.deepEqual(boots, [{ date: 0, perf: 0 }, { date: 200 + 3_600_000, perf: 0 }]);
+    assert.deepEqual(boots, [{ date: 0, perf: STARTUP_MS }, { date: 200 + 3_600_000, perf: STARTUP_MS }]);
   });
 
   it('rejects unknown hosts, bad values and calls outside a run with a UsageError naming the problem', async () => {

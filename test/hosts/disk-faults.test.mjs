@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defineScenario, runScenario, Sim, swarmFaults } from 'dst-runtime';
+import { defineScenario, runScenario, Sim, STARTUP_MS, swarmFaults } from 'dst-runtime';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const FIXTURES = fileURLToPath(new URL('./fixtures/disk/', import.meta.url));
@@ -292,7 +292,7 @@ describe('disk faults', function () {
         await handle.close();
       });
       await sim.run();
-      assert.deepEqual(events, ['sync write done at 3', 'open at 3', 'timer 4 ms at 4', 'sync at 23']);
+      assert.deepEqual(events, [`sync write done at ${STARTUP_MS + 3}`, 'open at 3', 'timer 4 ms at 4', 'sync at 23']);
     });
 
     it('a slow disk set while running (sim.setDiskFaults) slows the host; clearing it restores the speed', async () => {

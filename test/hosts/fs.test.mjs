@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Sim } from 'dst-runtime';
+import { Sim, STARTUP_MS } from 'dst-runtime';
 import { crashWithWorkInFlight } from '../support/crash-in-flight.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -78,7 +78,7 @@ describe('fs in a host: real files, held in virtual time, completions in call or
       'promise stat medium 6000',
       'stat small 6',
       'stat medium 6000',
-      'all at 0 ms',
+      `all at ${STARTUP_MS} ms`,
       'timer 0',
     ]);
     const second = await runOnce();
@@ -193,7 +193,7 @@ describe('fs in a host: real files, held in virtual time, completions in call or
 
   it('a host that crashed while its call was in flight never sees the callback', async () => {
     const seen = await crashWithWorkInFlight(0xf5, (calls) => fs.readFile(big, () => calls.push('callback ran')));
-    assert.deepEqual(seen, ['observer at 20 ms']);
+    assert.deepEqual(seen, [`observer at ${STARTUP_MS + 20} ms`]);
   });
 
   it('leaves calls from outside every host alone, during a run too', async () => {
@@ -212,7 +212,7 @@ describe('fs in a host: real files, held in virtual time, completions in call or
       spawnSync(process.execPath, ['--import', REGISTER_MJS, 'top-level-read.mjs'], { cwd: FIXTURES, env: { ...env, DST_SEED: '0xf5' }, encoding: 'utf8', timeout: 60_000 }),
     );
     for (const run of runs) assert.equal(run.status, 0, run.stderr);
-    assert.equal(runs[0].stdout, 'read true at 0 ms\nstat true at 0 ms\ntimer at 1 ms\n');
+    assert.equal(runs[0].stdout, `read true at ${STARTUP_MS} ms\nstat true at ${STARTUP_MS} ms\ntimer at ${STARTUP_MS + 1} ms\n`);
     assert.equal(runs[1].stdout, runs[0].stdout);
     const fingerprint = (run) => /fingerprint ([0-9a-f]{16})/.exec(run.stderr)?.[1];
     assert.ok(fingerprint(runs[0]) !== undefined, runs[0].stderr);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { Sim, SimulationError } from 'dst-runtime';
+import { Sim, SimulationError, STARTUP_MS } from 'dst-runtime';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,10 +26,10 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     const result = await sim.run();
     assert.equal(result.stopReason, 'clients-done');
     assert.deepEqual(log, [
-      'worker tick 100',
-      'worker tick 200',
+      `worker tick ${STARTUP_MS + 100}`,
+      `worker tick ${STARTUP_MS + 200}`,
       'worker exit listener 3',
-      'observer at 400: worker {"state":"exited","incarnation":1,"paused":false,"exitCode":3}',
+      `observer at ${STARTUP_MS + 400}: worker {"state":"exited","incarnation":1,"paused":false,"exitCode":3}`,
     ]);
     assert.equal(process.listenerCount('exit') < 50, true, 'host listeners did not land on the real process');
   });
@@ -58,7 +58,7 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     });
     await sim.run();
     assert.deepEqual(log, [
-      'graceful got SIGTERM at 100',
+      `graceful got SIGTERM at ${STARTUP_MS + 100}`,
       'graceful: {"state":"exited","incarnation":1,"paused":false,"exitCode":0}',
       'abrupt: {"state":"exited","incarnation":1,"paused":false,"exitCode":143}',
     ]);
@@ -94,7 +94,7 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
       assert.equal(sim.status('dead').state, 'crashed');
     });
     await sim.run();
-    assert.deepEqual(boots, [0, 0, 0], 'each incarnation starts its clock at zero');
+    assert.deepEqual(boots, [STARTUP_MS, STARTUP_MS, STARTUP_MS], 'each incarnation starts its clock afresh');
 
     const failing = new Sim({ seed: 0x11 });
     failing.host('h', () => setTimeout(() => { throw new Error('unexpected'); }, 5));
@@ -122,7 +122,7 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
       log.push('killer done');
     });
     await sim.run();
-    assert.deepEqual(log, ['victim tick 100', 'victim continuation runs, state crashed', 'killer done']);
+    assert.deepEqual(log, [`victim tick ${STARTUP_MS + 100}`, 'victim continuation runs, state crashed', 'killer done']);
   });
 
   it('a restarted client is awaited again: the run ends when its new incarnation settles', async () => {
@@ -143,7 +143,7 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     const result = await sim.run();
     // The crash at 50 ms counted the first incarnation as settled; the second (booted at 60 ms,
     // its clock from zero) is pending again until it finishes at 160 ms, after ctl (70 ms).
-    assert.deepEqual(log, ['c boot at 0', 'c boot at 0', 'c done']);
+    assert.deepEqual(log, [`c boot at ${STARTUP_MS}`, `c boot at ${STARTUP_MS}`, 'c done']);
     assert.equal(result.stopReason, 'clients-done');
     assert.equal(result.elapsedNs, 160_000_000);
   });
@@ -164,10 +164,10 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     });
     await sim.run();
     assert.deepEqual(log, [
-      'frozen tick 100',
-      'operator at 450',
-      'frozen tick 450', // the tick due at 200 ran late, at resume; the interval goes on from there
-      'frozen tick 550',
+      `frozen tick ${STARTUP_MS + 100}`,
+      `operator at ${STARTUP_MS + 450}`,
+      `frozen tick ${STARTUP_MS + 450}`, // the tick due at 200 ran late, at resume; the interval goes on from there
+      `frozen tick ${STARTUP_MS + 550}`,
     ]);
   });
 
@@ -189,11 +189,13 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     });
     const result = await sim.run();
     assert.deepEqual(order, ['fast', 'reference at 950']);
-    assert.deepEqual(seen.reference, { perf: 1_000 });
+    assert.deepEqual(seen.reference, { perf: STARTUP_MS + 1_000 });
     assert.equal(seen.fast.date, 1_000);
     // Within a few ns: the timer fires at the first virtual ns its local delay has passed.
-    assert.ok(seen.fast.perf >= 1_000 && seen.fast.perf - 1_000 < 1e-5, `performance.now() on the fast host: ${seen.fast.perf}`);
-    assert.ok(seen.fast.uptime >= 1 && seen.fast.uptime - 1 < 1e-8);
+    const fastMs = seen.fast.perf - STARTUP_MS;
+    assert.ok(fastMs >= 1_000 && fastMs - 1_000 < 1e-5, `performance.now() on the fast host: ${seen.fast.perf}`);
+    const fastS = seen.fast.uptime - STARTUP_MS / 1000;
+    assert.ok(fastS >= 1 && fastS - 1 < 1e-8, `process.uptime() on the fast host: ${seen.fast.uptime}`);
     assert.equal(result.elapsedNs, 1_000_000_000, 'the reference client ends the run at 1 virtual second');
     assert.throws(() => new Sim({ seed: 1 }).host('x', () => {}, { driftPpm: 'fast' }), /driftPpm must be a number/);
   });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import module from 'node:module';
 import net from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Sim } from 'dst-runtime';
+import { Sim, STARTUP_MS } from 'dst-runtime';
 
 const app = fileURLToPath(new URL('./fixtures/counter-app/', import.meta.url));
 
@@ -31,16 +31,16 @@ describe('hosts started from modules (seed 0x6d)', () => {
     assert.deepEqual(takeLog(), [
       'a boot: esm=1 cjs=1 lib=1 host=a',
       'b boot: esm=1 cjs=1 lib=1 host=b',
-      'a tick 1: esm=2 cjs=2 lib=2 t=100',
-      'b tick 1: esm=2 cjs=2 lib=2 t=100',
-      'a tick 2: esm=3 cjs=3 lib=3 t=200',
-      'b tick 2: esm=3 cjs=3 lib=3 t=200',
+      `a tick 1: esm=2 cjs=2 lib=2 t=${STARTUP_MS + 100}`,
+      `b tick 1: esm=2 cjs=2 lib=2 t=${STARTUP_MS + 100}`,
+      `a tick 2: esm=3 cjs=3 lib=3 t=${STARTUP_MS + 200}`,
+      `b tick 2: esm=3 cjs=3 lib=3 t=${STARTUP_MS + 200}`,
       // a crashed at 250 ms: its third tick never came; the restart starts from zero state
       // and its clock (performance.now) from zero.
       'a boot: esm=1 cjs=1 lib=1 host=a',
-      'a tick 1: esm=2 cjs=2 lib=2 t=100',
-      'a tick 2: esm=3 cjs=3 lib=3 t=200',
-      'a tick 3: esm=4 cjs=4 lib=4 t=300',
+      `a tick 1: esm=2 cjs=2 lib=2 t=${STARTUP_MS + 100}`,
+      `a tick 2: esm=3 cjs=3 lib=3 t=${STARTUP_MS + 200}`,
+      `a tick 3: esm=4 cjs=4 lib=4 t=${STARTUP_MS + 300}`,
     ]);
   });
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createHistogram, performance, PerformanceMark, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Sim } from 'dst-runtime';
+import { Sim, STARTUP_MS } from 'dst-runtime';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -65,23 +65,28 @@ describe('the performance timeline inside a host', function () {
     assert.deepEqual(second, first);
     const { read } = first;
     // Node's clock gives the milliseconds since the real process started: hundreds, varying.
-    assert.equal(read.nowAtA, 7);
-    assert.deepEqual(read.a, [7, 0, 1]);
-    assert.equal(read.b, 107);
+    // The host's counts from its process's start, STARTUP_MS before the program's first line.
+    const a = STARTUP_MS + 7;
+    const b = STARTUP_MS + 107;
+    assert.equal(read.nowAtA, a);
+    assert.deepEqual(read.a, [a, 0, 1]);
+    assert.equal(read.b, b);
     assert.equal(read.given, 3, 'a startTime given is kept');
-    assert.deepEqual(read.aToB, [7, 100]);
-    assert.deepEqual(read.fromOrigin, [0, 107]);
-    assert.deepEqual(read.fromA, [7, 100]);
-    assert.deepEqual(read.startOnly, [7, 100]);
-    assert.deepEqual(read.startAndDuration, [7, 5]);
-    assert.deepEqual(read.durationOnly, [0, 107], 'Node ignores a duration without start or end');
-    assert.deepEqual(read.toLoopStart, [0, 0]);
+    assert.deepEqual(read.aToB, [a, 100]);
+    assert.deepEqual(read.fromOrigin, [0, b]);
+    assert.deepEqual(read.fromA, [a, 100]);
+    assert.deepEqual(read.startOnly, [a, 100]);
+    assert.deepEqual(read.startAndDuration, [a, 5]);
+    assert.deepEqual(read.durationOnly, [0, b], 'Node ignores a duration without start or end');
+    // Start-up milestones in Node's order, before the program; the loop starts after its first tick.
+    assert.deepEqual(read.toLoopStart, [0.5, STARTUP_MS - 0.5]);
     assert.equal(read.loopStartInFirstTick, -1);
-    assert.equal(read.now, 107);
+    assert.equal(read.now, b);
     assert.deepEqual(
       { ...read.nodeTiming, idleTime: undefined },
-      { name: 'node', entryType: 'node', startTime: 0, duration: 107, nodeStart: 0, v8Start: 0, environment: 0, bootstrapComplete: 0, loopStart: 0, loopExit: -1, idleTime: undefined },
+      { name: 'node', entryType: 'node', startTime: 0, duration: b, nodeStart: 0.5, v8Start: 5, environment: 17, bootstrapComplete: 24, loopStart: STARTUP_MS, loopExit: -1, idleTime: undefined },
     );
+    // The loop's idle time counts from its start (107 ms before).
     assert.ok(read.nodeTiming.idleTime > 100 && read.nodeTiming.idleTime < 107, `idle most of 107 ms, got ${read.nodeTiming.idleTime}`);
     assert.equal(read.entries.length, 7);
     // 10 ms apart on the host's clock, within the histogram's precision.
@@ -166,13 +171,13 @@ describe('the performance timeline inside a host', function () {
     const named = (type, name) => first.seen.filter((e) => e.type === type && e.name === name);
     // Before, each carried Node's internal (real) clock: startTime the process's uptime.
     for (const entry of first.seen) {
-      assert.ok(entry.start >= 10 && entry.start + entry.duration <= first.elapsedMs, `${JSON.stringify(entry)} within the run's ${first.elapsedMs} virtual ms`);
+      assert.ok(entry.start >= STARTUP_MS + 10 && entry.start + entry.duration <= STARTUP_MS + first.elapsedMs, `${JSON.stringify(entry)} within the run's ${first.elapsedMs} virtual ms`);
     }
-    assert.deepEqual(named('dns', 'lookup').slice(0, 2).map((e) => [e.start, e.duration]), [[10, 0], [10, 0]]);
+    assert.deepEqual(named('dns', 'lookup').slice(0, 2).map((e) => [e.start, e.duration]), [[STARTUP_MS + 10, 0], [STARTUP_MS + 10, 0]]);
     // The server answers 20 ms after the request arrives (http) and 15 ms (an http2 stream).
     assert.deepEqual(named('http', 'HttpRequest').map((e) => e.duration), [20]);
     const [client] = named('http', 'HttpClient');
-    assert.equal(client.start, 10);
+    assert.equal(client.start, STARTUP_MS + 10);
     assert.ok(client.duration > 20, `HttpClient took ${client.duration} ms`);
     assert.ok(named('http2', 'Http2Stream').some((e) => e.duration === 15), JSON.stringify(named('http2', 'Http2Stream')));
     assert.equal(named('http2', 'Http2Session').length, 2);
@@ -211,9 +216,9 @@ describe('the performance timeline inside a host', function () {
     };
     const first = await runOnce();
     assert.deepEqual(first, [
-      ['add', 5, 0],
-      ['wait', 5, 30],
-      ['Point', 35, 0],
+      ['add', STARTUP_MS + 5, 0],
+      ['wait', STARTUP_MS + 5, 30],
+      ['Point', STARTUP_MS + 35, 0],
     ]);
     assert.deepEqual(await runOnce(), first);
   });
@@ -233,8 +238,8 @@ describe('the performance timeline inside a host', function () {
     });
     await sim.run();
     // Before: the real process's uptime, a different figure every run.
-    assert.deepEqual(seen, [[12, 'd', true, true], [12, true, true], 3]);
-    assert.ok(new PerformanceMark('outside').startTime > 12, 'outside every host the mark is Node\'s own');
+    assert.deepEqual(seen, [[STARTUP_MS + 12, 'd', true, true], [STARTUP_MS + 12, true, true], 3]);
+    assert.ok(new PerformanceMark('outside').startTime > STARTUP_MS + 12, 'outside every host the mark is Node\'s own');
   });
 
   it('a timerify histogram records a host\'s calls in virtual nanoseconds, the runner\'s in real ones (seed 0x3f)', async () => {

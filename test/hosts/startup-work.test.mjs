@@ -6,7 +6,7 @@ import module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Sim } from 'dst-runtime';
+import { Sim, STARTUP_MS } from 'dst-runtime';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/startup-work/', import.meta.url));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -41,7 +41,7 @@ describe('real work a host starts before it serves: held in virtual time, every 
       return { log: takeLog(), fingerprint: result.fingerprint };
     };
     const first = await runOnce();
-    assert.deepEqual(first.log.slice(0, 1), ['server: ready at 0 ms']);
+    assert.deepEqual(first.log.slice(0, 1), [`server: ready at ${STARTUP_MS} ms`]);
     assert.match(first.log[1], /^client: "20480000 bytes, 2 \+ 3 = 5" at \d+(\.\d+)? ms$/);
     assert.deepEqual(await runOnce(), first);
   });
@@ -62,7 +62,7 @@ describe('real work a host starts before it serves: held in virtual time, every 
     // In-thread hooks (Node 22.15+, 24): Node's own order, within the event that imported (the
     // failed resolve first). A loader thread (Node 20): held, then settled in call order, each
     // in an 'io' event of its own, behind the tick already queued for 9 ms.
-    const settled = typeof module.registerHooks === 'function' ? 'ERR_MODULE_NOT_FOUND, a, b at 9 ms, ticks seen 8' : 'a, b, ERR_MODULE_NOT_FOUND at 9 ms, ticks seen 9';
+    const settled = typeof module.registerHooks === 'function' ? `ERR_MODULE_NOT_FOUND, a, b at ${STARTUP_MS + 9} ms, ticks seen 8` : `a, b, ERR_MODULE_NOT_FOUND at ${STARTUP_MS + 9} ms, ticks seen 9`;
     assert.deepEqual(first.log, ['top-level-timer: evaluated after 7 ms', `settled ${settled}`]);
     assert.deepEqual(await runOnce(), first);
   });
@@ -102,6 +102,6 @@ describe('real work a host starts before it serves: held in virtual time, every 
     await fs.promises.writeFile(readerFifo, 'late data');
     const result = await running;
     assert.equal(result.stopReason, 'clients-done');
-    assert.deepEqual(takeLog(), ['slow: evaluating at 0 ms', 'reader: "late data" at 0 ms', 'client: done at 10 ms']);
+    assert.deepEqual(takeLog(), [`slow: evaluating at ${STARTUP_MS} ms`, `reader: "late data" at ${STARTUP_MS} ms`, `client: done at ${STARTUP_MS + 10} ms`]);
   });
 });

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import util from 'node:util';
-import { Sim } from 'dst-runtime';
+import { Sim, STARTUP_MS } from 'dst-runtime';
 import { current, defaults, namespaces } from './fixtures/esm-imports.mjs';
 
 const require = createRequire(import.meta.url);
@@ -217,8 +217,9 @@ describe('interposition in library mode (seed 0x1d)', function () {
         return { before, after: clocks() };
       });
       // Assert
-      assert.deepEqual(value.before, { perf: 0, date: EPOCH_MS, uptime: 0 });
-      assert.deepEqual(value.after, { perf: TEN_HOURS_MS, date: EPOCH_MS + TEN_HOURS_MS, uptime: TEN_HOURS_MS / 1000 });
+      // The monotonic clocks count from the process's start, STARTUP_MS before the program runs.
+      assert.deepEqual(value.before, { perf: STARTUP_MS, date: EPOCH_MS, uptime: STARTUP_MS / 1000 });
+      assert.deepEqual(value.after, { perf: STARTUP_MS + TEN_HOURS_MS, date: EPOCH_MS + TEN_HOURS_MS, uptime: (STARTUP_MS + TEN_HOURS_MS) / 1000 });
       assert.equal(result.elapsedNs, TEN_HOURS_MS * 1e6);
       assert.ok(REAL.performanceNow.call(performance) - realStartMs < 10_000, 'the sleep took real time');
     });
@@ -238,10 +239,10 @@ describe('interposition in library mode (seed 0x1d)', function () {
     });
     assert.deepEqual(value, {
       checks: [
-        [TEN_HOURS_MS - 1, false],
-        [TEN_HOURS_MS, true],
+        [STARTUP_MS + TEN_HOURS_MS - 1, false],
+        [STARTUP_MS + TEN_HOURS_MS, true],
       ],
-      abortedAtMs: TEN_HOURS_MS,
+      abortedAtMs: STARTUP_MS + TEN_HOURS_MS,
       reason: 'TimeoutError',
     });
   });
@@ -536,13 +537,13 @@ describe('interposition in register mode', function () {
       assert.equal(child.status, 0, show(child));
       assert.equal(child.stderr, '');
       const out = JSON.parse(child.stdout);
-      assert.deepEqual(out.start, { perf: 0, date: EPOCH_MS, uptime: 0 });
-      assert.deepEqual(out.marks, expectedMarks);
+      assert.deepEqual(out.start, { perf: STARTUP_MS, date: EPOCH_MS, uptime: STARTUP_MS / 1000 });
+      assert.deepEqual(out.marks, expectedMarks.map(([form, ms]) => [form, STARTUP_MS + ms]));
       assert.deepEqual(out.reason, { name: 'TimeoutError', message: 'The operation was aborted due to timeout' });
       assert.deepEqual(out.end, {
-        perf: 90 * HOUR_MS,
+        perf: STARTUP_MS + 90 * HOUR_MS,
         date: EPOCH_MS + 90 * HOUR_MS,
-        uptime: 90 * 3600,
+        uptime: (STARTUP_MS + 90 * HOUR_MS) / 1000,
         hrtimeElapsedNs: String(90 * HOUR_MS * 1e6),
       });
       assert.deepEqual(out.relations, {
@@ -583,7 +584,7 @@ describe('interposition in register mode', function () {
       const child = runNode(late, 'late-app.mjs', { env: { DST_SEED: '0x74', DST_STRICT: '0' } });
       assert.equal(child.status, 0, show(child));
       assert.match(child.stdout, /^early timer fired$/m);
-      assert.match(child.stdout, /^simulated timer fired at 5000$/m);
+      assert.match(child.stdout, new RegExp(`^simulated timer fired at ${STARTUP_MS + 5000}$`, 'm'));
       assert.doesNotMatch(child.stderr, /escaped/);
     });
 
@@ -593,7 +594,7 @@ describe('interposition in register mode', function () {
       assert.equal(child.status, 0, show(child));
       assert.match(child.stdout, /^early is current: true$/m);
       assert.match(child.stdout, /^early timer fired$/m);
-      assert.match(child.stdout, /^simulated timer fired at 5000$/m);
+      assert.match(child.stdout, new RegExp(`^simulated timer fired at ${STARTUP_MS + 5000}$`, 'm'));
     });
   });
 
@@ -613,7 +614,7 @@ describe('interposition in register mode', function () {
       for (const seed of ['2671516194', '0x9f3c1a22', '0X9F3C1A22', ' 2671516194 ']) {
         const child = runNode(['--import', REGISTER_MJS], 'hello.mjs', { env: { DST_SEED: seed } });
         assert.equal(child.status, 0, show(child));
-        assert.equal(child.stdout, 'hello ran at 1000\n');
+        assert.equal(child.stdout, `hello ran at ${STARTUP_MS + 1000}\n`);
         assert.match(child.stderr, /^dst: seed 0x9f3c1a22 /m, `DST_SEED=${JSON.stringify(seed)}`);
       }
     });

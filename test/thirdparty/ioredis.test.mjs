@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import Redis from 'ioredis';
-import { Sim } from 'dst-runtime';
+import { Sim, STARTUP_MS } from 'dst-runtime';
 
 const SERVER_MAIN = fileURLToPath(new URL('./fixtures/mini-redis.mjs', import.meta.url));
 
@@ -65,7 +65,8 @@ async function runScenario(seed) {
   sim.host('redis', { main: SERVER_MAIN, env: { PORT: '6379' } });
 
   sim.client('app', async () => {
-    const now = () => performance.now();
+    // Milliseconds since the program started (performance.now() counts its process's start-up too).
+    const now = () => performance.now() - STARTUP_MS;
     const sleepUntil = (atMs) => new Promise((resolve) => setTimeout(resolve, atMs - now()));
     const redis = new Redis({
       host: 'redis',
@@ -111,7 +112,7 @@ async function runScenario(seed) {
 
   sim.client('operator', async () => {
     for (const { atMs, action } of FAULTS) {
-      await new Promise((resolve) => setTimeout(resolve, atMs - performance.now()));
+      await new Promise((resolve) => setTimeout(resolve, atMs - (performance.now() - STARTUP_MS)));
       if (action === 'kill' || action === 'restart') sim[action]('redis');
       else sim[action]('app', 'redis');
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { Sim } from 'dst-runtime';
+import { Sim, STARTUP_MS } from 'dst-runtime';
 
 // Timers and immediates are their own queue entries (re-armed in place, stale places skipped),
 // and events enter their host's context without als.run() on the hot path. These pin the
@@ -30,7 +30,7 @@ describe('queue entries and event contexts (seed 0x51)', () => {
       await sleep(20);
     });
     await sim.run();
-    assert.deepEqual(log, ['t1 15', 't4 15', 't3 25']);
+    assert.deepEqual(log, [`t1 ${STARTUP_MS + 15}`, `t4 ${STARTUP_MS + 15}`, `t3 ${STARTUP_MS + 25}`]);
   });
 
   it('refresh() and an interval re-arm move a timer without running it twice', async () => {
@@ -50,7 +50,7 @@ describe('queue entries and event contexts (seed 0x51)', () => {
       await sleep(30);
     });
     await sim.run();
-    assert.deepEqual(log, ['iv 15', 't 18', 'iv 22', 'iv 29']);
+    assert.deepEqual(log, [15, 18, 22, 29].map((ms, i) => `${i === 1 ? 't' : 'iv'} ${STARTUP_MS + ms}`));
   });
 
   it('code bound to another host\'s context (AsyncResource.bind) runs as that host, inside any event', async () => {
