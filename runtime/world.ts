@@ -11,7 +11,7 @@ import { NativeResources } from './hosts/native-resources.js';
 import { once } from './once.js';
 import type { DiskMode } from './options.js';
 import { originals } from './originals.js';
-import { alsEnable, alsRun, FRAMED_CONTEXT, processAls, RESOURCE_STORE } from './driver/event-context.js';
+import { alsEnable, alsRun, FRAMED_CONTEXT, processAls, RESOURCE_STORE, ROOT_SCOPE } from './driver/event-context.js';
 import { outsideDomain } from './driver/outside-domain.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
@@ -1077,10 +1077,20 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private hostScope(host: WorldHost): AsyncResource {
     let scope = host.scope;
     if (scope === undefined) {
-      scope = alsRun.call(this.als, host, () => new AsyncResource('dst-host', { requireManualDestroy: true })) as AsyncResource;
+      scope = this.freshScope(host, 'dst-host');
       host.scope = scope;
     }
     return scope;
+  }
+
+  /**
+   * A new async context of `host` that holds no store of the program's (made in the root
+   * context, whatever runs now), as a native resource that Node creates outside any callback: an
+   * accepted connection. `triggerAsyncId` is what async hooks see as its trigger.
+   */
+  freshScope(host: WorldHost, type: string, triggerAsyncId?: number): AsyncResource {
+    const options = triggerAsyncId === undefined ? { requireManualDestroy: true } : { requireManualDestroy: true, triggerAsyncId };
+    return ROOT_SCOPE.runInAsyncScope(() => alsRun.call(this.als, host, () => new AsyncResource(type, options))) as AsyncResource;
   }
 
   private watchCulprits(): void {

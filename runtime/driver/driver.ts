@@ -1,4 +1,5 @@
 import { originals } from '../originals.js';
+import { ROOT_SCOPE } from './event-context.js';
 import { outsideDomain } from './outside-domain.js';
 
 /** How many original setImmediate callbacks are queued per turn of Node's event loop. */
@@ -33,6 +34,12 @@ export class Driver {
    * `onStep` runs the next event and returns false when there is nothing more to run for now
    * (the driver then goes idle until kick() is called).
    */
+  /** Queues one batch of original immediates (refill()), made once. */
+  private readonly queueBatch = (): void => {
+    const setImmediate = originals.setImmediate;
+    for (let i = 0; i < DRIVER_BATCH; i++) this.lastQueued = setImmediate(this.step);
+  };
+
   constructor(onStep: () => boolean) {
     this.onStep = onStep;
     this.step = () => {
@@ -94,12 +101,11 @@ export class Driver {
 
   private refill(): void {
     this.onCheckpoint?.();
-    const setImmediate = originals.setImmediate;
     this.beforeRefill?.();
     try {
-      outsideDomain(() => {
-        for (let i = 0; i < DRIVER_BATCH; i++) this.lastQueued = setImmediate(this.step);
-      });
+      // Queued in the root context: events that captured no context of their own run in the
+      // driver's immediate, and must not see a store of the code that happened to kick it.
+      ROOT_SCOPE.runInAsyncScope(outsideDomain, undefined, this.queueBatch);
     } finally {
       this.afterRefill?.();
     }

@@ -49,3 +49,13 @@ export const RESOURCE_STORE: symbol | undefined = (() => {
 
 /** AsyncLocalStorage's (internal) _enable of Node 20 and 22: disable() is undone by it. */
 export const alsEnable = (processAls as unknown as { _enable?: () => void })._enable;
+
+/**
+ * An async context with no store of the program's, made when the runtime loads (before any
+ * program code). What the runtime starts on its own behalf is started in it: the driver's
+ * immediates, the scope of events that captured none, the scope of an accepted connection. As in
+ * Node, whose native callbacks (a connection accepted, a signal) begin in the root context, a
+ * program's AsyncLocalStorage store then never leaks from wherever the driver happened to be
+ * kicked (a dns.lookup callback ran in the store of the first timer's context before).
+ */
+export const ROOT_SCOPE = new AsyncResource('dst-root', { requireManualDestroy: true });

@@ -14,6 +14,7 @@ import dnsPromises from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { familyOf } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost } from '../context.js';
 import { completeListed, trackRequest } from './native-handles.js';
 import type { PatchSet } from '../registry.js';
@@ -43,11 +44,13 @@ function getaddrinfo(req: any, hostname: string, family: number, hints: number, 
   }
   const result = addresses;
   const listed = trackRequest(host, 'GetAddrInfoReqWrap');
-  // getaddrinfo runs on libuv's threadpool: the answer comes in a later event.
+  // getaddrinfo runs on libuv's threadpool: the answer comes in a later event, in the async
+  // context of the call (Node's request wrap enters the one it was made in), so a connect by
+  // name and everything it starts keep the caller's AsyncLocalStorage stores.
   host.world.schedule(host, 0, 'io', () => completeListed(listed, () => {
     if (result === undefined || result.length === 0) req.oncomplete(UV.EAI_NONAME, []);
     else req.oncomplete(0, result);
-  }), undefined, true);
+  }), undefined, true, captureContext('GETADDRINFOREQWRAP'));
   return 0;
 }
 
@@ -59,7 +62,7 @@ function getnameinfo(req: any, address: string, port: number): number {
   host.world.schedule(host, 0, 'io', () => completeListed(listed, () => {
     if (name === undefined) req.oncomplete(UV.EAI_NONAME);
     else req.oncomplete(0, name, SERVICES[port] ?? String(port));
-  }), undefined, true);
+  }), undefined, true, captureContext('GETNAMEINFOREQWRAP'));
   return 0;
 }
 

@@ -42,6 +42,7 @@ import type { Network } from '../../runtime/network/network.js';
 import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../../runtime/network/tcp.js';
 import type { NativeResource } from '../../runtime/hosts/native-resources.js';
 import type { World } from '../../runtime/world.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
 import { completeListed, type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
@@ -402,7 +403,10 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
       return;
     }
     const client = new TCP(TCP_SOCKET);
-    const sim = simulate(client, this.host, this.scope);
+    // Node makes the accepted socket's wrap before it calls onconnection, outside the server's
+    // context: its callbacks see no store of the program's (the server's 'connection' does).
+    const scope = (this.host.world as World).freshScope(this.host, 'TCPWRAP', this.scope.asyncId());
+    const sim = simulate(client, this.host, scope);
     sim.bound = endpoint.local;
     sim.endpoint = endpoint;
     endpoint.owner = sim;
@@ -768,7 +772,7 @@ function patchedClose(this: NativeHandle, callback?: () => void): void {
     return;
   }
   realTcp.close.call(this);
-  if (typeof callback === 'function') host.world.schedule(host, 0, 'io', () => callback.call(this), undefined, true);
+  if (typeof callback === 'function') host.world.schedule(host, 0, 'io', () => callback.call(this), undefined, true, captureContext('TCPWRAP'));
 }
 
 function reset(this: NativeHandle, callback?: () => void): number {

@@ -191,11 +191,37 @@ function pidHost(): Host | undefined {
   return host === undefined || host.role === 'system' ? undefined : host;
 }
 
+/** A signal's name, from a name or a number Node knows (undefined otherwise: Node's kill throws). */
+function signalName(signal: string | number): string | undefined {
+  const known = os.constants.signals as Record<string, number>;
+  if (typeof signal === 'string') return Object.prototype.hasOwnProperty.call(known, signal) ? signal : undefined;
+  return Object.keys(known).find((name) => known[name] === signal);
+}
+
+/**
+ * process.kill(process.pid, signal) in register mode, where the host's process is the real one:
+ * a signal with listeners arrives as an event of the host now. Sent for real, it would reach
+ * Node only when its loop next polls, which a simulation that runs on in one check phase may
+ * never let happen before it ends (the listener then never ran). Without listeners, or when
+ * they are gone by the time it arrives, the real signal does what Node's default does.
+ */
+function signalOwnProcess(proc: NodeJS.Process, host: Host, realKill: Method, signal: string | number): boolean {
+  const name = signalName(signal);
+  if (name === undefined || name === 'SIGKILL' || name === 'SIGSTOP' || proc.listenerCount(name) === 0) return false;
+  const signum = (os.constants.signals as Record<string, number>)[name];
+  host.world.schedule(host, 0, 'io', () => {
+    if (proc.listenerCount(name) > 0) (proc.emit as (event: string, ...args: unknown[]) => boolean).call(proc, name, name, signum);
+    else Reflect.apply(realKill, proc, [realPid, name]);
+  }, undefined, true);
+  return true;
+}
+
 /** process.kill of a realm: kill(process.pid, signal) inside a host signals that host. */
-function killOf(realKill: Method): Method {
+function killOf(realKill: Method, proc: NodeJS.Process): Method {
   return function kill(this: unknown, pid: number, signal: string | number = 'SIGTERM'): true {
     const current = pidHost();
     const own = current !== undefined && pid === idsOf(current).pid;
+    if (own && current.world.mode === 'register' && signalOwnProcess(proc, current, realKill, signal)) return true;
     const host = processHost();
     // A host's own simulated pid stands for the real process where the process is the host's
     // (register mode); any other pid is a real process, as before.
@@ -341,7 +367,7 @@ export const processHostShim: Shim = {
     } as Method);
     patches.replace(p, 'exit', exitOf(proc, p.exit!));
     if (hasIpcChannel(proc)) hideChannelFromHosts(patches, proc);
-    patches.replace(p, 'kill', killOf(p.kill!));
+    patches.replace(p, 'kill', killOf(p.kill!, p as unknown as NodeJS.Process));
     const realPpid = Object.getOwnPropertyDescriptor(proc, 'ppid');
     let ppidOutside: unknown = realPpid?.get !== undefined ? realPpid.get.call(proc) : realPpid?.value;
     const pidOutside = proc.pid;

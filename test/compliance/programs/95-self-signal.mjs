@@ -1,0 +1,20 @@
+// process.kill(process.pid, signal) with a listener: kill returns at once, and the listener runs
+// later, with the signal's name and number, after this tick's nextTicks and before a 50 ms
+// timer. By name and by number alike. (Simulated in register mode the program's process is the
+// real one: a signal sent for real would reach Node only when its loop polls, which a run that
+// finishes in one loop phase never lets happen.)
+const order = [];
+process.on('SIGUSR2', (signal, number) => order.push(`SIGUSR2 listener: ${signal} ${number}`));
+process.on('SIGHUP', (signal, number) => order.push(`SIGHUP listener: ${signal} ${number}`));
+order.push(`kill by name returned ${process.kill(process.pid, 'SIGUSR2')}`);
+process.nextTick(() => order.push('tick'));
+setTimeout(() => {
+  order.push('timer 50');
+  order.push(`kill by number returned ${process.kill(process.pid, 1)}`);
+  setTimeout(() => {
+    order.push('timer 50 + 50');
+    process.removeAllListeners('SIGUSR2');
+    process.removeAllListeners('SIGHUP');
+    console.log(order.join('\n'));
+  }, 50);
+}, 50);
