@@ -7,10 +7,12 @@
  * In register mode the whole process is host "main": its process object stays Node's own (only
  * os.hostname / networkInterfaces are simulated).
  */
+import type { AsyncResource } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
 import type { World } from '../../runtime/world.js';
+import { captureContext } from '../async-hooks/async-context.js';
 import { callSites } from '../builtin-captures.js';
 import { currentHost, type Host } from '../context.js';
 import { clearDomains, giveToDomain, leaveScopeDomain } from './domain-errors.js';
@@ -147,9 +149,13 @@ type Method = (this: unknown, ...args: any[]) => unknown;
 
 /** `original`, except that on `p` inside a host it acts on that host's own process events. */
 function hostAware(p: object, name: string, original: Method, perHost: (emitter: EventEmitter, host: Host, args: any[]) => unknown): Method {
+  const adds = LISTENER_ADDERS.has(name);
   const fn = function (this: unknown, ...args: any[]) {
     const host = this === p ? processHost(args[0]) : undefined;
-    if (host === undefined) return Reflect.apply(original, this, args);
+    if (host === undefined) {
+      if (adds && this === p) noteSignalListener(p as NodeJS.Process, args[0]);
+      return Reflect.apply(original, this, args);
+    }
     return perHost(emitterOf(host), host, args);
   };
   Object.defineProperty(fn, 'name', { value: name });
@@ -191,6 +197,23 @@ function pidHost(): Host | undefined {
   return host === undefined || host.role === 'system' ? undefined : host;
 }
 
+const LISTENER_ADDERS = new Set(['on', 'addListener', 'once', 'prependListener', 'prependOnceListener']);
+
+/**
+ * The async context a signal's listeners run in, per process (register mode): Node makes the
+ * signal's wrap when its first listener is added, and calls the listeners in that wrap's context.
+ */
+const signalScopes = new WeakMap<object, Map<string, AsyncResource | undefined>>();
+
+function noteSignalListener(proc: NodeJS.Process, event: unknown): void {
+  if (typeof event !== 'string' || !Object.prototype.hasOwnProperty.call(os.constants.signals, event)) return;
+  const host = currentHost();
+  if (host === undefined || host.world.mode !== 'register' || proc.listenerCount(event) > 0) return;
+  let scopes = signalScopes.get(proc);
+  if (scopes === undefined) signalScopes.set(proc, (scopes = new Map()));
+  scopes.set(event, captureContext('SIGNALWRAP'));
+}
+
 /** A signal's name, from a name or a number Node knows (undefined otherwise: Node's kill throws). */
 function signalName(signal: string | number): string | undefined {
   const known = os.constants.signals as Record<string, number>;
@@ -212,7 +235,7 @@ function signalOwnProcess(proc: NodeJS.Process, host: Host, realKill: Method, si
   host.world.schedule(host, 0, 'io', () => {
     if (proc.listenerCount(name) > 0) (proc.emit as (event: string, ...args: unknown[]) => boolean).call(proc, name, name, signum);
     else Reflect.apply(realKill, proc, [realPid, name]);
-  }, undefined, true);
+  }, undefined, true, signalScopes.get(proc)?.get(name));
   return true;
 }
 

@@ -1,12 +1,16 @@
 // process.kill(process.pid, signal) with a listener: kill returns at once, and the listener runs
 // later, with the signal's name and number, after this tick's nextTicks and before a 50 ms
-// timer. By name and by number alike. (Simulated in register mode the program's process is the
+// timer. By name and by number alike. The listener sees the AsyncLocalStorage store of where
+// the signal's first listener was added (Node makes the signal's wrap then), not the killer's. (Simulated in register mode the program's process is the
 // real one: a signal sent for real would reach Node only when its loop polls, which a run that
 // finishes in one loop phase never lets happen.)
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+const als = new AsyncLocalStorage();
 const order = [];
-process.on('SIGUSR2', (signal, number) => order.push(`SIGUSR2 listener: ${signal} ${number}`));
-process.on('SIGHUP', (signal, number) => order.push(`SIGHUP listener: ${signal} ${number}`));
-order.push(`kill by name returned ${process.kill(process.pid, 'SIGUSR2')}`);
+als.run('added', () => process.on('SIGUSR2', (signal, number) => order.push(`SIGUSR2 listener: ${signal} ${number} in ${als.getStore()}`)));
+process.on('SIGHUP', (signal, number) => order.push(`SIGHUP listener: ${signal} ${number} in ${als.getStore()}`));
+order.push(`kill by name returned ${als.run('killer', () => process.kill(process.pid, 'SIGUSR2'))}`);
 process.nextTick(() => order.push('tick'));
 setTimeout(() => {
   order.push('timer 50');
