@@ -32,6 +32,7 @@ import { dnsResolverShim } from './net/dns-resolver.js';
 import { childProcessEscapesShim, escapesShim, workerEscapesShim } from './strict/escapes.js';
 import { fetchShim } from './net/fetch.js';
 import { fsShim } from './fs/fs.js';
+import { statWatcherShim } from './fs/stat-watcher.js';
 import { zlibShim } from './thread-pool/zlib.js';
 import { wasmShim } from './thread-pool/wasm.js';
 import { blobShim } from './thread-pool/blob.js';
@@ -90,6 +91,7 @@ export const SHIMS: readonly Shim[] = [
   messagingShim,
   moduleHostsShim,
   fsShim,
+  statWatcherShim,
   zlibShim,
   cryptoJobsShim,
   cryptoKeysShim,

@@ -1,7 +1,7 @@
 /**
  * Strict mode for APIs the simulation cannot own: child processes and worker threads run
- * outside the simulated world (real time, real I/O, real scheduling), and file watchers report
- * real changes at real times, so calling them from a simulated host is an error that names the
+ * outside the simulated world (real time, real I/O, real scheduling), and fs.watch reports real
+ * changes at real times (fs.watchFile, a stat poll, is simulated: shims/fs/stat-watcher.ts), so calling them from a simulated host is an error that names the
  * API and says what to do instead. Outside hosts (the test runner) they are untouched.
  *
  * The child_process and worker_threads guards are installed at those builtins' first load
@@ -63,10 +63,9 @@ export const escapesShim: Shim = {
   name: 'escapes',
   install(patches: PatchSet) {
     const watchInstead =
-      'a file watcher reports real changes at real times; poll with fs.stat from a simulated timer (setInterval), or have the writer tell the reader over the simulated network';
+      'a file watcher reports real changes at real times; use fs.watchFile (a stat poll on the host\'s clock), poll with fs.stat from a simulated timer, or have the writer tell the reader over the simulated network';
     const fsModule = fs as unknown as Record<string, (...args: any[]) => any>;
     patches.replace(fsModule, 'watch', guard(fsModule.watch!, 'fs.watch()', watchInstead));
-    patches.replace(fsModule, 'watchFile', guard(fsModule.watchFile!, 'fs.watchFile()', watchInstead));
     const fsPromises = fs.promises as unknown as Record<string, (...args: any[]) => any>;
     patches.replace(fsPromises, 'watch', guard(fsPromises.watch!, 'fs.promises.watch()', watchInstead));
   },

@@ -25,7 +25,6 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
       attempt(() => net.createServer().listen('/tmp/dst-test.sock'));
       attempt(() => net.connect({ path: '/tmp/dst-test.sock' }));
       attempt(() => fs.watch('.'));
-      attempt(() => fs.watchFile('package.json', () => {}));
       attempt(() => watchPromises('.'));
     });
     await sim.run();
@@ -36,7 +35,6 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
       'DST_UNSUPPORTED: Pipe.bind (a unix domain socket or named pipe) is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: Pipe.connect (a unix domain socket or named pipe) is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: fs.watch() is not supported inside a dst-runtime simulation',
-      'DST_UNSUPPORTED: fs.watchFile() is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: fs.promises.watch() is not supported inside a dst-runtime simulation',
     ]);
   });

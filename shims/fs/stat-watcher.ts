@@ -1,0 +1,180 @@
+/**
+ * fs.watchFile / fs.unwatchFile inside a host: a stat poll on the host's clock, as libuv's
+ * uv_fs_poll is a stat poll on the loop's. Node's own JavaScript (fs.watchFile, its StatWatcher,
+ * the 'change' and 'stop' events, ref/unref counting) is kept; only the native handle's start,
+ * close, ref, unref and hasRef are replaced for handles started inside a host. What it reads is
+ * the host's disk through the simulated fs (the real disk or DST_DISK=simulated), held in virtual
+ * time like any other fs call, so a program's own writes are seen at the same poll on every run.
+ *
+ * uv_fs_poll's rules (libuv src/fs-poll.c): the first stat is made at once and only recorded; a
+ * failing stat calls back once per new error code, with zeroed stats; a successful stat calls
+ * back when any of ctime, mtime, birthtime, size, mode, uid, gid, ino or dev differs from the
+ * last one (or after an error); the next poll is due `interval - (now - start) % interval` ms
+ * after each stat completes. Node's StatWatcher passes the status and a stats array (current
+ * fields, then previous) to onchange, which decides what to emit.
+ */
+import type { AsyncResource } from 'node:async_hooks';
+import fs from 'node:fs';
+import { captureContext } from '../async-hooks/async-context.js';
+import { currentHost, type Host } from '../context.js';
+import { nodeBinding } from '../node-binding.js';
+import { privateSymbolFinder, type PatchSet } from '../registry.js';
+import type { Shim } from '../shim.js';
+import type { SimEvent } from '../../runtime/scheduler/event.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type NativeWatcher = Record<string | symbol, any>;
+
+const binding = nodeBinding('fs');
+const StatWatcher = binding.StatWatcher as { prototype: Record<string, (...args: any[]) => any> };
+const proto = StatWatcher.prototype;
+const real = { start: proto.start!, close: proto.close!, ref: proto.ref!, unref: proto.unref!, hasRef: proto.hasRef! };
+
+/** Node's fields of one stats record, in its binding's order (lib/internal/fs/utils.js). */
+const FIELDS = 18;
+const NS_PER_S = 1_000_000_000n;
+
+/** One simulated poll: the host, its timer, and what the last stat gave. */
+interface Poll {
+  host: Host;
+  path: string;
+  intervalMs: number;
+  startMs: number;
+  refed: boolean;
+  closed: boolean;
+  bigint: boolean;
+  timer: SimEvent | undefined;
+  /** The context Node's handle was started in: its polls and callbacks run in it. */
+  scope: AsyncResource | undefined;
+  /** 0 before the first stat, 1 after a successful one, a negative errno after a failure. */
+  status: number;
+  last: bigint[];
+}
+
+const polls = new WeakMap<object, Poll>();
+const findOwner = privateSymbolFinder('owner_symbol', () => ({}));
+const findUseBigint = privateSymbolFinder('kUseBigint', () => ({}));
+
+/** Whether the StatWatcher (Node's JS object) that owns `handle` was made with { bigint: true }. */
+function usesBigint(handle: NativeWatcher): boolean {
+  const ownerKey = findOwner(handle);
+  const owner = ownerKey === undefined ? undefined : (handle[ownerKey] as Record<symbol, unknown> | undefined);
+  if (owner === undefined) return false;
+  const key = findUseBigint(owner);
+  return key !== undefined && owner[key] === true;
+}
+
+const ZERO: bigint[] = new Array(FIELDS).fill(0n);
+
+/** A BigIntStats as the binding's fields (times as seconds and nanoseconds). */
+function fieldsOf(s: fs.BigIntStats): bigint[] {
+  const time = (ns: bigint): [bigint, bigint] => [ns / NS_PER_S, ns % NS_PER_S];
+  return [
+    s.dev, s.mode, s.nlink, s.uid, s.gid, s.rdev, s.blksize, s.ino, s.size, s.blocks,
+    ...time(s.atimeNs), ...time(s.mtimeNs), ...time(s.ctimeNs), ...time(s.birthtimeNs),
+  ];
+}
+
+/** libuv's statbuf_eq: ctime, mtime, birthtime, size, mode, uid, gid, ino, dev. */
+function same(a: bigint[], b: bigint[]): boolean {
+  for (const i of [14, 15, 12, 13, 16, 17, 8, 1, 3, 4, 7, 0]) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function callBack(handle: NativeWatcher, poll: Poll, status: number, current: bigint[], previous: bigint[]): void {
+  const values = [...current, ...previous];
+  const array = poll.bigint ? BigInt64Array.from(values) : Float64Array.from(values, Number);
+  handle.onchange(status, array);
+}
+
+function stat(handle: NativeWatcher, poll: Poll): void {
+  poll.timer = undefined;
+  if (poll.closed || poll.host.state !== 'running') return;
+  fs.stat(poll.path, { bigint: true }, (error, stats) => {
+    if (poll.closed) return;
+    if (error !== null) {
+      const code = -(Math.abs((error as NodeJS.ErrnoException).errno ?? 2));
+      if (poll.status !== code) {
+        poll.status = code;
+        callBack(handle, poll, code, ZERO, poll.last);
+      }
+    } else {
+      const current = fieldsOf(stats);
+      if (poll.status < 0 || (poll.status === 1 && !same(poll.last, current))) callBack(handle, poll, 0, current, poll.last);
+      poll.last = current;
+      poll.status = 1;
+    }
+    if (poll.closed) return;
+    const nowMs = Math.floor(poll.host.clock.perfNowMs(poll.host.readNowNs()));
+    const delayMs = poll.intervalMs - ((nowMs - poll.startMs) % poll.intervalMs);
+    poll.timer = poll.host.world.schedule(poll.host, poll.host.clock.virtualDelayNs(delayMs * 1e6), 'timeout', () => stat(handle, poll), undefined, false, poll.scope);
+  });
+}
+
+function start(this: NativeWatcher, path: string, interval: number): number {
+  const host = currentHost();
+  if (host === undefined || polls.has(this)) return Reflect.apply(real.start, this, [path, interval]) as number;
+  const poll: Poll = {
+    host,
+    path,
+    intervalMs: Math.max(1, interval),
+    startMs: Math.floor(host.clock.perfNowMs(host.readNowNs())),
+    refed: Reflect.apply(real.hasRef, this, []) as boolean,
+    closed: false,
+    bigint: usesBigint(this),
+    timer: undefined,
+    scope: captureContext('STATWATCHER'),
+    status: 0,
+    last: ZERO,
+  };
+  polls.set(this, poll);
+  if (poll.refed) host.world.refHandle(host);
+  // The first stat at once (libuv queues it on the threadpool as the poll starts).
+  stat(this, poll);
+  return 0;
+}
+
+function close(this: NativeWatcher, ...args: unknown[]): unknown {
+  const poll = polls.get(this);
+  if (poll !== undefined && !poll.closed) {
+    poll.closed = true;
+    if (poll.timer !== undefined) poll.host.world.cancel(poll.timer);
+    if (poll.refed) poll.host.world.unrefHandle(poll.host);
+    poll.refed = false;
+  }
+  return Reflect.apply(real.close, this, args);
+}
+
+function ref(this: NativeWatcher): unknown {
+  const poll = polls.get(this);
+  if (poll !== undefined && !poll.closed && !poll.refed) {
+    poll.refed = true;
+    poll.host.world.refHandle(poll.host);
+  }
+  return Reflect.apply(real.ref, this, []);
+}
+
+function unref(this: NativeWatcher): unknown {
+  const poll = polls.get(this);
+  if (poll !== undefined && !poll.closed && poll.refed) {
+    poll.refed = false;
+    poll.host.world.unrefHandle(poll.host);
+  }
+  return Reflect.apply(real.unref, this, []);
+}
+
+function hasRef(this: NativeWatcher): unknown {
+  const poll = polls.get(this);
+  return poll === undefined ? Reflect.apply(real.hasRef, this, []) : poll.refed && !poll.closed;
+}
+
+export const statWatcherShim: Shim = {
+  name: 'fs-stat-watcher',
+  install(patches: PatchSet) {
+    patches.replace(proto, 'start', start);
+    patches.replace(proto, 'close', close);
+    patches.replace(proto, 'ref', ref);
+    patches.replace(proto, 'unref', unref);
+    patches.replace(proto, 'hasRef', hasRef);
+  },
+};

@@ -1,0 +1,80 @@
+// fs.watchFile inside a host: a stat poll on the host's clock (shims/fs/stat-watcher.ts). A
+// crash ends the poll with the host; the same seed gives the same changes at the same virtual
+// instants. (That a persistent watcher keeps a program alive until unwatchFile, and one with
+// persistent: false does not, compliance program 96-fs-watchfile.mjs shows against Node.) fs.watch stays
+// refused, and its error now names fs.watchFile as a way out.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Sim, STARTUP_MS } from 'dst-runtime';
+
+describe('fs.watchFile in a host (seed 0x3d1)', function () {
+  this.timeout(30_000);
+  let dir;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-watch-file-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  async function run(seed) {
+    const file = path.join(dir, `w-${seed}.txt`);
+    const log = [];
+    const sim = new Sim({ seed });
+    sim.host('watcher', () => {
+      fs.writeFileSync(file, 'a');
+      fs.watchFile(file, { interval: 100 }, (curr, prev) => {
+        log.push(`change at ${performance.now() - STARTUP_MS}: ${prev.size} -> ${curr.size}`);
+        if (curr.size === 3) fs.unwatchFile(file);
+      });
+    });
+    sim.client('writer', async () => {
+      for (const [atMs, text] of [[150, 'ab'], [420, 'abc']]) {
+        await new Promise((resolve) => setTimeout(resolve, atMs - (performance.now() - STARTUP_MS)));
+        fs.writeFileSync(file, text);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    const result = await sim.run();
+    return { log, fingerprint: result.fingerprint, elapsedNs: result.elapsedNs };
+  }
+
+  it('reports each change at the next poll of the host\'s clock, the same on every run', async () => {
+    const first = await run(0x3d1);
+    // Polls every 100 ms from the start: a write at 150 ms is seen at 200, one at 420 at 500.
+    assert.deepEqual(first.log, ['change at 200: 1 -> 2', 'change at 500: 2 -> 3']);
+    assert.deepEqual(await run(0x3d1), first);
+  });
+
+  it('a crashed host polls no more; the run ends with it', async () => {
+    const file = path.join(dir, 'crash.txt');
+    const log = [];
+    const sim = new Sim({ seed: 0x3d2 });
+    sim.host('watcher', () => {
+      fs.watchFile(file, { interval: 50 }, (curr) => log.push(`change: ${curr.size}`));
+    }, { onCrash: 'keep-down' });
+    sim.client('operator', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      sim.crash('watcher');
+      fs.writeFileSync(file, 'after the crash');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    });
+    await sim.run();
+    assert.deepEqual(log, ['change: 0'], 'the missing file once, then nothing after the crash');
+  });
+
+  it('fs.watch is still refused, and says to use fs.watchFile', async () => {
+    let error;
+    const sim = new Sim({ seed: 0x3d3 });
+    sim.host('watcher', () => {
+      try {
+        fs.watch(dir);
+      } catch (e) {
+        error = e;
+      }
+    });
+    await sim.run();
+    assert.equal(error?.code, 'DST_UNSUPPORTED');
+    assert.match(error.message, /fs\.watch\(\) is not supported.*use fs\.watchFile/);
+  });
+});
