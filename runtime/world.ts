@@ -19,6 +19,7 @@ import {
   EVENT_KIND_CODE,
   EVENT_KIND_NAME,
   type EventKind,
+  kCheckTurn,
   kFire,
   kHost,
   kKind,
@@ -31,7 +32,7 @@ import {
   SimEvent,
 } from './scheduler/event.js';
 import { Parking, type Parked } from './scheduler/parking.js';
-import { loopOrder, phaseOfKind, PHASE_IDLE, PHASE_MAIN } from './scheduler/loop-phases.js';
+import { loopOrder, phaseOfKind, PHASE_CHECK, PHASE_IDLE, PHASE_MAIN, PHASE_POLL } from './scheduler/loop-phases.js';
 import { EventQueue } from './scheduler/queue.js';
 import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
 import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
@@ -124,6 +125,11 @@ export function noteDestroyHooks(on: boolean): void {
 const KIND_NET = EVENT_KIND_CODE.net;
 const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
 
+/** A loop phase's place in a turn of libuv's loop: a main script before the turn's timers. */
+function phaseRank(phase: number): number {
+  return phase === PHASE_MAIN ? -1 : phase;
+}
+
 /**
  * Clock reads one event may make (its synchronous code and the ticks and microtasks drained after
  * it) while time stands still. A program that reads the clock more often than this in one event
@@ -209,6 +215,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private readonly topLevelPhase: number;
   /** Immediates run in a row, no other kind of event between them (see IMMEDIATES_FROZEN). */
   private immediatesInARow = 0;
+  /** Loopback packets not yet delivered, per receiving host (see loopbackBefore()), and how many. */
+  private readonly loopbackPending = new Map<WorldHost, SimEvent<WorldHost>[]>();
+  private loopbackCount = 0;
+  /** While a kernel answers a loopback packet (kernelReply): the poll turn its answer is read in. */
+  private replyTurn = -1;
   /** The host of the last event run; unhandled rejections are attributed to it. */
   lastHost: WorldHost | undefined;
 
@@ -712,8 +723,13 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const timeNs = sentNs + Math.max(0, Math.round(delayNs));
     const seq = ++this.seq;
     const event = new SimEvent(seq, host, 'net', fn, thisArg, false, scope);
-    // A packet a host sends itself is in the peer socket's buffer as write() returns.
-    if (loopback === true) event.readyNs = sentNs;
+    // A packet a host sends itself is in the peer socket's buffer as write() returns, and is
+    // read in the poll phase of this turn of its loop, or the next (see loopbackBefore()).
+    if (loopback === true) {
+      event.readyNs = sentNs;
+      event.pollTurn = this.replyTurn >= 0 ? this.replyTurn : this.pollTurn(host);
+      this.noteLoopback(host, event);
+    }
     // A packet's arrival runs in the chain of the socket it reaches.
     if (this.chainsOn) this.chainOfEntry.set(event, chain ?? this.chain);
     this.queue.push(event, timeNs, seq);
@@ -910,9 +926,108 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         continue;
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
+      if (this.loopbackCount > 0 && event[kKind] === KIND_IMMEDIATE) {
+        const first = this.loopbackBefore(event, host);
+        if (first !== undefined) {
+          // Read in a poll phase that comes before this immediate's check phase: it runs now, and
+          // its place in the queue (a few µs of loopback latency later) is left stale.
+          first[kSeq] = ++this.seq;
+          return this.taken(first);
+        }
+      }
       this.queue.pop();
       return this.taken(event);
     }
+  }
+
+  /**
+   * The turn of `host`'s loop whose check phase an immediate queued now runs in: this turn's,
+   * or the next one's when queued from an immediate (Node runs immediates queued during the
+   * check phase in the next turn).
+   */
+  checkTurn(host: WorldHost): number {
+    return this.phaseNow(host) === PHASE_CHECK ? host.loopTurn + 1 : host.loopTurn;
+  }
+
+  /**
+   * The turn of `host`'s loop whose poll phase reads a packet it sends itself now: this turn's
+   * when sent from a timer or the main script (the poll phase comes next), the next one's when
+   * sent from an I/O callback (the epoll of this turn has returned) or an immediate.
+   */
+  private pollTurn(host: WorldHost): number {
+    const phase = this.phaseNow(host);
+    return phase === PHASE_POLL || phase === PHASE_CHECK ? host.loopTurn + 1 : host.loopTurn;
+  }
+
+  /** The loop phase `host`'s code runs in now: the running event's, or a program's top level. */
+  private phaseNow(host: WorldHost): number {
+    if (this.eventKind === -1) return this.topLevelPhase;
+    return this.runningHost === host ? phaseOfKind(this.eventKind) : host.loopPhase;
+  }
+
+  /**
+   * Runs `send`, which sends the kernel's own answer to the packet being delivered now (a SYN-ACK
+   * or a reset to a SYN): on loopback it is read in the same poll turn as that packet, as when
+   * connect(2) runs the whole handshake at once, not in the turn after, as the application's
+   * answers from its callbacks are.
+   */
+  kernelReply<T>(send: () => T): T {
+    const current = this.current as SimEvent<WorldHost> | undefined;
+    const turn = current !== undefined && current[kKind] === KIND_NET && current.pollTurn >= 0 ? current.pollTurn : -1;
+    if (turn < 0) return send();
+    const outer = this.replyTurn;
+    this.replyTurn = turn;
+    try {
+      return send();
+    } finally {
+      this.replyTurn = outer;
+    }
+  }
+
+  private noteLoopback(host: WorldHost, event: SimEvent<WorldHost>): void {
+    let list = this.loopbackPending.get(host);
+    if (list === undefined) this.loopbackPending.set(host, (list = []));
+    list.push(event);
+    this.loopbackCount++;
+  }
+
+  private dropLoopback(event: SimEvent<WorldHost>): void {
+    const list = this.loopbackPending.get(event[kHost]);
+    const i = list === undefined ? -1 : list.indexOf(event);
+    if (i < 0) return;
+    list!.splice(i, 1);
+    this.loopbackCount--;
+    if (list!.length === 0) this.loopbackPending.delete(event[kHost]);
+  }
+
+  /**
+   * Loopback data `host` sent itself that plain Node reads before `immediate` runs: in the poll
+   * phase of a turn no later than the immediate's check phase (a write in a timer callback
+   * reaches the peer before an immediate queued in it; from an I/O callback the immediate comes
+   * first). The simulated arrival is a few µs of loopback latency later; the first such packet
+   * (in send order) runs instead. Undefined when none.
+   */
+  private loopbackBefore(immediate: WorldEntry, host: WorldHost): SimEvent<WorldHost> | undefined {
+    const list = this.loopbackPending.get(host);
+    const turn = (immediate as { [kCheckTurn]?: number })[kCheckTurn];
+    if (list === undefined || turn === undefined) return undefined;
+    for (let i = 0; i < list.length; i++) {
+      const packet = list[i]!;
+      if (packet[kSeq] === 0) {
+        // Cancelled: it will never run.
+        list.splice(i--, 1);
+        this.loopbackCount--;
+        continue;
+      }
+      if (packet.pollTurn > turn) continue;
+      if (this.chainsOn && this.chainHeld(packet, this.nowNs)) continue;
+      list.splice(i, 1);
+      this.loopbackCount--;
+      if (list.length === 0) this.loopbackPending.delete(host);
+      return packet;
+    }
+    if (list.length === 0) this.loopbackPending.delete(host);
+    return undefined;
   }
 
   /** The next entry of a host whose stall ended, if it is still live (undefined: try again). */
@@ -980,6 +1095,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (kind !== KIND_IMMEDIATE) this.immediatesInARow = 0;
     else if (++this.immediatesInARow > IMMEDIATES_FROZEN) this.busy(host, SPIN_NS_PER_IMMEDIATE);
     const nowNs = this.nowNs;
+    // The host's loop turn: a new one when time moved or its phase came round again.
+    const phase = phaseOfKind(kind);
+    if (nowNs !== host.loopNs || phaseRank(phase) < phaseRank(host.loopPhase)) host.loopTurn++;
+    host.loopNs = nowNs;
+    host.loopPhase = phase;
+    if (this.loopbackCount > 0 && kind === KIND_NET && (event as SimEvent<WorldHost>).pollTurn >= 0) this.dropLoopback(event as SimEvent<WorldHost>);
     this.fingerprint.mixEvent(nowNs | 0, (nowNs / 0x1_0000_0000) | 0, host.index, host.incarnation, kind);
     if (this.trace !== undefined) {
       this.trace.write({

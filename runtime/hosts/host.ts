@@ -59,6 +59,15 @@ export class Host<W extends HostWorld = HostWorld> {
   stallPhase = -1;
   stallSinceNs = 0;
   /**
+   * Where this incarnation's loop is within an instant (World.noteLoopTurn): its turn, counted
+   * from its start (a new one whenever virtual time moved, or its phase came round again), and
+   * the phase and instant of the last callback it ran. What decides whether loopback data it
+   * sent itself is read before an immediate it queued (scheduler/loop-phases.ts).
+   */
+  loopTurn = 0;
+  loopPhase = 3; // PHASE_MAIN: a process starts in its main script
+  loopNs = -1;
+  /**
    * This incarnation went down with its machine (Sim.crash: a power loss), not only its process:
    * until the host boots again nothing answers at its addresses (Network.machineOff).
    */
@@ -87,6 +96,7 @@ export class Host<W extends HostWorld = HostWorld> {
     // Like a machine's uptime when the process starts: somewhere in its first ~11 days.
     const hrtimeOriginNs = origin.int(1, 1_000_000) * 1_000_000_000 + origin.int(0, 1_000_000_000);
     this.clock = new HostClock(world.nowNs, world.epochMs, skewMs, hrtimeOriginNs, driftPpm);
+    this.loopNs = world.nowNs;
   }
 
   /** Math.random's stream for this incarnation. */

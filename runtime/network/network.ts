@@ -77,6 +77,8 @@ export interface NetworkWorld {
   schedule(host: Host, delayNs: number, kind: EventKind, fn: (this: any) => void, thisArg: unknown, ref: boolean, scope?: AsyncResource): SimEvent;
   /** Queues a packet's arrival at `host`'s network stack: it waits while the host is paused, and is answered while it is down. */
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number, loopback?: boolean): SimEvent;
+  /** Runs `send`, the kernel's own answer to the packet being delivered (World.kernelReply). */
+  kernelReply<T>(send: () => T): T;
   /** Runs `fn` as if code of `chain` ran it: what it schedules belongs to that chain. */
   withChain<T>(chain: number, fn: () => T): T;
   /** A new chain, for a listening server (0 while chain faults are off). */

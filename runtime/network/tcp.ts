@@ -964,7 +964,8 @@ export class TcpStack {
           ? decided
           : undefined;
     if (listener === undefined) {
-      this.sendReset(to, client);
+      // The kernel's answer, part of the handshake: on loopback read in the same poll as the SYN.
+      this.network.world.kernelReply(() => this.sendReset(to, client));
       return;
     }
     // A dual-stack IPv6 listener sees IPv4 peers as IPv4-mapped IPv6 addresses (::ffff:a.b.c.d).
@@ -989,8 +990,12 @@ export class TcpStack {
     const sameHost = to === client.host;
     server.state = sameHost ? 'established' : 'syn-received';
     if (!sameHost) server.pendingListener = listener;
-    // SYN-ACK is segment 0 of the server's direction: it precedes any data the server sends.
-    this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), 'syn-ack');
+    // SYN-ACK is segment 0 of the server's direction: it precedes any data the server sends. On
+    // loopback connect(2) runs the whole handshake: the client's side is ready in the same poll
+    // as the server's (World.kernelReply).
+    this.network.world.kernelReply(() =>
+      this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), 'syn-ack'),
+    );
     (server as unknown as { sendSeq: number }).sendSeq = 1;
     if (sameHost) this.accept(listener, server);
   }

@@ -57,6 +57,11 @@ export const kSite: unique symbol = Symbol('dst.site');
 export const kLocalClock: unique symbol = Symbol('dst.localClock');
 /** Runs the entry's work (a method on the entry's prototype). */
 export const kFire: unique symbol = Symbol('dst.fire');
+/**
+ * On an Immediate: the turn of its host's loop in whose check phase it runs (World.checkTurn):
+ * loopback data read in an earlier or the same turn's poll phase comes first.
+ */
+export const kCheckTurn: unique symbol = Symbol('dst.checkTurn');
 
 /**
  * One entry of the event queue: a SimEvent, or a simulated Timeout or Immediate, which is its own
@@ -92,6 +97,11 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
    * itself over loopback (scheduler/loop-phases.ts). Infinity otherwise (ready when due).
    */
   readyNs: number;
+  /**
+   * For a packet a host sent itself: the turn of its loop in whose poll phase it is read
+   * (World.pollTurn); -1 otherwise.
+   */
+  pollTurn: number;
 
   constructor(
     seq: number,
@@ -111,6 +121,7 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
     this.fn = fn;
     this.thisArg = thisArg;
     this.readyNs = Infinity;
+    this.pollTurn = -1;
   }
 
   [kFire](): void {

@@ -15,7 +15,7 @@ import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
 import { activeDomain, type DomainLike, outsideDomain, runEnteredIn } from '../../runtime/driver/outside-domain.js';
 import { originals } from '../../runtime/originals.js';
-import { EVENT_KIND_CODE, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../../runtime/scheduler/event.js';
+import { EVENT_KIND_CODE, kCheckTurn, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../../runtime/scheduler/event.js';
 import { keepShapesOf } from '../../runtime/scheduler/shape-keeper.js';
 import { type CapturedStack, captureSite, captureSiteLater, siteOf } from '../../runtime/trace/site.js';
 import type { World } from '../../runtime/world.js';
@@ -407,6 +407,8 @@ export class Immediate implements QueueEntry {
   declare [kHost]: Host;
   declare [kScope]: AsyncResource | undefined;
   declare [kSeq]: number;
+  /** The turn of its host's loop whose check phase runs it (World.checkTurn). */
+  declare [kCheckTurn]: number;
   declare [kSite]: string | undefined; // on the prototype: kept in `sites`
   declare [kKind]: number; // on the prototype: 'immediate'
   declare [kRef]: boolean; // on the prototype: false (an immediate refs the run as a handle)
@@ -423,6 +425,7 @@ export class Immediate implements QueueEntry {
     this[kScope] = captureContext('Immediate');
     if (domainsSeen || activeDomain() !== undefined) noteDomain(this);
     this[kSeq] = 0;
+    this[kCheckTurn] = host.world.checkTurn(host);
     this.ref();
     host.world.enqueue(this, 0);
   }
