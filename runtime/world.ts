@@ -926,7 +926,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         continue;
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
-      if (this.loopbackCount > 0 && event[kKind] === KIND_IMMEDIATE) {
+      if (this.loopbackCount > 0 && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
         const first = this.loopbackBefore(event, host);
         if (first !== undefined) {
           // Read in a poll phase that comes before this immediate's check phase: it runs now, and
@@ -935,6 +935,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
           return this.taken(first);
         }
       }
+
       this.queue.pop();
       return this.taken(event);
     }
@@ -947,6 +948,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    */
   checkTurn(host: WorldHost): number {
     return this.phaseNow(host) === PHASE_CHECK ? host.loopTurn + 1 : host.loopTurn;
+  }
+
+  /**
+   * Marks `event`, a handle's close callback `host` queued now, as libuv runs it: in the closing
+   * phase of this turn, after its poll (loopback data sent from a timer comes first).
+   */
+  closePhase(event: SimEvent<WorldHost>, host: WorldHost): void {
+    event[kCheckTurn] = host.loopTurn;
   }
 
   /**

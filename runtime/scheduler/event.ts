@@ -58,8 +58,9 @@ export const kLocalClock: unique symbol = Symbol('dst.localClock');
 /** Runs the entry's work (a method on the entry's prototype). */
 export const kFire: unique symbol = Symbol('dst.fire');
 /**
- * On an Immediate: the turn of its host's loop in whose check phase it runs (World.checkTurn):
- * loopback data read in an earlier or the same turn's poll phase comes first.
+ * On an Immediate (and a handle's close callback, World.closePhase): the turn of its host's loop
+ * in whose check (or closing) phase it runs (World.checkTurn): loopback data read in an earlier
+ * or the same turn's poll phase comes first.
  */
 export const kCheckTurn: unique symbol = Symbol('dst.checkTurn');
 
@@ -102,6 +103,8 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
    * (World.pollTurn); -1 otherwise.
    */
   pollTurn: number;
+  /** For a handle's close callback: the turn whose closing phase runs it (World.closePhase). */
+  [kCheckTurn]: number | undefined;
 
   constructor(
     seq: number,
@@ -122,6 +125,7 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
     this.thisArg = thisArg;
     this.readyNs = Infinity;
     this.pollTurn = -1;
+    this[kCheckTurn] = undefined;
   }
 
   [kFire](): void {

@@ -37,6 +37,7 @@ import { UV } from '../../runtime/network/errno.js';
 import type { Network } from '../../runtime/network/network.js';
 import { type UdpOwner, type UdpPeer, UdpSocket } from '../../runtime/network/udp.js';
 import type { NativeResource } from '../../runtime/hosts/native-resources.js';
+import type { World } from '../../runtime/world.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId } from './native-handles.js';
 import type { PatchSet } from '../registry.js';
@@ -347,7 +348,8 @@ function close(this: NativeHandle, callback?: () => void): void {
   sim.active();
   if (typeof callback === 'function') {
     // A closing handle keeps the loop alive until its close callback has run (libuv).
-    sim.host.world.schedule(sim.host, 0, 'io', callback, this, true, sim.scope);
+    const world = sim.host.world as World;
+    world.closePhase(world.schedule(sim.host, 0, 'io', callback, this, true, sim.scope), sim.host);
   }
   // Free the native handle (it never touched the OS).
   sim.host.world.natives.drop(sim.host, sim);

@@ -742,10 +742,12 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
   if (typeof callback === 'function' || cancelled.length > 0) {
     // libuv finishes a close in its closing phase: writes still queued complete with
     // ECANCELED, then the close callback runs. A closing handle keeps the loop alive.
-    sim.host.world.schedule(sim.host, 0, 'io', () => {
+    const world = sim.host.world as World;
+    const closing = world.schedule(sim.host, 0, 'io', () => {
       for (const req of cancelled) completeWrite(req, UV.ECANCELED, handle);
       if (typeof callback === 'function') callback.call(handle);
     }, undefined, true, sim.scope);
+    world.closePhase(closing, sim.host);
   }
   // Free the native handle (it never touched the OS). No callback: the close callback is the
   // event above, in virtual time.

@@ -2,8 +2,8 @@
 // (TCP or UDP, before or after it queues an immediate) is read in the poll phase that comes
 // before the immediate's check phase; what an immediate writes, before the immediate it queues
 // (which runs in the next turn); what an I/O callback writes, after the immediate it queues
-// (its poll has returned). A connect from a timer callback is accepted, and connected, before an
-// immediate queued after it (test/compliance-net 137 has the server.close() of stoppable).
+// (its poll has returned). A socket destroyed from a timer: the peer's 'end' (poll) before its
+// own 'close' (the closing phase). Connects: 137-tcp-loopback-connect-before-immediate.mjs.
 import net from 'node:net';
 import dgram from 'node:dgram';
 const log = [];
@@ -31,5 +31,17 @@ e.on('data', (d) => log.push(`client got ${d}`));
 await new Promise((r) => e.on('connect', r));
 e.write('p1');
 await new Promise((r) => setTimeout(r, 30));
+// A socket destroyed from a timer: its FIN is read by the peer (poll) before the destroyed
+// socket's close callback runs (the closing phase, after poll and check).
+const ender = net.createServer((s) => s.on('end', () => log.push('peer end')));
+await new Promise((r) => ender.listen(0, '127.0.0.1', r));
+const d = net.connect(ender.address().port, '127.0.0.1');
+await new Promise((r) => d.on('connect', r));
+await new Promise((r) => setTimeout(r, 5));
+await new Promise((r) => setTimeout(() => {
+  d.on('close', () => { log.push('destroyed socket close'); r(); });
+  d.destroy();
+}, 5));
+await new Promise((r) => setTimeout(r, 20));
 console.log(log.join('\n'));
-c.destroy(); e.destroy(); u.close(); server.close(); echo.close();
+c.destroy(); e.destroy(); u.close(); server.close(); echo.close(); ender.close();
