@@ -35,7 +35,7 @@ import { Parking, type Parked } from './scheduler/parking.js';
 import { loopOrder, phaseOfKind, PHASE_CHECK, PHASE_IDLE, PHASE_MAIN, PHASE_POLL } from './scheduler/loop-phases.js';
 import { EventQueue } from './scheduler/queue.js';
 import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
-import { DEFAULT_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
+import { DEFAULT_LATENCY, LOOPBACK_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
 import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
@@ -124,6 +124,9 @@ export function noteDestroyHooks(on: boolean): void {
 
 const KIND_NET = EVENT_KIND_CODE.net;
 const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
+
+/** The most a loopback packet takes that counts as in the peer's buffer at once (loopback's own default latency). */
+const LOOPBACK_AT_ONCE_NS = Math.round(LOOPBACK_LATENCY.maxMs * 1e6);
 
 /** A loop phase's place in a turn of libuv's loop: a main script before the turn's timers. */
 function phaseRank(phase: number): number {
@@ -218,6 +221,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** Loopback packets not yet delivered, per receiving host (see loopbackBefore()), and how many. */
   private readonly loopbackPending = new Map<WorldHost, SimEvent<WorldHost>[]>();
   private loopbackCount = 0;
+  /** The loop phase of the event running now (runEvent): a close callback's is the check phase's. */
+  private runningPhase = PHASE_MAIN;
   /** While a kernel answers a loopback packet (kernelReply): the poll turn its answer is read in. */
   private replyTurn = -1;
   /** The host of the last event run; unhandled rejections are attributed to it. */
@@ -407,6 +412,13 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.refs -= host.refs;
     host.refs = 0;
     this.parking.drop(host);
+    // Its loopback packets are no longer pulled before its immediates (it runs none now); those
+    // still queued arrive as usual, those parked are gone.
+    const loopback = this.loopbackPending.get(host as WorldHost);
+    if (loopback !== undefined) {
+      this.loopbackCount -= loopback.length;
+      this.loopbackPending.delete(host as WorldHost);
+    }
     // Its events would be skipped when their time came (packets excepted: the kernel still
     // answers them); dropped now, so that what their callbacks hold (a database's 128 MB
     // WebAssembly memory behind a 10 s timer) is not kept alive until then.
@@ -727,8 +739,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // read in the poll phase of this turn of its loop, or the next (see loopbackBefore()).
     if (loopback === true) {
       event.readyNs = sentNs;
-      event.pollTurn = this.replyTurn >= 0 ? this.replyTurn : this.pollTurn(host);
-      this.noteLoopback(host, event);
+      // Only a packet that takes no more than loopback's own few µs: one a fault or a slow
+      // loopbackLatency delays keeps its delay.
+      if (timeNs - sentNs <= LOOPBACK_AT_ONCE_NS) {
+        event.pollTurn = this.replyTurn >= 0 ? this.replyTurn : this.pollTurn(host);
+        this.noteLoopback(host, event);
+      }
     }
     // A packet's arrival runs in the chain of the socket it reaches.
     if (this.chainsOn) this.chainOfEntry.set(event, chain ?? this.chain);
@@ -926,7 +942,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         continue;
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
-      if (this.loopbackCount > 0 && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
+      // Not while program faults hold chains: their lag and stalls decide such orders then.
+      if (this.loopbackCount > 0 && !this.chainsOn && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
         const first = this.loopbackBefore(event, host);
         if (first !== undefined) {
           // Read in a poll phase that comes before this immediate's check phase: it runs now, and
@@ -971,7 +988,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** The loop phase `host`'s code runs in now: the running event's, or a program's top level. */
   private phaseNow(host: WorldHost): number {
     if (this.eventKind === -1) return this.topLevelPhase;
-    return this.runningHost === host ? phaseOfKind(this.eventKind) : host.loopPhase;
+    return this.runningHost === host ? this.runningPhase : host.loopPhase;
   }
 
   /**
@@ -1029,7 +1046,6 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         continue;
       }
       if (packet.pollTurn > turn) continue;
-      if (this.chainsOn && this.chainHeld(packet, this.nowNs)) continue;
       list.splice(i, 1);
       this.loopbackCount--;
       if (list.length === 0) this.loopbackPending.delete(host);
@@ -1105,7 +1121,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     else if (++this.immediatesInARow > IMMEDIATES_FROZEN) this.busy(host, SPIN_NS_PER_IMMEDIATE);
     const nowNs = this.nowNs;
     // The host's loop turn: a new one when time moved or its phase came round again.
-    const phase = phaseOfKind(kind);
+    // A handle's close callback runs in libuv's closing phase, after check: as check here.
+    const phase = kind === KIND_IMMEDIATE || (event as { [kCheckTurn]?: number })[kCheckTurn] === undefined ? phaseOfKind(kind) : PHASE_CHECK;
+    this.runningPhase = phase;
     if (nowNs !== host.loopNs || phaseRank(phase) < phaseRank(host.loopPhase)) host.loopTurn++;
     host.loopNs = nowNs;
     host.loopPhase = phase;

@@ -30,16 +30,16 @@ export class Driver {
    */
   lastQueued: object | undefined;
 
-  /**
-   * `onStep` runs the next event and returns false when there is nothing more to run for now
-   * (the driver then goes idle until kick() is called).
-   */
   /** Queues one batch of original immediates (refill()), made once. */
   private readonly queueBatch = (): void => {
     const setImmediate = originals.setImmediate;
     for (let i = 0; i < DRIVER_BATCH; i++) this.lastQueued = setImmediate(this.step);
   };
 
+  /**
+   * `onStep` runs the next event and returns false when there is nothing more to run for now
+   * (the driver then goes idle until kick() is called).
+   */
   constructor(onStep: () => boolean) {
     this.onStep = onStep;
     this.step = () => {

@@ -16,9 +16,10 @@
 import type { AsyncResource } from 'node:async_hooks';
 import fs from 'node:fs';
 import { captureContext } from '../async-hooks/async-context.js';
+import { UnsupportedError } from '../../runtime/errors.js';
 import { currentHost, type Host } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
-import { privateSymbolFinder, type PatchSet } from '../registry.js';
+import { mirrorSignature, privateSymbolFinder, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
 
@@ -52,6 +53,13 @@ interface Poll {
 }
 
 const polls = new WeakMap<object, Poll>();
+/** The paths each host incarnation watches (to stop them when it goes down), per world seen. */
+const watchedBy = new WeakMap<Host, Set<string>>();
+const worldsSeen = new WeakSet<object>();
+/** The live simulated poll of each path (a path has one watcher in Node's map at a time). */
+const pollOfPath = new Map<string, Poll>();
+const realWatchFile = fs.watchFile;
+const realUnwatchFile = fs.unwatchFile;
 const findOwner = privateSymbolFinder('owner_symbol', () => ({}));
 const findUseBigint = privateSymbolFinder('kUseBigint', () => ({}));
 
@@ -128,6 +136,7 @@ function start(this: NativeWatcher, path: string, interval: number): number {
     last: ZERO,
   };
   polls.set(this, poll);
+  pollOfPath.set(path, poll);
   if (poll.refed) host.world.refHandle(host);
   // The first stat at once (libuv queues it on the threadpool as the poll starts).
   stat(this, poll);
@@ -138,6 +147,7 @@ function close(this: NativeWatcher, ...args: unknown[]): unknown {
   const poll = polls.get(this);
   if (poll !== undefined && !poll.closed) {
     poll.closed = true;
+    if (pollOfPath.get(poll.path) === poll) pollOfPath.delete(poll.path);
     if (poll.timer !== undefined) poll.host.world.cancel(poll.timer);
     if (poll.refed) poll.host.world.unrefHandle(poll.host);
     poll.refed = false;
@@ -168,9 +178,53 @@ function hasRef(this: NativeWatcher): unknown {
   return poll === undefined ? Reflect.apply(real.hasRef, this, []) : poll.refed && !poll.closed;
 }
 
+/**
+ * fs.watchFile inside a host. Node keeps one watcher per resolved path for the whole process
+ * (lib/fs.js statWatchers): a second watchFile of the path joins it. Within one host that is
+ * Node's behaviour; across hosts (or with a watcher of the test runner) the listener would run
+ * in another host's poll, so it is refused. A host that goes down stops its watchers, so that its
+ * next incarnation (or the next run) starts its own.
+ */
+function watchFile(this: unknown, ...args: unknown[]): unknown {
+  const host = currentHost();
+  if (host === undefined) return Reflect.apply(realWatchFile, this, args);
+  const stat = Reflect.apply(realWatchFile, this, args) as { _handle?: object | null };
+  const poll = stat._handle == null ? undefined : polls.get(stat._handle);
+  if (poll === undefined || poll.host !== host) {
+    const listener = typeof args[1] === 'function' ? args[1] : args[2];
+    Reflect.apply(realUnwatchFile, fs, [args[0], listener]);
+    throw new UnsupportedError(
+      `fs.watchFile() of ${String(args[0])}, which ${poll === undefined ? 'code outside the simulation' : `host "${poll.host.name}"`} already watches`,
+      'Node keeps one watcher per path for the whole process; watch a path from one host only (and not from the test runner too), or poll it with fs.stat from a simulated timer',
+    );
+  }
+  let paths = watchedBy.get(host);
+  if (paths === undefined) watchedBy.set(host, (paths = new Set()));
+  paths.add(poll.path);
+  if (!worldsSeen.has(host.world)) {
+    worldsSeen.add(host.world);
+    host.world.hosts.onDown((down) => {
+      const watched = watchedBy.get(down as Host);
+      if (watched === undefined) return;
+      watchedBy.delete(down as Host);
+      // Node's own unwatchFile: all listeners go, the watcher stops (close() below) and leaves
+      // Node's map, in the order the paths were first watched.
+      for (const path of watched) if (pollOfPath.get(path)?.host === down) Reflect.apply(realUnwatchFile, fs, [path]);
+    });
+  }
+  return stat;
+}
+
 export const statWatcherShim: Shim = {
   name: 'fs-stat-watcher',
   install(patches: PatchSet) {
+    mirrorSignature(watchFile, realWatchFile);
+    patches.replace(fs as unknown as Record<string, unknown>, 'watchFile', watchFile);
+    // The run is over: the hosts' watchers stop and leave Node's map (before the handle methods
+    // above are restored), so that a later run or the test runner watches those paths afresh.
+    patches.onRestore(() => {
+      for (const path of [...pollOfPath.keys()]) Reflect.apply(realUnwatchFile, fs, [path]);
+    });
     patches.replace(proto, 'start', start);
     patches.replace(proto, 'close', close);
     patches.replace(proto, 'ref', ref);

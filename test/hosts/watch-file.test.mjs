@@ -63,6 +63,52 @@ describe('fs.watchFile in a host (seed 0x3d1)', function () {
     assert.deepEqual(log, ['change: 0'], 'the missing file once, then nothing after the crash');
   });
 
+  it('a restarted host watches afresh; a second host may not join another host\'s watcher', async () => {
+    const file = path.join(dir, 'shared.txt');
+    fs.writeFileSync(file, 'a');
+    const log = [];
+    let refused;
+    const sim = new Sim({ seed: 0x3d4 });
+    sim.host('watcher', () => {
+      fs.watchFile(file, { interval: 50 }, (curr, prev) => log.push(`boot change ${prev.size} -> ${curr.size}`));
+    });
+    sim.host('other', () => {
+      setTimeout(() => {
+        try {
+          fs.watchFile(file, { interval: 50 }, () => log.push('other host: unexpected'));
+        } catch (error) {
+          refused = error;
+        }
+      }, 10);
+    });
+    sim.client('operator', async () => {
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+      await sleep(100);
+      fs.writeFileSync(file, 'ab');
+      await sleep(100);
+      sim.crash('watcher');
+      sim.restart('watcher');
+      await sleep(100);
+      fs.writeFileSync(file, 'abc');
+      await sleep(100);
+    });
+    await sim.run();
+    // Node keeps one watcher per path for the process: the crashed incarnation's is stopped, so
+    // the next one's starts afresh instead of joining a dead poll.
+    assert.deepEqual(log, ['boot change 1 -> 2', 'boot change 2 -> 3']);
+    assert.equal(refused?.code, 'DST_UNSUPPORTED');
+    assert.match(refused.message, /fs\.watchFile\(\) of .*shared\.txt, which host "watcher" already watches/);
+    // And the test runner's own watcher of that path works after the run.
+    const real = await new Promise((resolve) => {
+      fs.watchFile(file, { interval: 20 }, (curr) => {
+        fs.unwatchFile(file);
+        resolve(curr.size);
+      });
+      setTimeout(() => fs.writeFileSync(file, 'abcd'), 50);
+    });
+    assert.equal(real, 4);
+  });
+
   it('fs.watch is still refused, and says to use fs.watchFile', async () => {
     let error;
     const sim = new Sim({ seed: 0x3d3 });

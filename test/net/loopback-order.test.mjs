@@ -1,0 +1,74 @@
+// Loopback data against immediates and close callbacks (World.loopbackBefore, closePhase): the
+// phase order plain Node shows (compliance-net 136 and 137 compare it with Node), and what the
+// rule must leave alone: a loopback delay a program asked for (loopbackLatency, or a fault) is
+// kept, whatever immediates are queued.
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { Sim, STARTUP_MS } from 'dst-runtime';
+
+const at = () => (performance.now() - STARTUP_MS).toFixed(3);
+
+describe('loopback data, immediates and close callbacks (seed 0x1b0)', () => {
+  it('a slow loopbackLatency keeps its delay although an immediate is queued after the write', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x1b0, network: { loopbackLatency: { minMs: 50, maxMs: 50 } } });
+    sim.host('h', () => {
+      const server = net.createServer((socket) => socket.on('data', (d) => {
+        log.push(`data ${d} at ${at()}`);
+        socket.destroy();
+        server.close();
+      }));
+      server.listen(7000, () => {
+        const client = net.connect(7000, '127.0.0.1', () => {
+          setTimeout(() => {
+            log.push(`write at ${at()}`);
+            client.end('x');
+            setImmediate(() => log.push(`immediate at ${at()}`));
+          }, 10);
+        });
+      });
+    });
+    await sim.run();
+    // Connected after two 50 ms trips; the data takes its 50 ms too.
+    assert.deepEqual(log, ['write at 110.000', 'immediate at 110.000', 'data x at 160.000']);
+  });
+
+  it('data written in a close callback is read before an immediate queued there (closing phase after check)', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x1b0 });
+    sim.host('h', () => {
+      const server = net.createServer((socket) => {
+        socket.on('data', (d) => log.push(`server data ${d}`));
+        socket.on('error', () => {});
+      });
+      server.listen(7001, () => {
+        const a = net.connect(7001, '127.0.0.1');
+        const b = net.connect(7001, '127.0.0.1');
+        let connected = 0;
+        const both = () => {
+          if (++connected < 2) return;
+          setTimeout(() => {
+            a.on('close', () => {
+              log.push('a close');
+              b.write('x');
+              setImmediate(() => {
+                log.push('immediate');
+                setTimeout(() => {
+                  b.destroy();
+                  server.close();
+                }, 5);
+              });
+            });
+            a.destroy();
+          }, 10);
+        };
+        a.on('connect', both);
+        b.on('connect', both);
+      });
+    });
+    await sim.run();
+    // Plain Node 20, 22 and 24 print the same (a close callback's immediate runs in the next
+    // turn's check phase, after the poll that reads the data).
+    assert.deepEqual(log, ['a close', 'server data x', 'immediate']);
+  });
+});
