@@ -123,6 +123,7 @@ export function noteDestroyHooks(on: boolean): void {
 }
 
 const KIND_NET = EVENT_KIND_CODE.net;
+const KIND_IO = EVENT_KIND_CODE.io;
 const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
 
 /** The most a loopback packet takes that counts as in the peer's buffer at once (loopback's own default latency). */
@@ -1020,10 +1021,15 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private dropLoopback(event: SimEvent<WorldHost>): void {
     const list = this.loopbackPending.get(event[kHost]);
     const i = list === undefined ? -1 : list.indexOf(event);
-    if (i < 0) return;
-    list!.splice(i, 1);
+    if (i >= 0) this.takeLoopback(event[kHost], list!, i);
+  }
+
+  /** Takes the packet at `i` out of `host`'s pending list. */
+  private takeLoopback(host: WorldHost, list: SimEvent<WorldHost>[], i: number): SimEvent<WorldHost> {
+    const [packet] = list.splice(i, 1);
     this.loopbackCount--;
-    if (list!.length === 0) this.loopbackPending.delete(event[kHost]);
+    if (list.length === 0) this.loopbackPending.delete(host);
+    return packet!;
   }
 
   /**
@@ -1039,19 +1045,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (list === undefined || turn === undefined) return undefined;
     for (let i = 0; i < list.length; i++) {
       const packet = list[i]!;
-      if (packet[kSeq] === 0) {
-        // Cancelled: it will never run.
-        list.splice(i--, 1);
-        this.loopbackCount--;
-        continue;
-      }
-      if (packet.pollTurn > turn) continue;
-      list.splice(i, 1);
-      this.loopbackCount--;
-      if (list.length === 0) this.loopbackPending.delete(host);
-      return packet;
+      // Cancelled: it will never run.
+      if (packet[kSeq] === 0) this.takeLoopback(host, list, i--);
+      else if (packet.pollTurn <= turn) return this.takeLoopback(host, list, i);
     }
-    if (list.length === 0) this.loopbackPending.delete(host);
     return undefined;
   }
 
@@ -1122,7 +1119,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const nowNs = this.nowNs;
     // The host's loop turn: a new one when time moved or its phase came round again.
     // A handle's close callback runs in libuv's closing phase, after check: as check here.
-    const phase = kind === KIND_IMMEDIATE || (event as { [kCheckTurn]?: number })[kCheckTurn] === undefined ? phaseOfKind(kind) : PHASE_CHECK;
+    const phase = kind === KIND_IO && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined ? PHASE_CHECK : phaseOfKind(kind);
     this.runningPhase = phase;
     if (nowNs !== host.loopNs || phaseRank(phase) < phaseRank(host.loopPhase)) host.loopTurn++;
     host.loopNs = nowNs;

@@ -53,8 +53,7 @@ interface Poll {
 }
 
 const polls = new WeakMap<object, Poll>();
-/** The paths each host incarnation watches (to stop them when it goes down), per world seen. */
-const watchedBy = new WeakMap<Host, Set<string>>();
+/** The worlds whose hosts' going down stops their watchers (stopWatchers). */
 const worldsSeen = new WeakSet<object>();
 /** The live simulated poll of each path (a path has one watcher in Node's map at a time). */
 const pollOfPath = new Map<string, Poll>();
@@ -198,21 +197,19 @@ function watchFile(this: unknown, ...args: unknown[]): unknown {
       'Node keeps one watcher per path for the whole process; watch a path from one host only (and not from the test runner too), or poll it with fs.stat from a simulated timer',
     );
   }
-  let paths = watchedBy.get(host);
-  if (paths === undefined) watchedBy.set(host, (paths = new Set()));
-  paths.add(poll.path);
   if (!worldsSeen.has(host.world)) {
     worldsSeen.add(host.world);
-    host.world.hosts.onDown((down) => {
-      const watched = watchedBy.get(down as Host);
-      if (watched === undefined) return;
-      watchedBy.delete(down as Host);
-      // Node's own unwatchFile: all listeners go, the watcher stops (close() below) and leaves
-      // Node's map, in the order the paths were first watched.
-      for (const path of watched) if (pollOfPath.get(path)?.host === down) Reflect.apply(realUnwatchFile, fs, [path]);
-    });
+    host.world.hosts.onDown((down) => stopWatchers((p) => p.host === down));
   }
   return stat;
+}
+
+/**
+ * Stops the simulated watchers `which` picks, with Node's own unwatchFile: all their listeners
+ * go, the watcher stops (close() below) and leaves Node's map, in the order the polls started.
+ */
+function stopWatchers(which: (poll: Poll) => boolean): void {
+  for (const [path, poll] of [...pollOfPath]) if (which(poll)) Reflect.apply(realUnwatchFile, fs, [path]);
 }
 
 export const statWatcherShim: Shim = {
@@ -222,9 +219,7 @@ export const statWatcherShim: Shim = {
     patches.replace(fs as unknown as Record<string, unknown>, 'watchFile', watchFile);
     // The run is over: the hosts' watchers stop and leave Node's map (before the handle methods
     // above are restored), so that a later run or the test runner watches those paths afresh.
-    patches.onRestore(() => {
-      for (const path of [...pollOfPath.keys()]) Reflect.apply(realUnwatchFile, fs, [path]);
-    });
+    patches.onRestore(() => stopWatchers(() => true));
     patches.replace(proto, 'start', start);
     patches.replace(proto, 'close', close);
     patches.replace(proto, 'ref', ref);
