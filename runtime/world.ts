@@ -32,7 +32,8 @@ import {
   SimEvent,
 } from './scheduler/event.js';
 import { Parking, type Parked } from './scheduler/parking.js';
-import { loopOrder, phaseOfKind, PHASE_CHECK, PHASE_IDLE, PHASE_MAIN, PHASE_POLL } from './scheduler/loop-phases.js';
+import { loopOrder, phaseOfKind, PHASE_CHECK, PHASE_CLOSING, PHASE_IDLE, PHASE_MAIN, PHASE_POLL } from './scheduler/loop-phases.js';
+import { PhaseOrder } from './scheduler/phase-order.js';
 import { EventQueue } from './scheduler/queue.js';
 import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
 import { DEFAULT_LATENCY, LOOPBACK_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
@@ -219,10 +220,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private readonly topLevelPhase: number;
   /** Immediates run in a row, no other kind of event between them (see IMMEDIATES_FROZEN). */
   private immediatesInARow = 0;
-  /** Loopback packets not yet delivered, per receiving host (see loopbackBefore()), and how many. */
-  private readonly loopbackPending = new Map<WorldHost, SimEvent<WorldHost>[]>();
-  private loopbackCount = 0;
-  /** The loop phase of the event running now (runEvent): a close callback's is the check phase's. */
+  /** Loopback packets, close callbacks and immediates whose order libuv's phases decide. */
+  private readonly phases = new PhaseOrder<WorldHost>();
+  /** The loop phase of the event running now (runEvent; PHASE_CLOSING for a close callback). */
   private runningPhase = PHASE_MAIN;
   /** While a kernel answers a loopback packet (kernelReply): the poll turn its answer is read in. */
   private replyTurn = -1;
@@ -415,11 +415,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.parking.drop(host);
     // Its loopback packets are no longer pulled before its immediates (it runs none now); those
     // still queued arrive as usual, those parked are gone.
-    const loopback = this.loopbackPending.get(host as WorldHost);
-    if (loopback !== undefined) {
-      this.loopbackCount -= loopback.length;
-      this.loopbackPending.delete(host as WorldHost);
-    }
+    this.phases.forget(host as WorldHost);
     // Its events would be skipped when their time came (packets excepted: the kernel still
     // answers them); dropped now, so that what their callbacks hold (a database's 128 MB
     // WebAssembly memory behind a 10 s timer) is not kept alive until then.
@@ -737,14 +733,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const seq = ++this.seq;
     const event = new SimEvent(seq, host, 'net', fn, thisArg, false, scope);
     // A packet a host sends itself is in the peer socket's buffer as write() returns, and is
-    // read in the poll phase of this turn of its loop, or the next (see loopbackBefore()).
+    // read in the poll phase of this turn of its loop, or the next (scheduler/phase-order.ts).
     if (loopback === true) {
       event.readyNs = sentNs;
       // Only a packet that takes no more than loopback's own few µs: one a fault or a slow
       // loopbackLatency delays keeps its delay.
       if (timeNs - sentNs <= LOOPBACK_AT_ONCE_NS) {
         event.pollTurn = this.replyTurn >= 0 ? this.replyTurn : this.pollTurn(host);
-        this.noteLoopback(host, event);
+        this.phases.notePoll(host, event);
       }
     }
     // A packet's arrival runs in the chain of the socket it reaches.
@@ -944,11 +940,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
       // Not while program faults hold chains: their lag and stalls decide such orders then.
-      if (this.loopbackCount > 0 && !this.chainsOn && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
-        const first = this.loopbackBefore(event, host);
+      if (this.phases.active && !this.chainsOn && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
+        const first = this.phases.before(event, host, timeNs);
         if (first !== undefined) {
-          // Read in a poll phase that comes before this immediate's check phase: it runs now, and
-          // its place in the queue (a few µs of loopback latency later) is left stale.
+          // What libuv runs before this immediate or close callback (a loopback packet read in an
+          // earlier poll phase, an immediate before a closing phase, a newer close callback) runs
+          // now; its place in the queue is left stale.
           first[kSeq] = ++this.seq;
           return this.taken(first);
         }
@@ -961,29 +958,52 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   /**
    * The turn of `host`'s loop whose check phase an immediate queued now runs in: this turn's,
-   * or the next one's when queued from an immediate (Node runs immediates queued during the
-   * check phase in the next turn).
+   * or the next one's when queued from an immediate or a close callback (Node runs immediates
+   * queued during the check phase in the next turn).
    */
   checkTurn(host: WorldHost): number {
-    return this.phaseNow(host) === PHASE_CHECK ? host.loopTurn + 1 : host.loopTurn;
+    const phase = this.phaseNow(host);
+    return phase === PHASE_CHECK || phase === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
+  }
+
+  /** Notes an immediate of `host` just queued (its place in libuv's phases: scheduler/phase-order.ts). */
+  noteImmediate(host: WorldHost, immediate: WorldEntry): void {
+    if (this.phases.closesPending) this.phases.noteImmediate(host, immediate, this.nowNs + (this.spinNs === 0 ? 0 : this.spinFor(immediate)));
   }
 
   /**
    * Marks `event`, a handle's close callback `host` queued now, as libuv runs it: in the closing
-   * phase of this turn, after its poll (loopback data sent from a timer comes first).
+   * phase of this turn (of the next, when queued from a close callback), after its poll and check
+   * phases, newest first.
    */
   closePhase(event: SimEvent<WorldHost>, host: WorldHost): void {
-    event[kCheckTurn] = host.loopTurn;
+    if (event[kSeq] === 0) return;
+    event[kCheckTurn] = this.phaseNow(host) === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
+    this.phases.noteClose(host, event, this.nowNs + this.spinNs);
+  }
+
+  /**
+   * Marks `event`, a request's completion `host` queued now at this instant, as libuv runs it
+   * from its pending queue (uv__io_feed): in this turn, right after the timers or right after
+   * poll, so before this turn's immediates and close callbacks; in the next, when queued from an
+   * immediate or a close callback (scheduler/phase-order.ts).
+   */
+  pendingPhase(event: SimEvent<WorldHost>, host: WorldHost): void {
+    if (event[kSeq] === 0) return;
+    const phase = this.phaseNow(host);
+    event.pollTurn = phase === PHASE_CHECK || phase === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
+    this.phases.notePoll(host, event);
   }
 
   /**
    * The turn of `host`'s loop whose poll phase reads a packet it sends itself now: this turn's
    * when sent from a timer or the main script (the poll phase comes next), the next one's when
-   * sent from an I/O callback (the epoll of this turn has returned) or an immediate.
+   * sent from an I/O callback (the epoll of this turn has returned), an immediate or a close
+   * callback.
    */
   private pollTurn(host: WorldHost): number {
     const phase = this.phaseNow(host);
-    return phase === PHASE_POLL || phase === PHASE_CHECK ? host.loopTurn + 1 : host.loopTurn;
+    return phase === PHASE_POLL || phase === PHASE_CHECK || phase === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
   }
 
   /** The loop phase `host`'s code runs in now: the running event's, or a program's top level. */
@@ -1009,47 +1029,6 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     } finally {
       this.replyTurn = outer;
     }
-  }
-
-  private noteLoopback(host: WorldHost, event: SimEvent<WorldHost>): void {
-    let list = this.loopbackPending.get(host);
-    if (list === undefined) this.loopbackPending.set(host, (list = []));
-    list.push(event);
-    this.loopbackCount++;
-  }
-
-  private dropLoopback(event: SimEvent<WorldHost>): void {
-    const list = this.loopbackPending.get(event[kHost]);
-    const i = list === undefined ? -1 : list.indexOf(event);
-    if (i >= 0) this.takeLoopback(event[kHost], list!, i);
-  }
-
-  /** Takes the packet at `i` out of `host`'s pending list. */
-  private takeLoopback(host: WorldHost, list: SimEvent<WorldHost>[], i: number): SimEvent<WorldHost> {
-    const [packet] = list.splice(i, 1);
-    this.loopbackCount--;
-    if (list.length === 0) this.loopbackPending.delete(host);
-    return packet!;
-  }
-
-  /**
-   * Loopback data `host` sent itself that plain Node reads before `immediate` runs: in the poll
-   * phase of a turn no later than the immediate's check phase (a write in a timer callback
-   * reaches the peer before an immediate queued in it; from an I/O callback the immediate comes
-   * first). The simulated arrival is a few µs of loopback latency later; the first such packet
-   * (in send order) runs instead. Undefined when none.
-   */
-  private loopbackBefore(immediate: WorldEntry, host: WorldHost): SimEvent<WorldHost> | undefined {
-    const list = this.loopbackPending.get(host);
-    const turn = (immediate as { [kCheckTurn]?: number })[kCheckTurn];
-    if (list === undefined || turn === undefined) return undefined;
-    for (let i = 0; i < list.length; i++) {
-      const packet = list[i]!;
-      // Cancelled: it will never run.
-      if (packet[kSeq] === 0) this.takeLoopback(host, list, i--);
-      else if (packet.pollTurn <= turn) return this.takeLoopback(host, list, i);
-    }
-    return undefined;
   }
 
   /** The next entry of a host whose stall ended, if it is still live (undefined: try again). */
@@ -1117,14 +1096,16 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (kind !== KIND_IMMEDIATE) this.immediatesInARow = 0;
     else if (++this.immediatesInARow > IMMEDIATES_FROZEN) this.busy(host, SPIN_NS_PER_IMMEDIATE);
     const nowNs = this.nowNs;
-    // The host's loop turn: a new one when time moved or its phase came round again.
-    // A handle's close callback runs in libuv's closing phase, after check: as check here.
-    const phase = kind === KIND_IO && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined ? PHASE_CHECK : phaseOfKind(kind);
+    // The host's loop turn: a new one when time moved or its phase came round again; an immediate
+    // or a close callback knows its own (a later one, when it was queued from its own phase).
+    const turn = kind === KIND_IMMEDIATE || kind === KIND_IO ? (event as { [kCheckTurn]?: number })[kCheckTurn] : undefined;
+    const phase = turn !== undefined && kind === KIND_IO ? PHASE_CLOSING : phaseOfKind(kind);
     this.runningPhase = phase;
     if (nowNs !== host.loopNs || phaseRank(phase) < phaseRank(host.loopPhase)) host.loopTurn++;
+    if (turn !== undefined && turn > host.loopTurn) host.loopTurn = turn;
     host.loopNs = nowNs;
     host.loopPhase = phase;
-    if (this.loopbackCount > 0 && kind === KIND_NET && (event as SimEvent<WorldHost>).pollTurn >= 0) this.dropLoopback(event as SimEvent<WorldHost>);
+    if (this.phases.active) this.phases.ran(host, event);
     this.fingerprint.mixEvent(nowNs | 0, (nowNs / 0x1_0000_0000) | 0, host.index, host.incarnation, kind);
     if (this.trace !== undefined) {
       this.trace.write({

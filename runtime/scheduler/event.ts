@@ -100,7 +100,8 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
   readyNs: number;
   /**
    * For a packet a host sent itself: the turn of its loop in whose poll phase it is read
-   * (World.pollTurn); -1 otherwise.
+   * (World.pollTurn); for a request's completion libuv runs from its pending queue, the turn that
+   * runs it (World.pendingPhase); -1 otherwise.
    */
   pollTurn: number;
   /** For a handle's close callback: the turn whose closing phase runs it (World.closePhase). */

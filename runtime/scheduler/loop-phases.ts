@@ -30,6 +30,11 @@ import { EVENT_KIND_CODE } from './event.js';
 export const PHASE_TIMERS = 0;
 export const PHASE_POLL = 1;
 export const PHASE_CHECK = 2;
+/**
+ * libuv's closing phase, after check: handles' close callbacks. Only World's turn counting tells it
+ * from check (scheduler/phase-order.ts); for stalls a close callback is I/O, as phaseOfKind says.
+ */
+export const PHASE_CLOSING = 4;
 /** Not inside a callback: the process was idle (or stopped between callbacks). */
 export const PHASE_IDLE = -1;
 /** A main script, before the loop's first turn. */

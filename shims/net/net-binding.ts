@@ -585,7 +585,8 @@ function connectAny(handle: NativeHandle, req: NativeHandle, to: string, port: n
   if (sim.delayedError !== 0) {
     // uv__tcp_connect: a delayed bind error completes the connect request with that error.
     const err = sim.delayedError;
-    host.world.schedule(host, 0, 'io', () => sim.connected(err), undefined, false, sim.scope);
+    const world = host.world as World;
+    world.pendingPhase(world.schedule(host, 0, 'io', () => sim.connected(err), undefined, false, sim.scope), host);
     return 0;
   }
   const remoteAddress = unmapped(address);
@@ -719,7 +720,8 @@ function shutdown(this: NativeHandle, req: NativeHandle): number {
   sim.endpoint?.finish();
   const listed = trackRequest(sim.host, 'SimpleShutdownWrap');
   // Completion is asynchronous, as with libuv; the request keeps the loop alive meanwhile.
-  sim.host.world.schedule(sim.host, 0, 'io', () => completeListed(listed, () => req.oncomplete(0)), undefined, true, sim.scope);
+  const world = sim.host.world as World;
+  world.pendingPhase(world.schedule(sim.host, 0, 'io', () => completeListed(listed, () => req.oncomplete(0)), undefined, true, sim.scope), sim.host);
   return 0;
 }
 
@@ -774,7 +776,10 @@ function patchedClose(this: NativeHandle, callback?: () => void): void {
     return;
   }
   realTcp.close.call(this);
-  if (typeof callback === 'function') host.world.schedule(host, 0, 'io', () => callback.call(this), undefined, true, captureContext('TCPWRAP'));
+  if (typeof callback === 'function') {
+    const world = host.world as World;
+    world.closePhase(world.schedule(host, 0, 'io', () => callback.call(this), undefined, true, captureContext('TCPWRAP')), host);
+  }
 }
 
 function reset(this: NativeHandle, callback?: () => void): number {

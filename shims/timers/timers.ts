@@ -425,9 +425,11 @@ export class Immediate implements QueueEntry {
     this[kScope] = captureContext('Immediate');
     if (domainsSeen || activeDomain() !== undefined) noteDomain(this);
     this[kSeq] = 0;
-    this[kCheckTurn] = host.world.checkTurn(host);
+    const world = host.world;
+    this[kCheckTurn] = world.checkTurn(host);
     this.ref();
-    host.world.enqueue(this, 0);
+    world.enqueue(this, 0);
+    world.noteImmediate(host, this);
   }
 
   ref(): this {

@@ -1,7 +1,7 @@
-// Loopback data against immediates and close callbacks (World.loopbackBefore, closePhase): the
-// phase order plain Node shows (compliance-net 136 and 137 compare it with Node), and what the
-// rule must leave alone: a loopback delay a program asked for (loopbackLatency, or a fault) is
-// kept, whatever immediates are queued.
+// Loopback data, immediates and close callbacks in libuv's phase order (scheduler/phase-order.ts):
+// the order plain Node shows (compliance-net 136-138 compare it with Node), what the rule must
+// leave alone (a loopback delay a program asked for, loopbackLatency or a fault, is kept,
+// whatever immediates are queued), and a host that crashes with close callbacks pending.
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { Sim, STARTUP_MS } from 'dst-runtime';
@@ -70,5 +70,34 @@ describe('loopback data, immediates and close callbacks (seed 0x1b0)', () => {
     // Plain Node 20, 22 and 24 print the same (a close callback's immediate runs in the next
     // turn's check phase, after the poll that reads the data).
     assert.deepEqual(log, ['a close', 'server data x', 'immediate']);
+  });
+
+  it('a host that crashes with close callbacks pending closes in libuv order again after its restart', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x1b0 });
+    let boot = 0;
+    sim.host('h', () => {
+      const incarnation = ++boot;
+      const server = net.createServer((socket) => socket.on('error', () => {}));
+      server.listen(7002, () => {
+        const socks = ['s0', 's1', 's2'].map((name) => Object.assign(net.connect(7002, '127.0.0.1'), { name }));
+        let connected = 0;
+        for (const s of socks) {
+          s.on('close', () => log.push(`${incarnation}: ${s.name} close`));
+          s.on('connect', () => {
+            if (++connected < socks.length) return;
+            setTimeout(() => {
+              for (const t of socks) t.destroy();
+              setImmediate(() => log.push(`${incarnation}: immediate`));
+              if (incarnation === 1) throw new Error('crash with three close callbacks pending');
+              server.close();
+            }, 10);
+          });
+        }
+      });
+    }, { onCrash: 'restart' });
+    await sim.run();
+    // Plainly (compliance-net 138): the immediate, then the closing phase, newest first.
+    assert.deepEqual(log, ['2: immediate', '2: s2 close', '2: s1 close', '2: s0 close']);
   });
 });
