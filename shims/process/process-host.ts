@@ -28,19 +28,13 @@ const HOST_EVENTS = new Set<string | symbol>([
   'uncaughtException',
   'uncaughtExceptionMonitor',
   'unhandledRejection',
-  'SIGTERM',
-  'SIGINT',
-  'SIGHUP',
-  'SIGUSR1',
-  'SIGUSR2',
-  'SIGQUIT',
+  // Every signal a listener can be added for (Node throws for SIGKILL and SIGSTOP itself).
+  ...Object.keys(os.constants.signals).filter((name) => name !== 'SIGKILL' && name !== 'SIGSTOP'),
   // A simulated host has no parent process: its IPC listeners are its own, never called
   // (ipc-channel.ts).
   'message',
   'disconnect',
 ]);
-
-const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15 };
 
 /** Thrown by process.exit() inside a host to unwind its code; never reported as a failure. */
 export class HostExit extends Error {
@@ -92,16 +86,38 @@ export function exitHost(host: Host, code: number): void {
   }
 }
 
-/** Delivers a signal to a host: its listeners run, or (none) it terminates as Node would. */
-export function signalHost(host: Host, signal: string): void {
+/**
+ * Signals whose default action Node leaves the process running after (measured on Node 20, 22
+ * and 24 with no listener: docs/notes/node-facts.md): ignored by the kernel's default or by Node
+ * itself (SIGPIPE, SIGXFSZ), and SIGUSR1, on which Node starts its inspector.
+ */
+const SURVIVED = new Set(['SIGPIPE', 'SIGCHLD', 'SIGCONT', 'SIGURG', 'SIGXFSZ', 'SIGWINCH', 'SIGUSR1']);
+/** Signals that stop a process until a SIGCONT (a library-mode host is paused: sim.resume()). */
+const STOPPING = new Set(['SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU']);
+
+/**
+ * Delivers a signal (a name, or a number from 1 to 64) to a host: the listeners of every name
+ * the number has run (SIGABRT and SIGIOT are one signal), or, with none, what Node's default
+ * does: most signals end the host with 128 + the number, some leave it running, the stopping
+ * ones pause it.
+ */
+export function signalHost(host: Host, signal: string | number): void {
   if (host.state !== 'running') return;
+  const signum = typeof signal === 'number' ? signal : ((os.constants.signals as Record<string, number>)[signal] ?? 15);
+  const names = signalNames(signum);
   const emitter = emitters.get(host);
-  if (signal !== 'SIGKILL' && emitter !== undefined && emitter.listenerCount(signal) > 0) {
-    emitter.emit(signal, signal, SIGNAL_NUMBERS[signal]);
+  if (signum !== 9 && emitter !== undefined) {
+    const heard = names.filter((name) => emitter.listenerCount(name) > 0);
+    for (const name of heard) emitter.emit(name, name, signum);
+    if (heard.length > 0) return;
+  }
+  if (names.some((name) => SURVIVED.has(name))) return;
+  if (names.some((name) => STOPPING.has(name))) {
+    host.world.hosts.pause(host.name);
     return;
   }
-  exitCodes.set(host, 128 + (SIGNAL_NUMBERS[signal] ?? 15));
-  if (signal === 'SIGKILL') host.world.hosts.takeDown(host, 'crashed');
+  exitCodes.set(host, 128 + signum);
+  if (signum === 9) host.world.hosts.takeDown(host, 'crashed');
   else host.world.hosts.takeDown(host, 'exited');
 }
 
@@ -214,11 +230,23 @@ function noteSignalListener(proc: NodeJS.Process, event: unknown): void {
   scopes.set(event, captureContext('SIGNALWRAP'));
 }
 
-/** A signal's name, from a name or a number Node knows (undefined otherwise: Node's kill throws). */
-function signalName(signal: string | number): string | undefined {
+/** Every name of signal number `signum`, in os.constants.signals order (SIGABRT and SIGIOT are 6). */
+function signalNames(signum: number): string[] {
   const known = os.constants.signals as Record<string, number>;
-  if (typeof signal === 'string') return Object.prototype.hasOwnProperty.call(known, signal) ? signal : undefined;
-  return Object.keys(known).find((name) => known[name] === signal);
+  return Object.keys(known).filter((name) => known[name] === signum);
+}
+
+/**
+ * The number process.kill(pid, signal) sends, as Node's kill reads its arguments; undefined when
+ * Node's kill throws for them (a pid that is not an integer, an unknown name) or kill(2) fails
+ * (a number that is no signal: EINVAL). 0 only tests that the process exists.
+ */
+function signalNumber(pid: unknown, signal: unknown): number | undefined {
+  if (pid != ((pid as number) | 0)) return undefined;
+  if (signal === ((signal as number) | 0)) return (signal as number) >= 0 && (signal as number) <= 64 ? (signal as number) : undefined;
+  const name = (signal || 'SIGTERM') as string;
+  const known = os.constants.signals as Record<string, number>;
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(known, name) ? known[name] : undefined;
 }
 
 /**
@@ -228,30 +256,44 @@ function signalName(signal: string | number): string | undefined {
  * never let happen before it ends (the listener then never ran). Without listeners, or when
  * they are gone by the time it arrives, the real signal does what Node's default does.
  */
-function signalOwnProcess(proc: NodeJS.Process, host: Host, realKill: Method, signal: string | number): boolean {
-  const name = signalName(signal);
-  if (name === undefined || name === 'SIGKILL' || name === 'SIGSTOP' || proc.listenerCount(name) === 0) return false;
-  const signum = (os.constants.signals as Record<string, number>)[name];
-  host.world.schedule(host, 0, 'io', () => {
-    if (proc.listenerCount(name) > 0) (proc.emit as (event: string, ...args: unknown[]) => boolean).call(proc, name, name, signum);
-    else Reflect.apply(realKill, proc, [realPid, name]);
-  }, undefined, true, signalScopes.get(proc)?.get(name));
+function signalOwnProcess(proc: NodeJS.Process, host: Host, realKill: Method, signum: number): boolean {
+  if (signum === 9 || signum === 19) return false;
+  const names = signalNames(signum).filter((name) => proc.listenerCount(name) > 0);
+  if (names.length === 0) return false;
+  // One event per name: Node has a signal wrap per name, and runs each wrap's callback (its ticks
+  // and microtasks after it) in its own context.
+  names.forEach((name, i) => {
+    host.world.schedule(host, 0, 'io', () => {
+      if (proc.listenerCount(name) > 0) (proc.emit as (event: string, ...args: unknown[]) => boolean).call(proc, name, name, signum);
+      else if (i === names.length - 1 && names.every((n) => proc.listenerCount(n) === 0)) Reflect.apply(realKill, proc, [realPid, signum]);
+    }, undefined, true, signalScopes.get(proc)?.get(name));
+  });
   return true;
 }
 
-/** process.kill of a realm: kill(process.pid, signal) inside a host signals that host. */
+/**
+ * process.kill of a realm: kill(process.pid, signal) inside a host signals that host. Arguments
+ * Node rejects reach Node's own kill, which throws its error (ERR_INVALID_ARG_TYPE,
+ * ERR_UNKNOWN_SIGNAL, or EINVAL from kill(2)) without sending anything.
+ */
 function killOf(realKill: Method, proc: NodeJS.Process): Method {
   return function kill(this: unknown, pid: number, signal: string | number = 'SIGTERM'): true {
     const current = pidHost();
     const own = current !== undefined && pid === idsOf(current).pid;
-    if (own && current.world.mode === 'register' && signalOwnProcess(proc, current, realKill, signal)) return true;
+    if (!own) return Reflect.apply(realKill, this, [pid, signal]) as true;
+    const signum = signalNumber(pid, signal);
+    // Invalid: Node's kill throws for the real process's pid as it would for the host's.
+    if (signum === undefined) return Reflect.apply(realKill, this, [realPid, signal]) as true;
+    // Only asks whether the process exists: it does.
+    if (signum === 0) return true;
+    if (current.world.mode === 'register') {
+      if (signalOwnProcess(proc, current, realKill, signum)) return true;
+      return Reflect.apply(realKill, this, [realPid, signal]) as true;
+    }
     const host = processHost();
-    // A host's own simulated pid stands for the real process where the process is the host's
-    // (register mode); any other pid is a real process, as before.
-    if (host === undefined || !own) return Reflect.apply(realKill, this, [own ? realPid : pid, signal]) as true;
-    const name = typeof signal === 'number' ? Object.keys(SIGNAL_NUMBERS).find((k) => SIGNAL_NUMBERS[k] === signal) ?? 'SIGTERM' : signal;
+    if (host === undefined) return Reflect.apply(realKill, this, [realPid, signal]) as true;
     // A signal arrives asynchronously.
-    host.world.schedule(host, 0, 'io', () => signalHost(host, name), undefined, true);
+    host.world.schedule(host, 0, 'io', () => signalHost(host, signum), undefined, true);
     return true;
   };
 }

@@ -64,6 +64,68 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     ]);
   });
 
+  it('process.kill(process.pid, signal) in a host: Node\'s argument errors, every name of a number, Node\'s default actions', async () => {
+    const log = [];
+    const sim = new Sim({ seed: 0x11 });
+    const host = (name, signal) => sim.host(name, () => {
+      setInterval(() => {}, 1000);
+      setTimeout(() => process.kill(process.pid, signal), 10);
+    });
+    sim.host('listener', () => {
+      process.on('SIGIOT', (s, n) => log.push(`SIGIOT listener: ${s} ${n}`));
+      process.on('SIGABRT', (s, n) => log.push(`SIGABRT listener: ${s} ${n}`));
+      process.on('SIGWINCH', (s, n) => log.push(`SIGWINCH listener: ${s} ${n}`));
+      for (const signal of ['SIGFOO', 99, -1, 'sigterm', 1.5]) {
+        try {
+          process.kill(process.pid, signal);
+          log.push(`kill ${signal} returned`);
+        } catch (error) {
+          log.push(`kill ${signal}: ${error.code} ${error.message}`);
+        }
+      }
+      try {
+        process.kill('abc', 'SIGTERM');
+      } catch (error) {
+        log.push(`kill "abc": ${error.code}`);
+      }
+      log.push(`kill 0 returned ${process.kill(process.pid, 0)}`);
+      process.kill(process.pid, 6);
+      process.kill(process.pid, 'SIGWINCH');
+      setTimeout(() => process.exit(0), 10);
+    });
+    host('pipe', 'SIGPIPE');
+    host('winch', 28);
+    host('usr2', 'SIGUSR2');
+    host('io', 'SIGPOLL');
+    host('tstp', 'SIGTSTP');
+    sim.client('observer', async () => {
+      await sleep(50);
+      for (const name of ['listener', 'pipe', 'winch', 'usr2', 'io', 'tstp']) log.push(`${name}: ${JSON.stringify(sim.status(name))}`);
+    });
+    await sim.run();
+    // As plain Node 20, 22 and 24 (docs/notes/node-facts.md): SIGPIPE and SIGWINCH leave the
+    // process running, SIGUSR2 and SIGIO end it (128 + the number), SIGTSTP stops it.
+    assert.deepEqual(log, [
+      'kill SIGFOO: ERR_UNKNOWN_SIGNAL Unknown signal: SIGFOO',
+      'kill 99: EINVAL kill EINVAL',
+      'kill -1: EINVAL kill EINVAL',
+      'kill sigterm: ERR_UNKNOWN_SIGNAL Unknown signal: sigterm',
+      'kill 1.5: ERR_UNKNOWN_SIGNAL Unknown signal: 1.5',
+      'kill "abc": ERR_INVALID_ARG_TYPE',
+      'kill 0 returned true',
+      'SIGABRT listener: SIGABRT 6',
+      'SIGIOT listener: SIGIOT 6',
+      'SIGWINCH listener: SIGWINCH 28',
+      'listener: {"state":"exited","incarnation":1,"paused":false,"exitCode":0}',
+      'pipe: {"state":"running","incarnation":1,"paused":false}',
+      'winch: {"state":"running","incarnation":1,"paused":false}',
+      'usr2: {"state":"exited","incarnation":1,"paused":false,"exitCode":140}',
+      'io: {"state":"exited","incarnation":1,"paused":false,"exitCode":157}',
+      'tstp: {"state":"running","incarnation":1,"paused":true}',
+    ]);
+    assert.equal(process.listenerCount('SIGWINCH'), 0, 'host signal listeners did not land on the real process');
+  });
+
   it('a host\'s own uncaughtException listener keeps it alive, like Node', async () => {
     const log = [];
     const sim = new Sim({ seed: 0x11 });
