@@ -220,6 +220,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private readonly topLevelPhase: number;
   /** Immediates run in a row, no other kind of event between them (see IMMEDIATES_FROZEN). */
   private immediatesInARow = 0;
+  /**
+   * The runtime's own events queued beside the program's work that must not keep a run from
+   * going idle (scheduleBackground: the wall-clock steps of the skew fault).
+   */
+  private readonly background = new Set<WorldEntry>();
   /** Loopback packets, close callbacks and immediates whose order libuv's phases decide. */
   private readonly phases = new PhaseOrder<WorldHost>();
   /** The loop phase of the event running now (runEvent; PHASE_CLOSING for a close callback). */
@@ -416,6 +421,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // Its loopback packets are no longer pulled before its immediates (it runs none now); those
     // still queued arrive as usual, those parked are gone.
     this.phases.forget(host as WorldHost);
+    for (const event of this.background) if (event[kHost] === host) this.background.delete(event);
     // Its events would be skipped when their time came (packets excepted: the kernel still
     // answers them); dropped now, so that what their callbacks hold (a database's 128 MB
     // WebAssembly memory behind a 10 s timer) is not kept alive until then.
@@ -686,6 +692,19 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
+   * Queues `fn` as an unref'd 'fault' event of `host` that only matters beside the program's own
+   * work: when nothing else is queued the run goes idle (or ends) as if it were not (a hung
+   * program is reported idle, with its handles, not run to the time limit by clock steps).
+   */
+  scheduleBackground(host: WorldHost, delayNs: number, fn: () => void): void {
+    const event: SimEvent<WorldHost> = this.schedule(host, delayNs, 'fault', () => {
+      this.background.delete(event);
+      fn();
+    }, undefined, false);
+    if (event[kSeq] !== 0) this.background.add(event);
+  }
+
+  /**
    * Queues an entry that carries its own fields (a simulated Timeout or Immediate) after
    * `delayNs`, under a new sequence number; a place it held before becomes stale. Returns false
    * (and leaves it unqueued) when its host is down. Its ref, if any, is its own business.
@@ -915,7 +934,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         this.wakeStalled();
         continue;
       }
-      if (event === undefined) {
+      if (event === undefined || (this.background.size > 0 && this.background.has(event) && this.onlyBackground())) {
         // Ref'd handles remain (a listening server, a paused host) but nothing is scheduled.
         // In library mode nothing outside the simulation may wake it: the run is over.
         if (this.options.durationNs !== undefined) {
@@ -954,6 +973,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       this.queue.pop();
       return this.taken(event);
     }
+  }
+
+  /** Whether every live entry of the queue is a background one (scheduleBackground). */
+  private onlyBackground(): boolean {
+    return !this.queue.some((entry) => !this.background.has(entry));
   }
 
   /**

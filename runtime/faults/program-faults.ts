@@ -132,17 +132,18 @@ export class ProgramFaults {
   /**
    * Wall-clock steps: at exponential intervals, `host`'s Date jumps to an offset within +-1 s of
    * true time (an NTP step, a VM resumed from a snapshot). Monotonic clocks (performance.now,
-   * hrtime) never jump, as in production. The steps keep nothing alive: unref'd events.
+   * hrtime) never jump, as in production. The steps keep nothing alive, and a program that has
+   * nothing else queued is idle (World.scheduleBackground).
    */
   private stepClocks(host: WorldHost, perSecond: number): void {
     const world = this.world;
     const random = world.stream('faults/skew');
     const next = (): void => {
       const delayNs = Math.max(1, Math.round(-Math.log(1 - random.double()) * (1e9 / perSecond)));
-      world.schedule(host, delayNs, 'fault', () => {
+      world.scheduleBackground(host, delayNs, () => {
         host.clock.skewMs = random.int(-SKEW_STEP_MS_MAX, SKEW_STEP_MS_MAX);
         next();
-      }, undefined, false);
+      });
     };
     next();
   }

@@ -205,6 +205,18 @@ export class EventQueue<E extends QueueEntry = QueueEntry> {
     }
   }
 
+  /** Whether some live entry satisfies `test`. O(size) at worst. */
+  some(test: (entry: E) => boolean): boolean {
+    for (const bucket of this.buckets.values()) {
+      const { entries, seqs } = bucket;
+      for (let i = bucket.head; i < bucket.tail; i++) {
+        const entry = entries[i]!;
+        if (entry !== TOMBSTONE && entry[kSeq] === seqs[i] && test(entry)) return true;
+      }
+    }
+    return false;
+  }
+
   /** Drops every entry (used when a run ends); the buckets go back to the pool, emptied. */
   clear(): void {
     if (shapesKept()) {

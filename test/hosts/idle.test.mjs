@@ -69,6 +69,16 @@ describe('register mode: a program that would wait for ever (DST_SEED=0x75)', fu
     assert.match(child.stderr, /^dst: seed 0x75 .* exit 75$/m);
   });
 
+  it('a listening server alone under DST_FAULTS=skew: still exit 75 at once (the clock steps queued keep no run going)', () => {
+    const child = run('server-only.mjs', { DST_FAULTS: 'skew' });
+    assert.equal(child.status, 75, show(child));
+    assert.deepEqual(handleLines(child.stderr), [
+      `TCP server listening on [::]:8080: listen() at ${siteOf('server-only.mjs', '// LISTEN', 'listen(')}`,
+    ]);
+    assert.match(child.stderr, /^ {2}time {5}0\.000000000 s \(virtual\) {3}event 0 {3}host main \(boot 1\)$/m);
+    assert.equal(/^ {2}replay {3}(.*)$/m.exec(child.stderr)?.[1], 'DST_SEED=0x75 DST_FAULTS=skew node --import dst-runtime/register server-only.mjs');
+  });
+
   it('an http server alone: exit 75 at once, as with net (its connection checker is no event while it has no connection; issue 20 item 9)', () => {
     const child = run('http-server-only.mjs');
     assert.equal(child.status, 75, show(child));
