@@ -258,8 +258,23 @@ export function fatalErrorReport(world: World, host: WorldHost, error: unknown, 
     origin === 'unhandledRejection' ? 'unhandled-rejection' : 'crash',
     host,
     error,
-    `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
+    world.eventsRun === 0 && failedToLoad(error)
+      ? `host "${host.name}" could not load its program: ${head} (Node's report follows)`
+      : `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
   );
+}
+
+/**
+ * Whether `error` is Node's loader refusing a module (a syntax or link error from its compiler,
+ * a module not found), which Node reports for an ES module entry as a rejection of its import.
+ */
+function failedToLoad(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') return true;
+  if (!(error instanceof SyntaxError)) return false;
+  const frame = /^\s+at .*$/m.exec(error.stack ?? '')?.[0] ?? '';
+  return frame.includes('node:internal/modules/') || frame.includes('node:internal/vm');
 }
 
 /** Starts register mode once per process (the ESM and CJS entries may both be loaded). */

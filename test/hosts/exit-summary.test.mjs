@@ -52,3 +52,25 @@ describe('register mode: the summary and DST_REPORT give the exit code the proce
     assert.equal(child.stdout.trim(), 'false', child.stderr);
   });
 });
+
+describe('register mode: a program that does not load is reported as such (DST_SEED=0x1)', function () {
+  this.timeout(120_000);
+  const DIR = fileURLToPath(new URL('./fixtures/load-failure/', import.meta.url));
+  const start = (file, register) => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
+    return spawnSync(process.execPath, [...(register ? ['--import', REGISTER_MJS] : []), file], { cwd: DIR, env: { ...env, DST_SEED: '0x1' }, encoding: 'utf8', timeout: 60_000 });
+  };
+  for (const [file, head] of [
+    ['duplicate-import.mjs', 'could not load its program: SyntaxError: Identifier \'net\' has already been declared'],
+    ['missing-import.mjs', 'could not load its program: Error: Cannot find module'],
+    ['json-error.mjs', 'crashed with an unhandled rejection: SyntaxError'],
+  ]) {
+    it(`${file}: exit 1 as plainly, "${head.split(':')[0]}"`, () => {
+      const plain = start(file, false);
+      const sim = start(file, true);
+      assert.equal(plain.status, 1, plain.stderr);
+      assert.equal(sim.status, 1, sim.stderr);
+      assert.ok(sim.stderr.includes(`dst: host "main" ${head}`), sim.stderr);
+    });
+  }
+});
