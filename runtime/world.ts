@@ -650,6 +650,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const host = this.spinHost!;
     this.spinHost = undefined;
     host.spunNs += spinNs;
+    // A busy first tick (a main script, a host's boot): its loop starts once it is over.
+    if (this.bootRunning) {
+      host.bootSpunNs = host.spunNs;
+      host.clock.startLoopAt(this.nowNs + spinNs);
+    }
     // The last event's code (its kind is still eventKind) was busy: its loop phase goes on after it.
     this.stall(host, this.nowNs + spinNs, this.currentPhase);
   }

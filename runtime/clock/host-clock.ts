@@ -87,9 +87,25 @@ export class HostClock {
     return (this.localNs(nowNs) - this.bootNs + STARTUP_NS) / NS_PER_MS;
   }
 
-  /** Milliseconds the host's event loop has run: performance.now() less the start-up. */
+  /**
+   * Where the host's event loop started on its local clock: its boot, or later when its first
+   * tick was busy (startLoopAt).
+   */
+  private loopStartLocalNs = -1;
+
+  /** The host's first tick was busy until `nowNs` (virtual): its event loop starts there. */
+  startLoopAt(nowNs: number): void {
+    this.loopStartLocalNs = this.localNs(nowNs);
+  }
+
+  /** performance.nodeTiming.loopStart: STARTUP_MS, or later after a busy first tick. */
+  loopStartMs(): number {
+    return this.loopStartLocalNs < 0 ? STARTUP_NS / NS_PER_MS : (this.loopStartLocalNs - this.bootNs + STARTUP_NS) / NS_PER_MS;
+  }
+
+  /** Milliseconds the host's event loop has run: performance.now() less the start-up and a busy first tick. */
   loopMs(nowNs: number): number {
-    return (this.localNs(nowNs) - this.bootNs) / NS_PER_MS;
+    return (this.localNs(nowNs) - (this.loopStartLocalNs < 0 ? this.bootNs : this.loopStartLocalNs)) / NS_PER_MS;
   }
 
   /** performance.timeOrigin: the wall-clock ms at process start, STARTUP_NS before the boot. */

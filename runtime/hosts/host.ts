@@ -76,6 +76,8 @@ export class Host<W extends HostWorld = HostWorld> {
   eventsRun = 0;
   /** CPU time this incarnation spent spinning on its clock (World.clockNowNs). */
   spunNs = 0;
+  /** Of spunNs, what its first tick spun (before its event loop started: no loop time). */
+  bootSpunNs = 0;
   /** Ref'd handles and pending ref'd events of this incarnation (part of world.refs). */
   refs = 0;
   /** For clients: the main function has settled. */

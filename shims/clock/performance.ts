@@ -23,7 +23,6 @@
  */
 import perfHooks, { performance as perf, PerformanceObserver } from 'node:perf_hooks';
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
-import { STARTUP_MS } from '../../runtime/clock/host-clock.js';
 import { activeWorld } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
@@ -436,9 +435,10 @@ Object.defineProperty(dispatchEvent, 'length', { value: realDispatchEvent.length
  * milestones (nodeStart, v8Start, environment, bootstrapComplete) fall in that span, in Node's
  * order and at about the times Node 24 shows on a quiet machine; the loop starts once the
  * program's first tick is over (loopStart -1 until then, as on Node's main thread), which takes
- * no virtual time, so at STARTUP_MS. loopExit is -1 while the process runs and its
- * performance.now() once it is exiting ('exit' listeners). Real Node reports how long its own
- * start-up took, a different figure each run.
+ * no virtual time, so at STARTUP_MS, unless it spun on the clock (World.endSpin). loopExit is
+ * -1 while the process runs and its performance.now() once its loop ran out of work ('exit'
+ * listeners; -1 after an explicit process.exit(), whose loop never exits). Real Node reports
+ * how long its own start-up took, a different figure each run.
  */
 const SIMULATED_MILESTONES_MS = { nodeStart: 0.5, v8Start: 5, environment: 17, bootstrapComplete: 24 } as const;
 
@@ -456,8 +456,18 @@ function nodeTimingGetter(key: string, realGet: () => unknown): (() => unknown) 
       return host === undefined ? Reflect.apply(realGet, this, []) : simulated(host);
     };
   // The main thread's loop starts once the program's first tick is over: -1 until then.
-  if (key === 'loopStart') return inHost((host) => ((host.world as { bootRunning?: boolean }).bootRunning ? -1 : STARTUP_MS));
-  if (key === 'loopExit') return inHost((host) => (exiting(host) ? host.clock.perfNowMs(host.readNowNs()) : -1));
+  if (key === 'loopStart') return inHost((host) => ((host.world as { bootRunning?: boolean }).bootRunning ? -1 : host.clock.loopStartMs()));
+  if (key === 'loopExit') {
+    // Set only when the loop ran out of work: -1 after an explicit process.exit() (Node 20, 22
+    // and 24), which the real process's own loopExit tells in register mode. A library host's
+    // process ends only by exit, a crash or a kill: its loop never runs out.
+    return function (this: unknown): unknown {
+      const host = currentHost();
+      if (host === undefined) return Reflect.apply(realGet, this, []);
+      if (host.world.mode !== 'register' || !exiting(host) || Reflect.apply(realGet, this, []) === -1) return -1;
+      return host.clock.perfNowMs(host.readNowNs());
+    };
+  }
   if (key in SIMULATED_MILESTONES_MS) return inHost(() => SIMULATED_MILESTONES_MS[key as keyof typeof SIMULATED_MILESTONES_MS]);
   if (key === 'duration') return inHost((host) => host.clock.perfNowMs(host.readNowNs()));
   // The loop's idle time is the host's uptime less its CPU time, as eventLoopUtilization() has it.

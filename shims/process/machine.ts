@@ -159,7 +159,7 @@ function eventLoopUtilization(host: Host, util1?: unknown, util2?: unknown): { i
   // The loop's time: since it started, after the program's first tick (nodeTiming.loopStart);
   // before that, as in Node, none.
   const loopMs = host.world.bootRunning ? 0 : host.clock.loopMs(host.readNowNs());
-  const active = Math.min(host.cpuNs / 1e6, loopMs);
+  const active = Math.min((host.cpuNs - host.bootSpunNs) / 1e6, loopMs);
   const idle = loopMs - active;
   if (!a) return { idle, active, utilization: idle + active === 0 ? 0 : active / (idle + active) };
   const idleDelta = idle - a.idle;
