@@ -261,12 +261,14 @@ function signalOwnProcess(proc: NodeJS.Process, host: Host, realKill: Method, si
   const names = signalNames(signum).filter((name) => proc.listenerCount(name) > 0);
   if (names.length === 0) return false;
   // One event per name: Node has a signal wrap per name, and runs each wrap's callback (its ticks
-  // and microtasks after it) in its own context.
+  // and microtasks after it) in its own context. Unref'd, as Node's signal wraps are: with
+  // nothing else alive the process exits before its loop polls again, and the listener never
+  // runs (20, 22 and 24).
   names.forEach((name, i) => {
     host.world.schedule(host, 0, 'io', () => {
       if (proc.listenerCount(name) > 0) (proc.emit as (event: string, ...args: unknown[]) => boolean).call(proc, name, name, signum);
       else if (i === names.length - 1 && names.every((n) => proc.listenerCount(n) === 0)) Reflect.apply(realKill, proc, [realPid, signum]);
-    }, undefined, true, signalScopes.get(proc)?.get(name));
+    }, undefined, false, signalScopes.get(proc)?.get(name));
   });
   return true;
 }
@@ -292,8 +294,12 @@ function killOf(realKill: Method, proc: NodeJS.Process): Method {
     }
     const host = processHost();
     if (host === undefined) return Reflect.apply(realKill, this, [realPid, signal]) as true;
-    // A signal arrives asynchronously.
-    host.world.schedule(host, 0, 'io', () => signalHost(host, signum), undefined, true);
+    // A signal arrives asynchronously. To a listener, as an unref'd signal wrap's callback (a
+    // process with nothing else alive exits first); without one, the kernel's default action
+    // happens whatever else is alive.
+    const emitter = emitters.get(host);
+    const heard = emitter !== undefined && signum !== 9 && signalNames(signum).some((name) => emitter.listenerCount(name) > 0);
+    host.world.schedule(host, 0, 'io', () => signalHost(host, signum), undefined, !heard);
     return true;
   };
 }
