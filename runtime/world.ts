@@ -939,7 +939,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         this.wakeStalled();
         continue;
       }
-      if (event === undefined || (this.background.size > 0 && this.background.has(event) && this.onlyBackground())) {
+      if (event === undefined || (this.background.size > 0 && this.wakeNs === Infinity && this.background.has(event) && this.onlyBackground())) {
         // Ref'd handles remain (a listening server, a paused host) but nothing is scheduled.
         // In library mode nothing outside the simulation may wake it: the run is over.
         if (this.options.durationNs !== undefined) {
@@ -980,7 +980,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
   }
 
-  /** Whether every live entry of the queue is a background one (scheduleBackground). */
+  /**
+   * Whether every live entry of the queue is a background one (scheduleBackground). Asked only
+   * with no stall pending: a stalled host's parked work runs when its stall ends.
+   */
   private onlyBackground(): boolean {
     return !this.queue.some((entry) => !this.background.has(entry));
   }

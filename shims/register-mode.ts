@@ -259,7 +259,7 @@ export function fatalErrorReport(world: World, host: WorldHost, error: unknown, 
     host,
     error,
     world.eventsRun === 0 && failedToLoad(error)
-      ? `host "${host.name}" could not load its program: ${head} (Node's report follows)`
+      ? `host "${host.name}" could not load a module: ${head} (Node's report follows)`
       : `host "${host.name}" crashed with ${what}: ${head} (Node's report follows)`,
   );
 }

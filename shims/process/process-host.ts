@@ -99,9 +99,9 @@ const STOPPING = new Set(['SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU']);
  * Delivers a signal (a name, or a number from 1 to 64) to a host: the listeners of every name
  * the number has run (SIGABRT and SIGIOT are one signal), or, with none, what Node's default
  * does: most signals end the host with 128 + the number, some leave it running, the stopping
- * ones pause it.
+ * ones pause it. `caught`: it had listeners when it was sent (nothing happens without them now).
  */
-export function signalHost(host: Host, signal: string | number): void {
+export function signalHost(host: Host, signal: string | number, caught = false): void {
   if (host.state !== 'running') return;
   const signum = typeof signal === 'number' ? signal : ((os.constants.signals as Record<string, number>)[signal] ?? 15);
   const names = signalNames(signum);
@@ -111,6 +111,9 @@ export function signalHost(host: Host, signal: string | number): void {
     for (const name of heard) emitter.emit(name, name, signum);
     if (heard.length > 0) return;
   }
+  // Caught when it was sent (a listener's handler was installed): its listeners are gone now, and
+  // Node drops it with the signal's wrap.
+  if (caught) return;
   if (names.some((name) => SURVIVED.has(name))) return;
   if (names.some((name) => STOPPING.has(name))) {
     host.world.hosts.pause(host.name);
@@ -253,10 +256,11 @@ function signalNumber(pid: unknown, signal: unknown): number | undefined {
  * process.kill(process.pid, signal) in register mode, where the host's process is the real one:
  * a signal with listeners arrives as an event of the host now. Sent for real, it would reach
  * Node only when its loop next polls, which a simulation that runs on in one check phase may
- * never let happen before it ends (the listener then never ran). Without listeners, or when
- * they are gone by the time it arrives, the real signal does what Node's default does.
+ * never let happen before it ends (the listener then never ran). Without listeners the real
+ * signal does what Node's default does. One caught, whose listeners are gone by the time it
+ * arrives, is dropped, as Node drops it once the signal's wrap is closed.
  */
-function signalOwnProcess(proc: NodeJS.Process, host: Host, realKill: Method, signum: number): boolean {
+function signalOwnProcess(proc: NodeJS.Process, host: Host, signum: number): boolean {
   if (signum === 9 || signum === 19) return false;
   const names = signalNames(signum).filter((name) => proc.listenerCount(name) > 0);
   if (names.length === 0) return false;
@@ -264,42 +268,52 @@ function signalOwnProcess(proc: NodeJS.Process, host: Host, realKill: Method, si
   // and microtasks after it) in its own context. Unref'd, as Node's signal wraps are: with
   // nothing else alive the process exits before its loop polls again, and the listener never
   // runs (20, 22 and 24).
-  names.forEach((name, i) => {
+  for (const name of names) {
     host.world.schedule(host, 0, 'io', () => {
       if (proc.listenerCount(name) > 0) (proc.emit as (event: string, ...args: unknown[]) => boolean).call(proc, name, name, signum);
-      else if (i === names.length - 1 && names.every((n) => proc.listenerCount(n) === 0)) Reflect.apply(realKill, proc, [realPid, signum]);
     }, undefined, false, signalScopes.get(proc)?.get(name));
-  });
+  }
   return true;
 }
+
+/** A pid no process has (above Linux's largest pid_max): kill(2) answers ESRCH. */
+const NO_SUCH_PID = 0x7fffffff;
 
 /**
  * process.kill of a realm: kill(process.pid, signal) inside a host signals that host. Arguments
  * Node rejects reach Node's own kill, which throws its error (ERR_INVALID_ARG_TYPE,
- * ERR_UNKNOWN_SIGNAL, or EINVAL from kill(2)) without sending anything.
+ * ERR_UNKNOWN_SIGNAL, or EINVAL from kill(2)) without sending anything. Node takes a pid as a
+ * number or a string of one ("1234").
  */
 function killOf(realKill: Method, proc: NodeJS.Process): Method {
   return function kill(this: unknown, pid: number, signal: string | number = 'SIGTERM'): true {
     const current = pidHost();
-    const own = current !== undefined && pid === idsOf(current).pid;
-    if (!own) return Reflect.apply(realKill, this, [pid, signal]) as true;
+    const integral = pid == ((pid as number) | 0);
+    const own = current !== undefined && integral && Number(pid) === idsOf(current).pid;
+    if (!own) {
+      // A library host is a machine of its own: no other pid names a process on it, and a real
+      // process that happens to have the number (or a process group, pid 0 or below) must never
+      // get the signal. Node's kill still checks the arguments first.
+      if (current !== undefined && current.world.mode === 'library' && integral) return Reflect.apply(realKill, this, [NO_SUCH_PID, signal]) as true;
+      return Reflect.apply(realKill, this, [pid, signal]) as true;
+    }
     const signum = signalNumber(pid, signal);
     // Invalid: Node's kill throws for the real process's pid as it would for the host's.
     if (signum === undefined) return Reflect.apply(realKill, this, [realPid, signal]) as true;
     // Only asks whether the process exists: it does.
     if (signum === 0) return true;
     if (current.world.mode === 'register') {
-      if (signalOwnProcess(proc, current, realKill, signum)) return true;
+      if (signalOwnProcess(proc, current, signum)) return true;
       return Reflect.apply(realKill, this, [realPid, signal]) as true;
     }
     const host = processHost();
     if (host === undefined) return Reflect.apply(realKill, this, [realPid, signal]) as true;
     // A signal arrives asynchronously. To a listener, as an unref'd signal wrap's callback (a
-    // process with nothing else alive exits first); without one, the kernel's default action
-    // happens whatever else is alive.
+    // process with nothing else alive exits first), and dropped if the listeners are gone by
+    // then; without one, the kernel's default action happens whatever else is alive.
     const emitter = emitters.get(host);
-    const heard = emitter !== undefined && signum !== 9 && signalNames(signum).some((name) => emitter.listenerCount(name) > 0);
-    host.world.schedule(host, 0, 'io', () => signalHost(host, signum), undefined, !heard);
+    const caught = emitter !== undefined && signum !== 9 && signalNames(signum).some((name) => emitter.listenerCount(name) > 0);
+    host.world.schedule(host, 0, 'io', () => signalHost(host, signum, caught), undefined, !caught);
     return true;
   };
 }

@@ -53,7 +53,7 @@ describe('register mode: the summary and DST_REPORT give the exit code the proce
   });
 });
 
-describe('register mode: a program that does not load is reported as such (DST_SEED=0x1)', function () {
+describe('register mode: a program whose modules do not load is reported as such (DST_SEED=0x1)', function () {
   this.timeout(120_000);
   const DIR = fileURLToPath(new URL('./fixtures/load-failure/', import.meta.url));
   const start = (file, register) => {
@@ -61,8 +61,8 @@ describe('register mode: a program that does not load is reported as such (DST_S
     return spawnSync(process.execPath, [...(register ? ['--import', REGISTER_MJS] : []), file], { cwd: DIR, env: { ...env, DST_SEED: '0x1' }, encoding: 'utf8', timeout: 60_000 });
   };
   for (const [file, head] of [
-    ['duplicate-import.mjs', 'could not load its program: SyntaxError: Identifier \'net\' has already been declared'],
-    ['missing-import.mjs', 'could not load its program: Error: Cannot find module'],
+    ['duplicate-import.mjs', 'could not load a module: SyntaxError: Identifier \'net\' has already been declared'],
+    ['missing-import.mjs', 'could not load a module: Error: Cannot find module'],
     ['json-error.mjs', 'crashed with an unhandled rejection: SyntaxError'],
   ]) {
     it(`${file}: exit 1 as plainly, "${head.split(':')[0]}"`, () => {

@@ -79,6 +79,12 @@ describe('register mode: a program that would wait for ever (DST_SEED=0x75)', fu
     assert.equal(/^ {2}replay {3}(.*)$/m.exec(child.stderr)?.[1], 'DST_SEED=0x75 DST_FAULTS=skew node --import dst-runtime/register server-only.mjs');
   });
 
+  it('a busy callback under DST_FAULTS=skew is no idle run: what came due during it runs after it', () => {
+    const child = run('busy-under-skew.mjs', { DST_FAULTS: 'skew' });
+    assert.equal(child.status, 0, show(child));
+    assert.equal(child.stdout, 'busy callback done\ntimer due during the spin ran at 20010\n');
+  });
+
   it('an http server alone: exit 75 at once, as with net (its connection checker is no event while it has no connection; issue 20 item 9)', () => {
     const child = run('http-server-only.mjs');
     assert.equal(child.status, 75, show(child));

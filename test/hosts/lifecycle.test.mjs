@@ -64,7 +64,7 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     ]);
   });
 
-  it('process.kill(process.pid, signal) in a host: Node\'s argument errors, every name of a number, Node\'s default actions', async () => {
+  it('process.kill(process.pid, signal) in a host: Node\'s argument errors, every name of a number, Node\'s default actions, no real process reached', async () => {
     const log = [];
     const sim = new Sim({ seed: 0x11 });
     const host = (name, signal) => sim.host(name, () => {
@@ -89,6 +89,19 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
         log.push(`kill "abc": ${error.code}`);
       }
       log.push(`kill 0 returned ${process.kill(process.pid, 0)}`);
+      log.push(`kill "own pid" 0 returned ${process.kill(String(process.pid), 0)}`);
+      for (const pid of [process.pid + 1, 0, -1]) {
+        try {
+          process.kill(pid, 0);
+        } catch (error) {
+          log.push(`kill another pid: ${error.code}`);
+        }
+      }
+      // Caught when sent, its listener removed before it arrives: dropped, the host lives on.
+      const removed = () => log.push('removed listener ran');
+      process.on('SIGUSR2', removed);
+      process.kill(process.pid, 'SIGUSR2');
+      process.removeListener('SIGUSR2', removed);
       process.kill(process.pid, 6);
       process.kill(process.pid, 'SIGWINCH');
       setTimeout(() => process.exit(0), 10);
@@ -113,6 +126,10 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
       'kill 1.5: ERR_UNKNOWN_SIGNAL Unknown signal: 1.5',
       'kill "abc": ERR_INVALID_ARG_TYPE',
       'kill 0 returned true',
+      'kill "own pid" 0 returned true',
+      'kill another pid: ESRCH',
+      'kill another pid: ESRCH',
+      'kill another pid: ESRCH',
       'SIGABRT listener: SIGABRT 6',
       'SIGIOT listener: SIGIOT 6',
       'SIGWINCH listener: SIGWINCH 28',
