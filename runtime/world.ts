@@ -1004,14 +1004,27 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
-   * Marks `event`, a handle's close callback `host` queued now, as libuv runs it: in the closing
-   * phase of this turn (of the next, when queued from a close callback), after its poll and check
-   * phases, newest first.
+   * Queues `fn`, a handle's close callback of `host`, as libuv runs it: in the closing phase of
+   * this turn (of the next, when queued from a close callback), after its poll and check phases,
+   * newest first (scheduler/phase-order.ts). Due at this instant even while the code that closed
+   * it spins on the clock: the closing phase follows the busy callback, and the stall that ends
+   * it releases the callback with what else came due, in the closing phase's place
+   * (loop-phases.ts). A ref'd event: a closing handle keeps the loop alive.
    */
-  closePhase(event: SimEvent<WorldHost>, host: WorldHost): void {
-    if (event[kSeq] === 0) return;
-    event[kCheckTurn] = this.phaseNow(host) === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
-    this.phases.noteClose(host, event, this.nowNs + this.spinNs);
+  scheduleClose(host: WorldHost, fn: (this: any) => void, thisArg: unknown, scope: AsyncResource | undefined): SimEvent<WorldHost> {
+    const spinNs = this.spinNs;
+    this.spinNs = 0;
+    let event: SimEvent<WorldHost>;
+    try {
+      event = this.schedule(host, 0, 'io', fn, thisArg, true, scope);
+    } finally {
+      this.spinNs = spinNs;
+    }
+    if (event[kSeq] !== 0) {
+      event[kCheckTurn] = this.phaseNow(host) === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
+      this.phases.noteClose(host, event, this.nowNs);
+    }
+    return event;
   }
 
   /**

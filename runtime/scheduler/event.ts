@@ -58,7 +58,7 @@ export const kLocalClock: unique symbol = Symbol('dst.localClock');
 /** Runs the entry's work (a method on the entry's prototype). */
 export const kFire: unique symbol = Symbol('dst.fire');
 /**
- * On an Immediate (and a handle's close callback, World.closePhase): the turn of its host's loop
+ * On an Immediate (and a handle's close callback, World.scheduleClose): the turn of its host's loop
  * in whose check (or closing) phase it runs (World.checkTurn): loopback data read in an earlier
  * or the same turn's poll phase comes first.
  */
@@ -104,7 +104,7 @@ export class SimEvent<H extends Host = Host> implements QueueEntry<H> {
    * runs it (World.pendingPhase); -1 otherwise.
    */
   pollTurn: number;
-  /** For a handle's close callback: the turn whose closing phase runs it (World.closePhase). */
+  /** For a handle's close callback: the turn whose closing phase runs it (World.scheduleClose). */
   [kCheckTurn]: number | undefined;
 
   constructor(

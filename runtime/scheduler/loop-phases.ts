@@ -22,6 +22,11 @@ import { EVENT_KIND_CODE } from './event.js';
  *   `node --import` (register mode), Node 22 and 24 run the main module so too, but Node 20 runs
  *   it from inside the loop, as an I/O callback: its immediates run before the expired timers.
  *
+ * Close callbacks (a destroyed socket's) have a phase of their own after check, libuv's closing
+ * phase, which runs the newest first: a timer busy between two destroy() calls and an immediate
+ * runs the immediate, then the second close, then the first. An immediate queued by a busy
+ * immediate (before it spun) belongs to the next turn: after the timers that came due.
+ *
  * Within a phase, entries keep the order they came due in (timers by deadline, as Node's lists
  * are; I/O in arrival order).
  */
@@ -78,6 +83,15 @@ export interface Waited {
   readonly kind: number;
   readonly timeNs: number;
   readonly readyNs: number;
+  /** A handle's close callback: libuv's closing phase, after check, newest first. */
+  readonly closing?: boolean;
+  /** An immediate of a later turn's check phase (queued by an immediate): never taken on by a busy one. */
+  readonly nextTurn?: boolean;
+}
+
+/** A PHASE_* to its place in loopOrder's lists (a turn: timers, poll, check, closing). */
+function slotOf(phase: number): number {
+  return phase === PHASE_CLOSING ? 3 : phase;
 }
 
 /**
@@ -87,25 +101,29 @@ export interface Waited {
  */
 export function loopOrder<T extends Waited>(waited: readonly T[], phase: number, sinceNs: number): T[] {
   if (waited.length < 2) return waited.slice();
-  const byPhase: [T[], T[], T[]] = [[], [], []];
+  const byPhase: [T[], T[], T[], T[]] = [[], [], [], []];
   for (const w of waited) {
     const p = phaseOfKind(w.kind);
-    byPhase[p === PHASE_TIMERS || p === PHASE_CHECK ? p : PHASE_POLL].push(w);
+    byPhase[w.closing === true ? 3 : p === PHASE_TIMERS || p === PHASE_CHECK ? p : PHASE_POLL].push(w);
   }
-  for (const list of byPhase) if (!isSortedByTime(list)) list.sort((a, b) => a.timeNs - b.timeNs);
+  for (let i = 0; i < 3; i++) if (!isSortedByTime(byPhase[i]!)) byPhase[i]!.sort((a, b) => a.timeNs - b.timeNs);
+  // The closing phase runs its newest first (uv__run_closing_handles walks a list it pushes on).
+  byPhase[3].reverse();
   const out: T[] = [];
   if (phase === PHASE_IDLE || phase === PHASE_MAIN) {
     const first = phase === PHASE_IDLE && byPhase[PHASE_CHECK].length > 0 ? PHASE_CHECK : PHASE_TIMERS;
-    for (let i = 0; i < 3; i++) out.push(...byPhase[(first + i) % 3]!);
+    for (let i = 0; i < 4; i++) out.push(...byPhase[(first + i) % 4]!);
     return out;
   }
   // Busy in `phase`: what that phase had already taken on (ready by `sinceNs`: the timers due when
   // it began, the I/O epoll returned, the immediates queued before it) first, then the phases
   // after it, then the rest of its own.
-  const own = byPhase[phase]!;
+  const slot = slotOf(phase);
+  const own = byPhase[slot]!;
   const later: T[] = [];
-  for (const w of own) (w.readyNs <= sinceNs ? out : later).push(w);
-  out.push(...byPhase[(phase + 1) % 3]!, ...byPhase[(phase + 2) % 3]!, ...later);
+  for (const w of own) (w.readyNs <= sinceNs && w.nextTurn !== true ? out : later).push(w);
+  for (let i = 1; i < 4; i++) out.push(...byPhase[(slot + i) % 4]!);
+  out.push(...later);
   return out;
 }
 

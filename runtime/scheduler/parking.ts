@@ -1,5 +1,8 @@
 import type { Host } from '../hosts/host.js';
-import { kKind, kSeq, type QueueEntry } from './event.js';
+import { EVENT_KIND_CODE, kCheckTurn, kKind, kSeq, type QueueEntry } from './event.js';
+
+const KIND_IO = EVENT_KIND_CODE.io;
+const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
 
 /**
  * An entry taken out of the queue while its host is paused or stalled, with the seq it was queued
@@ -12,6 +15,13 @@ export interface Parked<E extends QueueEntry> {
   kind: number;
   timeNs: number;
   readyNs: number;
+  /** A handle's close callback (World.scheduleClose): the closing phase's. */
+  closing: boolean;
+  /**
+   * An immediate queued for a later turn's check phase than its host's loop is in (queued by an
+   * immediate): not one the check phase that was busy had taken on.
+   */
+  nextTurn: boolean;
 }
 
 /**
@@ -33,7 +43,11 @@ export class Parking<E extends QueueEntry> {
 
   park(host: Host, entry: E, seq: number, timeNs: number): void {
     const readyNs = (entry as { readyNs?: number }).readyNs;
-    this.parked.push({ host, entry, seq, kind: entry[kKind], timeNs, readyNs: readyNs !== undefined && readyNs < timeNs ? readyNs : timeNs });
+    const kind = entry[kKind];
+    const turn = (entry as { [kCheckTurn]?: number })[kCheckTurn];
+    const closing = kind === KIND_IO && turn !== undefined;
+    const nextTurn = kind === KIND_IMMEDIATE && turn !== undefined && turn > host.loopTurn;
+    this.parked.push({ host, entry, seq, kind, timeNs, readyNs: readyNs !== undefined && readyNs < timeNs ? readyNs : timeNs, closing, nextTurn });
   }
 
   /** Parks again an entry taken from `ready` (a new stall began before it ran). */

@@ -348,8 +348,7 @@ function close(this: NativeHandle, callback?: () => void): void {
   sim.active();
   if (typeof callback === 'function') {
     // A closing handle keeps the loop alive until its close callback has run (libuv).
-    const world = sim.host.world as World;
-    world.closePhase(world.schedule(sim.host, 0, 'io', callback, this, true, sim.scope), sim.host);
+    (sim.host.world as World).scheduleClose(sim.host, callback, this, sim.scope);
   }
   // Free the native handle (it never touched the OS).
   sim.host.world.natives.drop(sim.host, sim);

@@ -744,12 +744,10 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
   if (typeof callback === 'function' || cancelled.length > 0) {
     // libuv finishes a close in its closing phase: writes still queued complete with
     // ECANCELED, then the close callback runs. A closing handle keeps the loop alive.
-    const world = sim.host.world as World;
-    const closing = world.schedule(sim.host, 0, 'io', () => {
+    (sim.host.world as World).scheduleClose(sim.host, () => {
       for (const req of cancelled) completeWrite(req, UV.ECANCELED, handle);
       if (typeof callback === 'function') callback.call(handle);
-    }, undefined, true, sim.scope);
-    world.closePhase(closing, sim.host);
+    }, undefined, sim.scope);
   }
   // Free the native handle (it never touched the OS). No callback: the close callback is the
   // event above, in virtual time.
@@ -777,8 +775,7 @@ function patchedClose(this: NativeHandle, callback?: () => void): void {
   }
   realTcp.close.call(this);
   if (typeof callback === 'function') {
-    const world = host.world as World;
-    world.closePhase(world.schedule(host, 0, 'io', () => callback.call(this), undefined, true, captureContext('TCPWRAP')), host);
+    (host.world as World).scheduleClose(host, () => callback.call(this), undefined, captureContext('TCPWRAP'));
   }
 }
 
