@@ -678,7 +678,20 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   ): SimEvent<WorldHost> {
     // Checked without building the message on the hot path.
     if (!(delayNs >= 0 && Number.isInteger(delayNs))) assert(false, `delayNs must be a non-negative integer, got ${delayNs}`);
-    const timeNs = this.nowNs + this.spinNs + delayNs;
+    return this.scheduleAt(host, this.nowNs + this.spinNs + delayNs, kind, fn, thisArg, ref, scope, site);
+  }
+
+  /** schedule() at the instant `timeNs` (not before now). */
+  private scheduleAt(
+    host: WorldHost,
+    timeNs: number,
+    kind: EventKind,
+    fn: (this: any) => void,
+    thisArg: unknown,
+    ref: boolean,
+    scope: AsyncResource | undefined,
+    site: string | undefined,
+  ): SimEvent<WorldHost> {
     const seq = ++this.seq;
     const event = new SimEvent(seq, host, kind, fn, thisArg, ref, scope);
     if (host.state !== 'running') {
@@ -1012,14 +1025,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * (loop-phases.ts). A ref'd event: a closing handle keeps the loop alive.
    */
   scheduleClose(host: WorldHost, fn: (this: any) => void, thisArg: unknown, scope: AsyncResource | undefined): SimEvent<WorldHost> {
-    const spinNs = this.spinNs;
-    this.spinNs = 0;
-    let event: SimEvent<WorldHost>;
-    try {
-      event = this.schedule(host, 0, 'io', fn, thisArg, true, scope);
-    } finally {
-      this.spinNs = spinNs;
-    }
+    const event = this.scheduleAt(host, this.nowNs, 'io', fn, thisArg, true, scope, undefined);
     if (event[kSeq] !== 0) {
       event[kCheckTurn] = this.phaseNow(host) === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
       this.phases.noteClose(host, event, this.nowNs);
@@ -1035,8 +1041,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    */
   pendingPhase(event: SimEvent<WorldHost>, host: WorldHost): void {
     if (event[kSeq] === 0) return;
-    const phase = this.phaseNow(host);
-    event.pollTurn = phase === PHASE_CHECK || phase === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
+    // The turn an immediate queued now runs in: the pending queue is run in the same turns.
+    event.pollTurn = this.checkTurn(host);
     this.phases.notePoll(host, event);
   }
 

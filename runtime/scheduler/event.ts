@@ -64,6 +64,11 @@ export const kFire: unique symbol = Symbol('dst.fire');
  */
 export const kCheckTurn: unique symbol = Symbol('dst.checkTurn');
 
+/** Whether `entry` is a handle's close callback (World.scheduleClose: an I/O event with a turn). */
+export function isCloseCallback(entry: { [kKind]: number; [kCheckTurn]?: number }): boolean {
+  return entry[kKind] === EVENT_KIND_CODE.io && entry[kCheckTurn] !== undefined;
+}
+
 /**
  * One entry of the event queue: a SimEvent, or a simulated Timeout or Immediate, which is its own
  * entry so arming a timer allocates nothing. The queue keeps the sequence number an entry was

@@ -36,8 +36,9 @@ export const PHASE_TIMERS = 0;
 export const PHASE_POLL = 1;
 export const PHASE_CHECK = 2;
 /**
- * libuv's closing phase, after check: handles' close callbacks. Only World's turn counting tells it
- * from check (scheduler/phase-order.ts); for stalls a close callback is I/O, as phaseOfKind says.
+ * libuv's closing phase, after check: handles' close callbacks (which phaseOfKind, going by kind
+ * alone, counts as I/O). World's turn counting (scheduler/phase-order.ts) and loopOrder, through
+ * Waited.closing, tell it apart.
  */
 export const PHASE_CLOSING = 4;
 /** Not inside a callback: the process was idle (or stopped between callbacks). */

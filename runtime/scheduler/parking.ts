@@ -1,7 +1,6 @@
 import type { Host } from '../hosts/host.js';
-import { EVENT_KIND_CODE, kCheckTurn, kKind, kSeq, type QueueEntry } from './event.js';
+import { EVENT_KIND_CODE, isCloseCallback, kCheckTurn, kKind, kSeq, type QueueEntry } from './event.js';
 
-const KIND_IO = EVENT_KIND_CODE.io;
 const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
 
 /**
@@ -45,7 +44,7 @@ export class Parking<E extends QueueEntry> {
     const readyNs = (entry as { readyNs?: number }).readyNs;
     const kind = entry[kKind];
     const turn = (entry as { [kCheckTurn]?: number })[kCheckTurn];
-    const closing = kind === KIND_IO && turn !== undefined;
+    const closing = isCloseCallback(entry);
     const nextTurn = kind === KIND_IMMEDIATE && turn !== undefined && turn > host.loopTurn;
     this.parked.push({ host, entry, seq, kind, timeNs, readyNs: readyNs !== undefined && readyNs < timeNs ? readyNs : timeNs, closing, nextTurn });
   }

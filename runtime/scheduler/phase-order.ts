@@ -1,5 +1,5 @@
 import type { Host } from '../hosts/host.js';
-import { EVENT_KIND_CODE, kCheckTurn, kKind, kSeq, type QueueEntry, type SimEvent } from './event.js';
+import { EVENT_KIND_CODE, isCloseCallback, kCheckTurn, kKind, kSeq, type QueueEntry, type SimEvent } from './event.js';
 import { PHASE_CHECK, PHASE_CLOSING, PHASE_POLL } from './loop-phases.js';
 
 const KIND_IO = EVENT_KIND_CODE.io;
@@ -99,7 +99,7 @@ export class PhaseOrder<H extends Host> {
       const i = list === undefined ? -1 : list.indexOf(entry as SimEvent<H>);
       if (i >= 0) this.takeLoopback(host, list!, i);
     }
-    if (kind === KIND_IO && entry[kCheckTurn] !== undefined && this.closingCount > 0) {
+    if (this.closingCount > 0 && isCloseCallback(entry)) {
       const list = this.closing.get(host);
       if (list !== undefined && removeHeld(list, entry)) this.closeDone(host, list);
     }
@@ -127,8 +127,8 @@ export class PhaseOrder<H extends Host> {
    * What of `host`'s pending work runs before `next` (an immediate or a close callback of `host`,
    * the next entry in queue order, due now at `nowNs`), as libuv's phases order them; undefined
    * when `next` runs first. Of what comes before `next`, the one libuv runs first: the earliest
-   * turn; in a turn, poll (the first loopback packet sent or completion queued) before check (the immediate queued
-   * first) before closing (the close callback queued last).
+   * turn; in a turn, poll (the first loopback packet sent or completion queued) before check
+   * (the immediate queued first) before closing (the close callback queued last).
    */
   before(next: TurnEntry<H>, host: H, nowNs: number): QueueEntry<H> | undefined {
     const turn = next[kCheckTurn];
