@@ -103,14 +103,13 @@ const STOPPING = new Set(['SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU']);
  */
 export function signalHost(host: Host, signal: string | number, caught = false): void {
   if (host.state !== 'running') return;
+  // By name from sim.stop() and sim.kill() (process-hooks.ts).
   const signum = typeof signal === 'number' ? signal : ((os.constants.signals as Record<string, number>)[signal] ?? 15);
-  const names = signalNames(signum);
   const emitter = emitters.get(host);
-  if (signum !== 9 && emitter !== undefined) {
-    const heard = names.filter((name) => emitter.listenerCount(name) > 0);
-    for (const name of heard) emitter.emit(name, name, signum);
-    if (heard.length > 0) return;
-  }
+  const heard = emitter === undefined ? [] : listenedNames(emitter, signum);
+  for (const name of heard) emitter!.emit(name, name, signum);
+  if (heard.length > 0) return;
+  const names = signalNames(signum);
   // Caught when it was sent (a listener's handler was installed): its listeners are gone now, and
   // Node drops it with the signal's wrap.
   if (caught) return;
@@ -120,7 +119,7 @@ export function signalHost(host: Host, signal: string | number, caught = false):
     return;
   }
   exitCodes.set(host, 128 + signum);
-  if (signum === 9) host.world.hosts.takeDown(host, 'crashed');
+  if (signum === os.constants.signals.SIGKILL) host.world.hosts.takeDown(host, 'crashed');
   else host.world.hosts.takeDown(host, 'exited');
 }
 
@@ -240,6 +239,16 @@ function signalNames(signum: number): string[] {
 }
 
 /**
+ * The names of signal `signum` that `emitter` (a process, or a library host's own emitter) has
+ * listeners for. None for SIGKILL and SIGSTOP, which no listener can catch.
+ */
+function listenedNames(emitter: { listenerCount(event: string): number }, signum: number): string[] {
+  const { SIGKILL, SIGSTOP } = os.constants.signals;
+  if (signum === SIGKILL || signum === SIGSTOP) return [];
+  return signalNames(signum).filter((name) => emitter.listenerCount(name) > 0);
+}
+
+/**
  * The number process.kill(pid, signal) sends, as Node's kill reads its arguments; undefined when
  * Node's kill throws for them (a pid that is not an integer, an unknown name) or kill(2) fails
  * (a number that is no signal: EINVAL). 0 only tests that the process exists.
@@ -261,8 +270,7 @@ function signalNumber(pid: unknown, signal: unknown): number | undefined {
  * arrives, is dropped, as Node drops it once the signal's wrap is closed.
  */
 function signalOwnProcess(proc: NodeJS.Process, host: Host, signum: number): boolean {
-  if (signum === 9 || signum === 19) return false;
-  const names = signalNames(signum).filter((name) => proc.listenerCount(name) > 0);
+  const names = listenedNames(proc, signum);
   if (names.length === 0) return false;
   // One event per name: Node has a signal wrap per name, and runs each wrap's callback (its ticks
   // and microtasks after it) in its own context. Unref'd, as Node's signal wraps are: with
@@ -312,7 +320,7 @@ function killOf(realKill: Method, proc: NodeJS.Process): Method {
     // process with nothing else alive exits first), and dropped if the listeners are gone by
     // then; without one, the kernel's default action happens whatever else is alive.
     const emitter = emitters.get(host);
-    const caught = emitter !== undefined && signum !== 9 && signalNames(signum).some((name) => emitter.listenerCount(name) > 0);
+    const caught = emitter !== undefined && listenedNames(emitter, signum).length > 0;
     host.world.schedule(host, 0, 'io', () => signalHost(host, signum, caught), undefined, !caught);
     return true;
   };
