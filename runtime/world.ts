@@ -710,6 +710,29 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
+   * Queues `fn`, the next read libuv makes in this poll of the socket `host` is reading now (a
+   * read that filled its buffer is followed by another, a partial one under EPOLLHUP by the EOF:
+   * TcpEndpoint.flush), to run straight after the running event: before anything else due at
+   * this instant (another socket's read, this turn's immediates), as libuv handles one socket's
+   * reads before it turns to the next. A separate event: Node drains ticks and microtasks after
+   * each read callback.
+   */
+  scheduleRead(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent<WorldHost> {
+    const seq = ++this.seq;
+    const event = new SimEvent(seq, host, 'net', fn, undefined, false, scope);
+    if (host.state !== 'running') {
+      event[kSeq] = 0;
+      return event;
+    }
+    if (this.captureSites) event[kSite] = captureSite();
+    if (this.chainsOn) this.chainOfEntry.set(event, this.chain);
+    this.queue.pushFirst(event, this.nowNs + this.spinNs, seq);
+    this.pendingPhase(event, host);
+    this.kickSoon();
+    return event;
+  }
+
+  /**
    * Queues `fn` as an unref'd 'fault' event of `host` that only matters beside the program's own
    * work: when nothing else is queued the run goes idle (or ends) as if it were not (a hung
    * program is reported idle, with its handles, not run to the time limit by clock steps).
@@ -1050,9 +1073,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * The turn of `host`'s loop whose poll phase reads a packet it sends itself now: this turn's
    * when sent from a timer or the main script (the poll phase comes next), the next one's when
    * sent from an I/O callback (the epoll of this turn has returned), an immediate or a close
-   * callback.
+   * callback. Also the first turn whose poll sees what the host does to a socket now through
+   * libuv's pending queue (a shutdown(2)).
    */
-  private pollTurn(host: WorldHost): number {
+  pollTurn(host: WorldHost): number {
     const phase = this.phaseNow(host);
     return phase === PHASE_POLL || phase === PHASE_CHECK || phase === PHASE_CLOSING ? host.loopTurn + 1 : host.loopTurn;
   }

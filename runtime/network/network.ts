@@ -79,6 +79,10 @@ export interface NetworkWorld {
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number, loopback?: boolean): SimEvent;
   /** Runs `send`, the kernel's own answer to the packet being delivered (World.kernelReply). */
   kernelReply<T>(send: () => T): T;
+  /** The turn of `host`'s loop whose poll sees what it does to a socket now (World.pollTurn). */
+  pollTurn(host: Host): number;
+  /** Queues the next read of the socket being read now, straight after this event (World.scheduleRead). */
+  scheduleRead(host: Host, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent;
   /** Runs `fn` as if code of `chain` ran it: what it schedules belongs to that chain. */
   withChain<T>(chain: number, fn: () => T): T;
   /** A new chain, for a listening server (0 while chain faults are off). */

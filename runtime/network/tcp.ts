@@ -39,6 +39,15 @@ import type { SimEvent } from '../scheduler/event.js';
 export const WINDOW_BYTES = 256 * 1024;
 /** The most libuv hands to one read callback (it reads into 64 KiB buffers). */
 export const READ_CHUNK_BYTES = 64 * 1024;
+/** The most reads libuv makes of one socket in one poll (uv__read's count). */
+const READS_PER_POLL = 32;
+/**
+ * Whether this Node's libuv reports EOF straight after a partial read under EPOLLHUP (before
+ * 1.52: Node 20 and 22). libuv 1.52 (Node 24) reads again in the next poll instead (libuv
+ * #4997, which dropped that shortcut while POLLIN is set, as it always is for TCP then).
+ */
+const [UV_MAJOR, UV_MINOR] = process.versions.uv.split('.').map(Number) as [number, number];
+const HANGUP_EOF = UV_MAJOR === 1 && UV_MINOR < 52;
 const RTO_INITIAL_NS = 200_000_000;
 const RTO_MAX_NS = 60_000_000_000;
 const SYN_RTO_INITIAL_NS = 1_000_000_000;
@@ -88,7 +97,9 @@ export interface SocketAddress {
 type Segment =
   | { seq: number; kind: 'syn-ack' }
   | { seq: number; kind: 'data'; data: Buffer }
-  | { seq: number; kind: 'fin' };
+  | { seq: number; kind: 'fin' }
+  /** A reset sent on loopback in the same event as data (TcpStack.sendReset): it arrives with it. */
+  | { seq: number; kind: 'rst' };
 
 /** Segments sent on loopback in one event, delivered by one arrival (TcpEndpoint.arriveTogether). */
 interface SendBatch {
@@ -204,6 +215,12 @@ export class TcpEndpoint {
   private readEnded = false;
   finSent = false;
   finReceived = false;
+  /**
+   * The turn of the host's loop whose poll first sees this side's write direction shut down
+   * (libuv's shutdown(2) runs from the pending queue after the shutdown request): from then on,
+   * with the peer's FIN in too, epoll reports EPOLLHUP. Infinity while not shut down.
+   */
+  private shutTurn = Infinity;
   /** The pending socket error (sk_err): reported once, to the next read or write. */
   private socketError: number | undefined;
   /**
@@ -276,12 +293,13 @@ export class TcpEndpoint {
   finish(): void {
     if (this.state !== 'established' || this.finSent) return;
     this.finSent = true;
+    this.shutTurn = this.network.world.pollTurn(this.host);
     this.transmit({ seq: this.sendSeq++, kind: 'fin' });
   }
 
   /** Sends a reset and closes (socket.resetAndDestroy). */
   reset(): void {
-    if (this.state === 'established' && this.peer !== undefined) this.stack.sendReset(this.host, this.peer);
+    if (this.state === 'established' && this.peer !== undefined) this.stack.sendReset(this.host, this.peer, this);
     this.close(false);
   }
 
@@ -303,7 +321,7 @@ export class TcpEndpoint {
     }
     if (graceful && this.state === 'established') {
       if (this.unread.some((item) => typeof item !== 'string')) {
-        if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer);
+        if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer, this);
       } else {
         this.finish();
       }
@@ -312,6 +330,18 @@ export class TcpEndpoint {
     this.closedBy = 'app';
     this.unread.length = 0;
     this.stack.forget(this);
+  }
+
+  /**
+   * Adds `segment` to what this endpoint sent on loopback in the current event, if it sent
+   * anything: the kernel has it in the peer's buffer together with that (a write and a reset in
+   * one tick are both there when the peer's process polls). False when nothing was sent.
+   */
+  joinBatch(segment: Segment): boolean {
+    const batch = this.batch;
+    if (batch === undefined || batch.eventNo !== this.stack.turnNo()) return false;
+    batch.segments.push(segment);
+    return true;
   }
 
   private transmit(segment: Segment): void {
@@ -383,6 +413,11 @@ export class TcpEndpoint {
     if (taken !== true) return taken === 'acked';
     let readable = false;
     for (const segment of segments) {
+      if (segment.kind === 'rst') {
+        // The reset ends the batch; reading what came before it is the reset's flush.
+        this.resetByPeer();
+        return true;
+      }
       readable = this.receive(segment, from) || readable;
       if (this.state === 'closed') return true;
     }
@@ -438,6 +473,8 @@ export class TcpEndpoint {
         this.finReceived = true;
         this.unread.push('eof');
         return true;
+      case 'rst':
+        return false; // taken by arriveTogether
     }
   }
 
@@ -665,18 +702,26 @@ export class TcpEndpoint {
     });
   }
 
-  private scheduleFlush(continuing = false): void {
+  /**
+   * Schedules a read of what is buffered: 'later' (readStart(), a hold released: like libuv,
+   * data already buffered is delivered on a later turn, not inside readStart()); 'next-poll',
+   * the rest of the data this read left, in the next poll; or 'this-poll', the read libuv goes on
+   * to make in this poll (uv__read's loop, or the EOF of EPOLLHUP: `hangupEof`), the
+   * `readsBefore + 1`th.
+   */
+  private scheduleFlush(when: 'later' | 'next-poll' | 'this-poll' = 'later', readsBefore = 0, hangupEof = false): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    // Like libuv, data already buffered is delivered on a later turn, not inside readStart().
     const stack = this.stack;
     const world = stack.network.world;
-    const turn = continuing ? stack.turnNo() : undefined;
-    world.withChain(this.chain, () => world.schedule(this.host, 0, 'net', () => {
+    const turn = when === 'later' ? undefined : stack.turnNo();
+    const read = () => {
       this.flushScheduled = false;
       if (turn !== undefined) stack.continueTurn(turn);
-      this.flush();
-    }, undefined, false, this.owner?.scope));
+      this.flush(readsBefore, hangupEof);
+    };
+    const scope = this.owner?.scope;
+    world.withChain(this.chain, () => when === 'this-poll' ? world.scheduleRead(this.host, read, scope) : world.schedule(this.host, 0, 'net', read, undefined, false, scope));
   }
 
   /**
@@ -685,8 +730,19 @@ export class TcpEndpoint {
    * reading (libuv stops the read side by itself after either). One read callback per event:
    * Node runs each read through MakeCallback, which drains nextTicks and microtasks after it, so
    * what a 'data' handler queues runs before the next read (or EOF) of the same socket.
+   *
+   * What libuv reads of one socket in one poll (uv__read, uv__stream_io), `readsBefore` being
+   * the reads this poll made before:
+   * - a read that filled the buffer is followed by another in the same poll, up to
+   *   READS_PER_POLL: before the immediates the first one's callback queued;
+   * - a read that did not fill it ends the loop, and the EOF or error behind it waits for the
+   *   next poll; except under EPOLLHUP (both directions shut: the peer's FIN in and this side's
+   *   shutdown(2) done before this poll, or the connection broken), where libuv reports EOF at
+   *   once (HANGUP_EOF: libuv before 1.52). A broken connection's error then stays pending for
+   *   the next write: the read side sees EOF, as plainly data and a reset read in one poll give
+   *   'data' and 'end', no 'error' (`hangupEof`: this is that read).
    */
-  private flush(): void {
+  private flush(readsBefore = 0, hangupEof = false): void {
     const owner = this.owner;
     if (!this.reading || owner === undefined || this.host.state !== 'running' || this.readHolds > 0) return;
     const item = this.unread[0];
@@ -708,19 +764,30 @@ export class TcpEndpoint {
       this.reading = false;
       this.readEnded = true;
       // The error may have been reported to a write already: then a read sees EOF.
-      const code = this.takeSocketError();
+      const code = hangupEof ? undefined : this.takeSocketError();
       if (code === undefined) this.notify((o) => o.end());
       else this.notify((o) => o.readError(code));
     } else {
-      const chunk = this.takeChunk(owner.readSizeMax());
+      const sizeMax = owner.readSizeMax();
+      // What epoll reported for this poll, before the callback can change it.
+      const hangup = HANGUP_EOF && (this.state === 'closed' || (this.finReceived && this.shutTurn <= this.host.loopTurn));
+      const chunk = this.takeChunk(sizeMax);
       this.bytesRead += chunk.length;
       this.notify((o) => o.data(chunk));
       if (this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
+      if (this.reading && this.unread.length > 0) {
+        const full = chunk.length === sizeMax;
+        if (full ? readsBefore + 1 < READS_PER_POLL : hangup) {
+          this.scheduleFlush('this-poll', readsBefore + 1, !full);
+          return;
+        }
+      }
     }
-    // The next read of what is already buffered (the rest of the data, or the EOF behind it):
-    // what the program sends from it reaches a loopback peer before that peer reads, as if in
-    // the same turn of its loop (plainly a reply to the data and one to the EOF are one read).
-    if (this.reading && this.unread.length > 0) this.scheduleFlush(true);
+    // The next read of what is already buffered (the rest of the data, or the EOF behind it), in
+    // the next poll: what the program sends from it reaches a loopback peer before that peer
+    // reads, as if in the same turn of its loop (plainly a reply to the data and one to the EOF
+    // are one read).
+    if (this.reading && this.unread.length > 0) this.scheduleFlush('next-poll');
   }
 
   /** Takes up to `sizeMax` bytes of consecutive buffered data from the front of `unread`. */
@@ -1067,9 +1134,13 @@ export class TcpStack {
 
   /**
    * A reset from `fromHost` to `to` (unreliable: a lost reset is simply lost). On loopback it
-   * comes after whatever `to`'s peer sent before it (a SYN-ACK, data), never overtaking them.
+   * comes after whatever `to`'s peer sent before it (a SYN-ACK, data), never overtaking them;
+   * when `sender`, `to`'s peer resetting its own connection, sent data in this event, the reset
+   * arrives together with that data.
    */
-  sendReset(fromHost: Host, to: TcpEndpoint): void {
+  sendReset(fromHost: Host, to: TcpEndpoint, sender?: TcpEndpoint): void {
+    // On loopback, after data the sender wrote in this event: arrives with it.
+    if (sender !== undefined && sender.host === to.host && sender.joinBatch({ seq: -1, kind: 'rst' })) return;
     const fifo = to.peer?.host === fromHost ? to.peer.flowTo(to.host) : undefined;
     const traced = this.network.world.tracing ? { msg: this.network.world.nextTraceId(), conn: to.traceConn, seg: 'rst' } : undefined;
     this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => {

@@ -107,7 +107,7 @@ function poolBucket(bucket: Bucket<QueueEntry>): void {
 }
 
 /**
- * The simulation's single event queue, totally ordered by (timeNs, seq).
+ * The simulation's single event queue, totally ordered by (timeNs, seq) (but for pushFirst).
  *
  * Entries are grouped by their instant: one FIFO per distinct virtual time, and a heap of those
  * times. Every entry is pushed with a sequence number larger than any before it, so each FIFO
@@ -151,6 +151,29 @@ export class EventQueue<E extends QueueEntry = QueueEntry> {
     const tail = bucket.tail++;
     bucket.entries[tail] = entry;
     bucket.seqs[tail] = seq;
+    this.count++;
+  }
+
+  /**
+   * Queues `entry` at `timeNs` under `seq`, AHEAD of everything queued for that instant: for
+   * work that runs straight after the event now running (World.scheduleRead). The instant's
+   * order is then the order of places, no longer of sequence numbers.
+   */
+  pushFirst(entry: E, timeNs: number, seq: number): void {
+    const bucket = this.buckets.get(timeNs);
+    if (bucket === undefined) {
+      this.push(entry, timeNs, seq);
+      return;
+    }
+    if (bucket.head === 0) {
+      bucket.entries.unshift(undefined);
+      bucket.seqs.unshift(0);
+      bucket.tail++;
+    } else {
+      bucket.head--;
+    }
+    bucket.entries[bucket.head] = entry;
+    bucket.seqs[bucket.head] = seq;
     this.count++;
   }
 
