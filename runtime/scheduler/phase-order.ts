@@ -24,6 +24,7 @@ interface Held<H extends Host> {
  *   is read in the poll phase of this turn or the next (SimEvent.pollTurn), though its simulated
  *   arrival is a few µs later: before an immediate or a close callback of the same or a later
  *   turn;
+ * - a read libuv goes on to make of a socket in the same poll (World.scheduleRead) runs there;
  * - a request libuv completes through its pending queue (uv__io_feed: a shutdown, a connect's
  *   delayed error) runs in the same turn when queued before the check phase (libuv runs pending
  *   callbacks after the timers and again right after poll), in the next when queued in check or
@@ -37,12 +38,15 @@ interface Held<H extends Host> {
  *
  * World asks before() which entry runs instead of the one the queue holds next; the one it returns
  * runs now and its place in the queue becomes stale. Nothing is held while none of this host's
- * close callbacks or loopback packets is pending, so the common path costs a counter read.
+ * close callbacks or poll-phase work is pending, so the common path costs a counter read.
  */
 export class PhaseOrder<H extends Host> {
-  /** Loopback packets not yet delivered and pending-queue completions, per host, in queue order. */
-  private readonly loopback = new Map<H, SimEvent<H>[]>();
-  private loopbackCount = 0;
+  /**
+   * Poll-phase work not yet run, per host, in queue order: loopback packets, pending-queue
+   * completions, and reads libuv goes on to make in a poll (World.scheduleRead).
+   */
+  private readonly polled = new Map<H, SimEvent<H>[]>();
+  private polledCount = 0;
   /** Close callbacks not yet run, per host, in the order they were queued. */
   private readonly closing = new Map<H, Held<H>[]>();
   private closingCount = 0;
@@ -51,7 +55,7 @@ export class PhaseOrder<H extends Host> {
 
   /** Whether before() may pick anything: some host has poll-phase work or a close callback pending. */
   get active(): boolean {
-    return this.loopbackCount > 0 || this.closingCount > 0;
+    return this.polledCount > 0 || this.closingCount > 0;
   }
 
   /** Whether immediates must be noted (noteImmediate): some close callback is pending. */
@@ -60,14 +64,14 @@ export class PhaseOrder<H extends Host> {
   }
 
   /**
-   * A loopback packet `host` will read in the poll phase of turn `packet.pollTurn`, or a completion
-   * its pending queue runs in that turn.
+   * A loopback packet `host` will read in the poll phase of turn `packet.pollTurn`, a completion
+   * its pending queue runs in that turn, or a read it makes in that poll.
    */
   notePoll(host: H, packet: SimEvent<H>): void {
-    let list = this.loopback.get(host);
-    if (list === undefined) this.loopback.set(host, (list = []));
+    let list = this.polled.get(host);
+    if (list === undefined) this.polled.set(host, (list = []));
     list.push(packet);
-    this.loopbackCount++;
+    this.polledCount++;
   }
 
   /** A close callback of `host`, due at `dueNs`, run in the closing phase of turn `event[kCheckTurn]`. */
@@ -94,10 +98,10 @@ export class PhaseOrder<H extends Host> {
       if (list !== undefined) removeHeld(list, entry);
       return;
     }
-    if ((entry as SimEvent<H>).pollTurn >= 0 && this.loopbackCount > 0) {
-      const list = this.loopback.get(host);
+    if ((entry as SimEvent<H>).pollTurn >= 0 && this.polledCount > 0) {
+      const list = this.polled.get(host);
       const i = list === undefined ? -1 : list.indexOf(entry as SimEvent<H>);
-      if (i >= 0) this.takeLoopback(host, list!, i);
+      if (i >= 0) this.takePolled(host, list!, i);
     }
     if (this.closingCount > 0 && isCloseCallback(entry)) {
       const list = this.closing.get(host);
@@ -110,10 +114,10 @@ export class PhaseOrder<H extends Host> {
    * queued arrive as usual).
    */
   forget(host: H): void {
-    const loopback = this.loopback.get(host);
-    if (loopback !== undefined) {
-      this.loopbackCount -= loopback.length;
-      this.loopback.delete(host);
+    const polled = this.polled.get(host);
+    if (polled !== undefined) {
+      this.polledCount -= polled.length;
+      this.polled.delete(host);
     }
     const closing = this.closing.get(host);
     if (closing !== undefined) {
@@ -127,7 +131,7 @@ export class PhaseOrder<H extends Host> {
    * What of `host`'s pending work runs before `next` (an immediate or a close callback of `host`,
    * the next entry in queue order, due now at `nowNs`), as libuv's phases order them; undefined
    * when `next` runs first. Of what comes before `next`, the one libuv runs first: the earliest
-   * turn; in a turn, poll (the first loopback packet sent or completion queued) before check
+   * turn; in a turn, poll (the first packet sent, completion or read queued) before check
    * (the immediate queued first) before closing (the close callback queued last).
    */
   before(next: TurnEntry<H>, host: H, nowNs: number): QueueEntry<H> | undefined {
@@ -139,12 +143,12 @@ export class PhaseOrder<H extends Host> {
     let best: QueueEntry<H> | undefined;
     let bestTurn = turn;
     let bestPhase = phase;
-    const packets = this.loopback.get(host);
+    const packets = this.polled.get(host);
     if (packets !== undefined) {
       for (let i = 0; i < packets.length; i++) {
         const packet = packets[i]!;
         // Cancelled: it will never run.
-        if (packet[kSeq] === 0) this.takeLoopback(host, packets, i--);
+        if (packet[kSeq] === 0) this.takePolled(host, packets, i--);
         else if (packet.pollTurn <= turn) {
           best = packet;
           bestTurn = packet.pollTurn;
@@ -188,17 +192,17 @@ export class PhaseOrder<H extends Host> {
       }
     }
     if (best !== undefined && bestPhase === PHASE_POLL) {
-      const list = this.loopback.get(host)!;
-      return this.takeLoopback(host, list, list.indexOf(best as SimEvent<H>));
+      const list = this.polled.get(host)!;
+      return this.takePolled(host, list, list.indexOf(best as SimEvent<H>));
     }
     return best;
   }
 
-  /** Takes the packet at `i` out of `host`'s pending list. */
-  private takeLoopback(host: H, list: SimEvent<H>[], i: number): SimEvent<H> {
+  /** Takes the entry at `i` out of `host`'s poll-phase list. */
+  private takePolled(host: H, list: SimEvent<H>[], i: number): SimEvent<H> {
     const [packet] = list.splice(i, 1);
-    this.loopbackCount--;
-    if (list.length === 0) this.loopback.delete(host);
+    this.polledCount--;
+    if (list.length === 0) this.polled.delete(host);
     return packet!;
   }
 
