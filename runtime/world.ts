@@ -710,14 +710,17 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
-   * Queues `fn`, the next read libuv makes in this poll of the socket `host` is reading now (a
-   * read that filled its buffer is followed by another, a partial one under EPOLLHUP by the EOF:
-   * TcpEndpoint.flush), to run straight after the running event: before anything else due at
-   * this instant (another socket's read, this turn's immediates), as libuv handles one socket's
-   * reads before it turns to the next. A separate event: Node drains ticks and microtasks after
-   * each read callback.
+   * Queues `fn`, work libuv does next in this poll for the handle it is serving now (the socket's
+   * next read: one that filled its buffer is followed by another, a partial one under EPOLLHUP by
+   * the EOF, TcpEndpoint.flush; the http parser's callbacks Node runs inside that read,
+   * shims/net/http.ts), to run straight after the running event: before anything else of this
+   * instant (another socket's read, this turn's immediates), as libuv serves one handle before it
+   * turns to the next. A separate event: Node drains ticks and microtasks after each callback.
+   * Queued at this instant even when the running code spun on the clock: the stall that ends
+   * the spin releases it first, as the busy poll phase's own (loop-phases.ts); while a stall's
+   * released entries are running, it goes before what is left of them.
    */
-  scheduleRead(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent<WorldHost> {
+  continuePoll(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent<WorldHost> {
     const seq = ++this.seq;
     const event = new SimEvent(seq, host, 'net', fn, undefined, false, scope);
     if (host.state !== 'running') {
@@ -726,10 +729,41 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
     if (this.captureSites) event[kSite] = captureSite();
     if (this.chainsOn) this.chainOfEntry.set(event, this.chain);
-    this.queue.pushFirst(event, this.nowNs + this.spinNs, seq);
+    const nowNs = this.nowNs;
+    if (this.ready.length > 0) {
+      this.ready.unshift({ host, entry: event, seq, kind: KIND_NET, timeNs: nowNs, readyNs: nowNs, closing: false, nextTurn: false });
+    } else {
+      this.queue.pushFirst(event, nowNs, seq);
+    }
     this.pendingPhase(event, host);
     this.kickSoon();
     return event;
+  }
+
+  /**
+   * Queues `fn`, a socket's read in the next poll of `host`'s loop (what a partial read left
+   * buffered: the EOF or error behind it), once the running event's ticks and microtasks have
+   * run: behind the immediates they queue too, as the next poll comes after this turn's check
+   * phase. After a busy callback, behind what the stall that ends it releases.
+   */
+  scheduleNextPoll(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined): void {
+    this.nextPolls.push({ host, fn, scope, timeNs: this.nowNs + this.spinNs, chain: this.chain });
+    this.kickSoon();
+  }
+
+  /** Reads of the next poll queued by the last event (scheduleNextPoll), not yet in the queue. */
+  private readonly nextPolls: Array<{ host: WorldHost; fn: (this: any) => void; scope: AsyncResource | undefined; timeNs: number; chain: number }> = [];
+
+  /** Queues the next poll's reads the last event asked for, now that its ticks have run. */
+  private queueNextPolls(): void {
+    for (const { host, fn, scope, timeNs, chain } of this.nextPolls.splice(0)) {
+      this.withChain(chain, () => this.scheduleAt(host, Math.max(timeNs, this.nowNs), 'net', fn, undefined, false, scope, undefined));
+    }
+  }
+
+  /** Whether `host`'s code runs in its loop's poll phase now (an I/O callback). */
+  inPoll(host: WorldHost): boolean {
+    return this.phaseNow(host) === PHASE_POLL;
   }
 
   /**
@@ -947,6 +981,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   preStepHold: (() => boolean) | undefined;
 
   private next(): WorldEntry | undefined {
+    if (this.nextPolls.length > 0) this.queueNextPolls();
     if (this.clockReads !== 0) this.endSpin();
     // Asked even while real work (an fs call the event started) holds the world: the native
     // immediates that event queued must be claimed now, before that work completes, or where
@@ -1427,6 +1462,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.stopped = true;
     this.driver.stop();
     this.queue.clear();
+    this.nextPolls.length = 0;
     this.parking.clear();
     this.natives.release(undefined);
     this.trace?.close();

@@ -81,8 +81,12 @@ export interface NetworkWorld {
   kernelReply<T>(send: () => T): T;
   /** The turn of `host`'s loop whose poll sees what it does to a socket now (World.pollTurn). */
   pollTurn(host: Host): number;
-  /** Queues the next read of the socket being read now, straight after this event (World.scheduleRead). */
-  scheduleRead(host: Host, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent;
+  /** Queues what libuv does next in this poll for the socket being read, straight after this event (World.continuePoll). */
+  continuePoll(host: Host, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent;
+  /** Queues a read of the next poll behind what this event's ticks queue (World.scheduleNextPoll). */
+  scheduleNextPoll(host: Host, fn: (this: any) => void, scope: AsyncResource | undefined): void;
+  /** Whether `host`'s code runs in its loop's poll phase now. */
+  inPoll(host: Host): boolean;
   /** Runs `fn` as if code of `chain` ran it: what it schedules belongs to that chain. */
   withChain<T>(chain: number, fn: () => T): T;
   /** A new chain, for a listening server (0 while chain faults are off). */

@@ -209,6 +209,12 @@ export class TcpEndpoint {
   /** Delivered by the network, not yet handed to the application, in order. */
   private readonly unread: Unread[] = [];
   private flushScheduled = false;
+  /**
+   * The read libuv would make next in this poll that found the socket not reading (stopped in
+   * the read's callback) or held (holdReads): made in this poll still if reading starts again
+   * within that event, or the hold is released in this poll (flush, startReading, holdReads).
+   */
+  private deferredRead: { eventNo: number; turn: number; readsBefore: number; hangupEof: boolean } | undefined;
   /** Holds on reads (holdReads()): while any, nothing is handed to the application. */
   private readHolds = 0;
   /** EOF or the read error was delivered: a new readStart gets EOF again, as from libuv. */
@@ -223,6 +229,12 @@ export class TcpEndpoint {
   private shutTurn = Infinity;
   /** The pending socket error (sk_err): reported once, to the next read or write. */
   private socketError: number | undefined;
+  /**
+   * A reset the loopback peer sent in this process (its resetAndDestroy(), a close with unread
+   * data) that is still on its way as a simulated packet: plainly the kernel applied it as the
+   * peer sent it, so a write here fails with it now. 'taken' once a write reported it.
+   */
+  resetComing: 'yes' | 'taken' | undefined;
   /**
    * A reset armed by Sim.resetConnections({ afterBytes }): shared by both endpoints, counting the
    * data bytes either side writes; the connection is reset once it reaches zero.
@@ -267,6 +279,10 @@ export class TcpEndpoint {
       return this.takeSocketError() ?? UV.EPIPE;
     }
     if (this.state !== 'established' || this.finSent) return UV.EPIPE;
+    if (this.resetComing === 'yes') {
+      this.resetComing = 'taken';
+      return this.finReceived ? UV.EPIPE : UV.ECONNRESET;
+    }
     this.bytesWritten += data.length;
     if (data.length > 0) this.transmit({ seq: this.sendSeq++, kind: 'data', data });
     this.sentBytes += data.length;
@@ -398,7 +414,8 @@ export class TcpEndpoint {
     // still acknowledges the peer's FIN (the orderly end) and old duplicates, and resets new
     // data; a connection that broke (or whose machine rebooted since) resets everything.
     const orderly = this.closedBy === 'app' && segments.every((segment) => segment.kind === 'fin' || segment.seq < this.recvSeq);
-    if (orderly) return 'acked';
+    // A batch that ends in the sender's reset: the kernel drops it all, and nothing is resent.
+    if (orderly || segments.some((segment) => segment.kind === 'rst')) return 'acked';
     this.stack.sendReset(this.host, from);
     return 'reset';
   }
@@ -664,7 +681,9 @@ export class TcpEndpoint {
    */
   private broken(reason: 'reset' | 'timeout', code: number): void {
     this.fail(reason);
-    this.socketError = code;
+    // A write reported this reset already (resetComing): later reads see EOF.
+    this.socketError = reason === 'reset' && this.resetComing === 'taken' ? undefined : code;
+    this.resetComing = undefined;
     if (!this.finReceived) this.unread.push('error');
     this.flush();
     if (this.socketError !== undefined && this.owner !== undefined && this.owner.hasPendingWrites()) {
@@ -682,6 +701,14 @@ export class TcpEndpoint {
   /** The application started (or resumed) reading. */
   startReading(): void {
     this.reading = true;
+    const deferred = this.deferredRead;
+    // Stopped and started again inside the read's callback (or the ticks after it: a stream at
+    // its highWaterMark): libuv's loop sees the flag set again and goes on reading in this poll.
+    if (deferred !== undefined && deferred.eventNo === this.network.world.eventsRun && this.unread.length > 0) {
+      this.deferredRead = undefined;
+      this.scheduleFlush('this-poll', deferred.readsBefore, deferred.hangupEof);
+      return;
+    }
     if (this.unread.length > 0 || this.readEnded) this.scheduleFlush();
   }
 
@@ -698,7 +725,17 @@ export class TcpEndpoint {
     this.readHolds++;
     return once(() => {
       this.readHolds--;
-      if (this.readHolds === 0 && this.reading && (this.unread.length > 0 || this.readEnded)) this.scheduleFlush();
+      if (this.readHolds !== 0 || !this.reading || (this.unread.length === 0 && !this.readEnded)) return;
+      // Released by the parse of the read (its callbacks run inside the read plainly), in this
+      // poll: the read libuv would have made after it comes now.
+      const deferred = this.deferredRead;
+      const world = this.network.world;
+      if (deferred !== undefined && world.inPoll(this.host) && this.host.loopTurn === deferred.turn && this.unread.length > 0) {
+        this.deferredRead = undefined;
+        this.scheduleFlush('this-poll', deferred.readsBefore, deferred.hangupEof);
+      } else {
+        this.scheduleFlush();
+      }
     });
   }
 
@@ -721,7 +758,11 @@ export class TcpEndpoint {
       this.flush(readsBefore, hangupEof);
     };
     const scope = this.owner?.scope;
-    world.withChain(this.chain, () => when === 'this-poll' ? world.scheduleRead(this.host, read, scope) : world.schedule(this.host, 0, 'net', read, undefined, false, scope));
+    world.withChain(this.chain, () => {
+      if (when === 'this-poll') world.continuePoll(this.host, read, scope);
+      else if (when === 'next-poll') world.scheduleNextPoll(this.host, read, scope);
+      else world.schedule(this.host, 0, 'net', read, undefined, false, scope);
+    });
   }
 
   /**
@@ -744,7 +785,13 @@ export class TcpEndpoint {
    */
   private flush(readsBefore = 0, hangupEof = false): void {
     const owner = this.owner;
-    if (!this.reading || owner === undefined || this.host.state !== 'running' || this.readHolds > 0) return;
+    if (!this.reading || owner === undefined || this.host.state !== 'running' || this.readHolds > 0) {
+      // A read of this poll the socket was not ready for: startReading() or a released hold
+      // may still make it in this poll.
+      if (readsBefore > 0) this.deferRead(readsBefore, hangupEof);
+      return;
+    }
+    this.deferredRead = undefined;
     const item = this.unread[0];
     if (item === undefined) {
       if (this.readEnded) {
@@ -775,10 +822,11 @@ export class TcpEndpoint {
       this.bytesRead += chunk.length;
       this.notify((o) => o.data(chunk));
       if (this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
-      if (this.reading && this.unread.length > 0) {
+      if (this.unread.length > 0) {
         const full = chunk.length === sizeMax;
         if (full ? readsBefore + 1 < READS_PER_POLL : hangup) {
-          this.scheduleFlush('this-poll', readsBefore + 1, !full);
+          if (this.reading) this.scheduleFlush('this-poll', readsBefore + 1, !full);
+          else this.deferRead(readsBefore + 1, !full);
           return;
         }
       }
@@ -788,6 +836,11 @@ export class TcpEndpoint {
     // reads, as if in the same turn of its loop (plainly a reply to the data and one to the EOF
     // are one read).
     if (this.reading && this.unread.length > 0) this.scheduleFlush('next-poll');
+  }
+
+  /** Notes the read libuv would make next in this poll, which the socket is not ready for now. */
+  private deferRead(readsBefore: number, hangupEof: boolean): void {
+    this.deferredRead = { eventNo: this.network.world.eventsRun, turn: this.host.loopTurn, readsBefore, hangupEof };
   }
 
   /** Takes up to `sizeMax` bytes of consecutive buffered data from the front of `unread`. */
@@ -1139,8 +1192,12 @@ export class TcpStack {
    * arrives together with that data.
    */
   sendReset(fromHost: Host, to: TcpEndpoint, sender?: TcpEndpoint): void {
-    // On loopback, after data the sender wrote in this event: arrives with it.
-    if (sender !== undefined && sender.host === to.host && sender.joinBatch({ seq: -1, kind: 'rst' })) return;
+    if (sender !== undefined && sender.host === to.host) {
+      // Loopback: in `to`'s kernel state at once (its process's next write fails with it), and
+      // after data the sender wrote in this event, arriving with that data.
+      to.resetComing ??= 'yes';
+      if (sender.joinBatch({ seq: -1, kind: 'rst' })) return;
+    }
     const fifo = to.peer?.host === fromHost ? to.peer.flowTo(to.host) : undefined;
     const traced = this.network.world.tracing ? { msg: this.network.world.nextTraceId(), conn: to.traceConn, seg: 'rst' } : undefined;
     this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => {

@@ -24,7 +24,7 @@ interface Held<H extends Host> {
  *   is read in the poll phase of this turn or the next (SimEvent.pollTurn), though its simulated
  *   arrival is a few µs later: before an immediate or a close callback of the same or a later
  *   turn;
- * - a read libuv goes on to make of a socket in the same poll (World.scheduleRead) runs there;
+ * - a read libuv goes on to make of a socket in the same poll (World.continuePoll) runs there;
  * - a request libuv completes through its pending queue (uv__io_feed: a shutdown, a connect's
  *   delayed error) runs in the same turn when queued before the check phase (libuv runs pending
  *   callbacks after the timers and again right after poll), in the next when queued in check or
@@ -43,7 +43,7 @@ interface Held<H extends Host> {
 export class PhaseOrder<H extends Host> {
   /**
    * Poll-phase work not yet run, per host, in queue order: loopback packets, pending-queue
-   * completions, and reads libuv goes on to make in a poll (World.scheduleRead).
+   * completions, and reads libuv goes on to make in a poll (World.continuePoll).
    */
   private readonly polled = new Map<H, SimEvent<H>[]>();
   private polledCount = 0;

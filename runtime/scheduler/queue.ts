@@ -156,7 +156,7 @@ export class EventQueue<E extends QueueEntry = QueueEntry> {
 
   /**
    * Queues `entry` at `timeNs` under `seq`, AHEAD of everything queued for that instant: for
-   * work that runs straight after the event now running (World.scheduleRead). The instant's
+   * work that runs straight after the event now running (World.continuePoll). The instant's
    * order is then the order of places, no longer of sequence numbers.
    */
   pushFirst(entry: E, timeNs: number, seq: number): void {

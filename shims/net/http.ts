@@ -391,10 +391,10 @@ function runAllQueued(deferral: ParserDeferral): void {
 function armReplay(deferral: ParserDeferral): void {
   if (deferral.replay !== undefined) return;
   const world = deferral.host.world as World;
-  deferral.replay = world.schedule(
+  // Plainly the parse runs inside the socket's read callback: its replays continue that read, in
+  // this poll, before the immediates its callbacks queue (World.continuePoll).
+  deferral.replay = world.continuePoll(
     deferral.host,
-    0,
-    'net',
     () => {
       deferral.replay = undefined;
       if (deferral.host.state !== 'running') return;
@@ -407,8 +407,6 @@ function armReplay(deferral: ParserDeferral): void {
         disarmIfIdle(deferral);
       }
     },
-    undefined,
-    false,
     captureContext('HTTPINCOMINGMESSAGE'),
   );
 }

@@ -225,6 +225,8 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   keepAliveSetting: { enable: boolean; delaySeconds: number } | undefined;
   refed: boolean;
   closed = false;
+  /** A shutdown request not yet completed (libuv's shutdown_req): reset() is refused meanwhile. */
+  shuttingDown = false;
   /** TcpOwner.encrypted: a TLS layer sits on the handle (markEncrypted). */
   get encrypted(): boolean {
     return this.handle[kEncrypted] === true;
@@ -718,10 +720,14 @@ function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[],
 function shutdown(this: NativeHandle, req: NativeHandle): number {
   const sim = simOf(this)!;
   sim.endpoint?.finish();
+  sim.shuttingDown = true;
   const listed = trackRequest(sim.host, 'SimpleShutdownWrap');
   // Completion is asynchronous, as with libuv; the request keeps the loop alive meanwhile.
   const world = sim.host.world as World;
-  world.pendingPhase(world.schedule(sim.host, 0, 'io', () => completeListed(listed, () => req.oncomplete(0)), undefined, true, sim.scope), sim.host);
+  world.pendingPhase(world.schedule(sim.host, 0, 'io', () => {
+    sim.shuttingDown = false;
+    completeListed(listed, () => req.oncomplete(0));
+  }, undefined, true, sim.scope), sim.host);
   return 0;
 }
 
@@ -779,7 +785,13 @@ function patchedClose(this: NativeHandle, callback?: () => void): void {
   }
 }
 
+/**
+ * socket.resetAndDestroy(): uv_tcp_close_reset, which refuses (EINVAL, the handle stays open)
+ * while a shutdown request is pending (an end() whose FIN went out in this turn): Node then emits
+ * 'error' (reset EINVAL) and the connection ends with that FIN.
+ */
 function reset(this: NativeHandle, callback?: () => void): number {
+  if (simOf(this)!.shuttingDown) return UV.EINVAL;
   closeSim(this, callback, false);
   return 0;
 }

@@ -1,4 +1,4 @@
-// What libuv reads of one socket in one poll runs before the next socket's reads (World.scheduleRead):
+// What libuv reads of one socket in one poll runs before the next socket's reads (World.continuePoll):
 // a socket's second 64 KiB read, or the EOF that EPOLLHUP brings after a partial read (libuv
 // before 1.52), is never separated from its first read by another socket's callbacks. Which of
 // two sockets is read first depends on the seed (compliance-net 140 compares each socket's own
