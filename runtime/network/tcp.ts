@@ -685,7 +685,8 @@ export class TcpEndpoint {
     this.socketError = reason === 'reset' && this.resetComing === 'taken' ? undefined : code;
     this.resetComing = undefined;
     if (!this.finReceived) this.unread.push('error');
-    this.flush();
+    // A read already on its way (the EOF a partial read left for the next poll) comes first.
+    if (!this.flushScheduled) this.flush();
     if (this.socketError !== undefined && this.owner !== undefined && this.owner.hasPendingWrites()) {
       const error = this.takeSocketError()!;
       this.notify((owner) => owner.writeFailed(error));
@@ -725,12 +726,20 @@ export class TcpEndpoint {
     this.readHolds++;
     return once(() => {
       this.readHolds--;
-      if (this.readHolds !== 0 || !this.reading || (this.unread.length === 0 && !this.readEnded)) return;
+      if (this.readHolds !== 0) return;
       // Released by the parse of the read (its callbacks run inside the read plainly), in this
       // poll: the read libuv would have made after it comes now.
       const deferred = this.deferredRead;
       const world = this.network.world;
-      if (deferred !== undefined && world.inPoll(this.host) && this.host.loopTurn === deferred.turn && this.unread.length > 0) {
+      const thisPoll = deferred !== undefined && world.inPoll(this.host) && this.host.loopTurn === deferred.turn;
+      if (!this.reading) {
+        // The stream above is full (readStop): reading started again in this event's ticks
+        // still goes on in this poll (startReading).
+        if (thisPoll) deferred.eventNo = world.eventsRun;
+        return;
+      }
+      if (this.unread.length === 0 && !this.readEnded) return;
+      if (thisPoll && this.unread.length > 0) {
         this.deferredRead = undefined;
         this.scheduleFlush('this-poll', deferred.readsBefore, deferred.hangupEof);
       } else {
@@ -794,7 +803,13 @@ export class TcpEndpoint {
     this.deferredRead = undefined;
     const item = this.unread[0];
     if (item === undefined) {
-      if (this.readEnded) {
+      if (hangupEof && this.resetComing === 'yes') {
+        // EOF of EPOLLHUP ahead of the reset's packet (afterRead): the reset stays for the
+        // next write, as plainly.
+        this.reading = false;
+        this.readEnded = true;
+        this.notify((o) => o.end());
+      } else if (this.readEnded) {
         // Reading again after the end: the socket answers EOF at once.
         this.reading = false;
         this.notify((o) => o.end());
@@ -817,25 +832,37 @@ export class TcpEndpoint {
     } else {
       const sizeMax = owner.readSizeMax();
       // What epoll reported for this poll, before the callback can change it.
-      const hangup = HANGUP_EOF && (this.state === 'closed' || (this.finReceived && this.shutTurn <= this.host.loopTurn));
+      // A loopback peer's reset is in the kernel as it is sent (resetComing), before its packet.
+      const hangup = HANGUP_EOF && (this.state === 'closed' || this.resetComing === 'yes' || (this.finReceived && this.shutTurn <= this.host.loopTurn));
       const chunk = this.takeChunk(sizeMax);
       this.bytesRead += chunk.length;
-      this.notify((o) => o.data(chunk));
-      if (this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
-      if (this.unread.length > 0) {
-        const full = chunk.length === sizeMax;
-        if (full ? readsBefore + 1 < READS_PER_POLL : hangup) {
-          if (this.reading) this.scheduleFlush('this-poll', readsBefore + 1, !full);
-          else this.deferRead(readsBefore + 1, !full);
-          return;
-        }
+      try {
+        this.notify((o) => o.data(chunk));
+      } finally {
+        // Also when the callback threw and the process lives on (an 'uncaughtException'
+        // handler): libuv's loop goes on, and so do the window and the socket's reads.
+        this.afterRead(chunk.length === sizeMax, hangup, readsBefore);
       }
     }
-    // The next read of what is already buffered (the rest of the data, or the EOF behind it), in
-    // the next poll: what the program sends from it reaches a loopback peer before that peer
-    // reads, as if in the same turn of its loop (plainly a reply to the data and one to the EOF
-    // are one read).
-    if (this.reading && this.unread.length > 0) this.scheduleFlush('next-poll');
+  }
+
+  /**
+   * After a read of data: the window reopens, and the next read of what is buffered (the rest of
+   * the data, or the EOF behind it) is made in this poll (flush's rules) or the next: what the
+   * program sends from it reaches a loopback peer before that peer reads, as if in the same turn
+   * of its loop (plainly a reply to the data and one to the EOF are one read).
+   */
+  private afterRead(full: boolean, hangup: boolean, readsBefore: number): void {
+    if (this.peer !== undefined && this.state !== 'closed') this.stack.windowUpdate(this, this.peer, this.bytesRead);
+    // The peer's loopback reset is in the kernel but its packet still on its way: libuv's EOF
+    // of EPOLLHUP comes now all the same (flush takes it for the end).
+    if (this.unread.length === 0 && !(hangup && !full && this.resetComing === 'yes')) return;
+    if (full ? readsBefore + 1 < READS_PER_POLL : hangup) {
+      if (this.reading) this.scheduleFlush('this-poll', readsBefore + 1, !full);
+      else this.deferRead(readsBefore + 1, !full);
+    } else if (this.reading) {
+      this.scheduleFlush('next-poll');
+    }
   }
 
   /** Notes the read libuv would make next in this poll, which the socket is not ready for now. */

@@ -227,6 +227,12 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   closed = false;
   /** A shutdown request not yet completed (libuv's shutdown_req): reset() is refused meanwhile. */
   shuttingDown = false;
+  /**
+   * A reset refused (EINVAL) while Node destroyed the socket: its handle stays open with nobody
+   * to close it, and plainly keeps the process from exiting (at full CPU on Linux). Here it keeps
+   * the run alive, so a run that has nothing else to do is reported idle, naming it.
+   */
+  orphaned = false;
   /** TcpOwner.encrypted: a TLS layer sits on the handle (markEncrypted). */
   get encrypted(): boolean {
     return this.handle[kEncrypted] === true;
@@ -250,7 +256,7 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
    * whatever the handle's ref. An idle connected socket that is not reading counts for nothing.
    */
   updateRefs(): void {
-    const handleRef = this.refed && !this.closed && (this.reading || this.listener !== undefined);
+    const handleRef = this.refed && !this.closed && (this.reading || this.listener !== undefined || this.orphaned);
     const reqRef = !this.closed && (this.connectReq !== undefined || this.pendingWrites.length > 0);
     const world = this.host.world;
     if (handleRef !== this.holdsHandleRef) {
@@ -791,7 +797,12 @@ function patchedClose(this: NativeHandle, callback?: () => void): void {
  * 'error' (reset EINVAL) and the connection ends with that FIN.
  */
 function reset(this: NativeHandle, callback?: () => void): number {
-  if (simOf(this)!.shuttingDown) return UV.EINVAL;
+  const sim = simOf(this)!;
+  if (sim.shuttingDown) {
+    sim.orphaned = true;
+    sim.updateRefs();
+    return UV.EINVAL;
+  }
   closeSim(this, callback, false);
   return 0;
 }
