@@ -691,6 +691,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     ref: boolean,
     scope: AsyncResource | undefined,
     site: string | undefined,
+    first = false,
   ): SimEvent<WorldHost> {
     const seq = ++this.seq;
     const event = new SimEvent(seq, host, kind, fn, thisArg, ref, scope);
@@ -704,9 +705,19 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       host.refs++;
       this.refs++;
     }
-    this.queue.push(event, timeNs, seq);
+    if (first) this.placeFirst(event, timeNs, seq);
+    else this.queue.push(event, timeNs, seq);
     this.kickSoon();
     return event;
+  }
+
+  /** Places `event` ahead of what is due at `timeNs`, or ahead of the `ready` list while a stall's released entries run (continuePoll). */
+  private placeFirst(event: SimEvent<WorldHost>, timeNs: number, seq: number): void {
+    if (this.ready.length > 0) {
+      this.ready.unshift({ host: event[kHost], entry: event, seq, kind: KIND_NET, timeNs, readyNs: timeNs, closing: false, nextTurn: false });
+    } else {
+      this.queue.pushFirst(event, timeNs, seq);
+    }
   }
 
   /**
@@ -721,22 +732,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * released entries are running, it goes before what is left of them.
    */
   continuePoll(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent<WorldHost> {
-    const seq = ++this.seq;
-    const event = new SimEvent(seq, host, 'net', fn, undefined, false, scope);
-    if (host.state !== 'running') {
-      event[kSeq] = 0;
-      return event;
-    }
-    if (this.captureSites) event[kSite] = captureSite();
-    if (this.chainsOn) this.chainOfEntry.set(event, this.chain);
-    const nowNs = this.nowNs;
-    if (this.ready.length > 0) {
-      this.ready.unshift({ host, entry: event, seq, kind: KIND_NET, timeNs: nowNs, readyNs: nowNs, closing: false, nextTurn: false });
-    } else {
-      this.queue.pushFirst(event, nowNs, seq);
-    }
+    const event = this.scheduleAt(host, this.nowNs, 'net', fn, undefined, false, scope, undefined, true);
     this.pendingPhase(event, host);
-    this.kickSoon();
     return event;
   }
 

@@ -705,12 +705,8 @@ export class TcpEndpoint {
     const deferred = this.deferredRead;
     // Stopped and started again inside the read's callback (or the ticks after it: a stream at
     // its highWaterMark): libuv's loop sees the flag set again and goes on reading in this poll.
-    if (deferred !== undefined && deferred.eventNo === this.network.world.eventsRun && this.unread.length > 0) {
-      this.deferredRead = undefined;
-      this.scheduleFlush('this-poll', deferred.readsBefore, deferred.hangupEof);
-      return;
-    }
-    if (this.unread.length > 0 || this.readEnded) this.scheduleFlush();
+    if (deferred !== undefined && deferred.eventNo === this.network.world.eventsRun && this.unread.length > 0) this.readDeferred(deferred);
+    else if (this.unread.length > 0 || this.readEnded) this.scheduleFlush();
   }
 
   stopReading(): void {
@@ -739,12 +735,8 @@ export class TcpEndpoint {
         return;
       }
       if (this.unread.length === 0 && !this.readEnded) return;
-      if (thisPoll && this.unread.length > 0) {
-        this.deferredRead = undefined;
-        this.scheduleFlush('this-poll', deferred.readsBefore, deferred.hangupEof);
-      } else {
-        this.scheduleFlush();
-      }
+      if (thisPoll && this.unread.length > 0) this.readDeferred(deferred);
+      else this.scheduleFlush();
     });
   }
 
@@ -803,15 +795,12 @@ export class TcpEndpoint {
     this.deferredRead = undefined;
     const item = this.unread[0];
     if (item === undefined) {
-      if (hangupEof && this.resetComing === 'yes') {
-        // EOF of EPOLLHUP ahead of the reset's packet (afterRead): the reset stays for the
-        // next write, as plainly.
+      // Reading again after the end: the socket answers EOF at once. Or EPOLLHUP's EOF ahead of
+      // a loopback peer's reset still on its way (afterRead): the reset stays for the next
+      // write, as plainly.
+      if (this.readEnded || (hangupEof && this.resetComing === 'yes')) {
         this.reading = false;
         this.readEnded = true;
-        this.notify((o) => o.end());
-      } else if (this.readEnded) {
-        // Reading again after the end: the socket answers EOF at once.
-        this.reading = false;
         this.notify((o) => o.end());
       }
       return;
@@ -863,6 +852,12 @@ export class TcpEndpoint {
     } else if (this.reading) {
       this.scheduleFlush('next-poll');
     }
+  }
+
+  /** Makes the deferred read in this poll after all (reading started again, a hold released). */
+  private readDeferred(deferred: { readsBefore: number; hangupEof: boolean }): void {
+    this.deferredRead = undefined;
+    this.scheduleFlush('this-poll', deferred.readsBefore, deferred.hangupEof);
   }
 
   /** Notes the read libuv would make next in this poll, which the socket is not ready for now. */
