@@ -21,4 +21,6 @@ export const originals = {
   /** Node's process object: a program may replace the global (`globalThis.process = {}`). */
   process,
   nextTick: process.nextTick,
+  /** Node's runNextTicks (kept on process under its old name): drains the ticks and microtasks. */
+  tickCallback: (process as unknown as { _tickCallback: () => void })._tickCallback,
 } as const;

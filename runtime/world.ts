@@ -32,7 +32,7 @@ import {
   SimEvent,
 } from './scheduler/event.js';
 import { Parking, type Parked } from './scheduler/parking.js';
-import { loopOrder, phaseOfKind, PHASE_CHECK, PHASE_CLOSING, PHASE_IDLE, PHASE_MAIN, PHASE_POLL } from './scheduler/loop-phases.js';
+import { loopOrder, phaseOfKind, PHASE_CHECK, PHASE_CLOSING, PHASE_IDLE, PHASE_MAIN, PHASE_POLL, PHASE_TIMERS } from './scheduler/loop-phases.js';
 import { PhaseOrder } from './scheduler/phase-order.js';
 import { EventQueue } from './scheduler/queue.js';
 import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
@@ -940,10 +940,75 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   /** One driver step: run the next event. Returns false when the driver should idle. */
   private step(): boolean {
-    const event = this.next();
-    if (event === undefined) return false;
+    let event = this.takenAfterThrow;
+    if (event !== undefined) {
+      if (this.stopped || this.blockers > 0) return false;
+      this.takenAfterThrow = undefined;
+    } else {
+      event = this.next();
+      if (event === undefined) {
+        this.threw = false;
+        return false;
+      }
+    }
+    if (this.threw) {
+      this.threw = false;
+      if (!this.continuesPhase(event)) {
+        // The ticks and microtasks left behind run first. One of them may throw in turn, or
+        // start real work the world must wait for: then `event` waits for the next step.
+        this.takenAfterThrow = event;
+        originals.tickCallback.call(originals.process);
+        if (this.stopped || this.blockers > 0) return false;
+        this.takenAfterThrow = undefined;
+      }
+    }
     this.runEvent(event);
     return true;
+  }
+
+  /**
+   * Register mode: code of the event that ran last (or of its ticks) threw, and a listener of
+   * 'uncaughtException' took it. Node then leaves the ticks and microtasks queued behind it for
+   * the next point that drains them (docs/notes/node-facts.md, "A callback that throws"): the
+   * next callback of its phase runs first, and so do a timer or a read after a close callback;
+   * anything else of a later phase runs after them. The driver's next immediate runs the next
+   * event at once (as processImmediate runs its next immediate without draining), so step()
+   * drains first where Node would have.
+   */
+  private threw = false;
+  /** An event step() took and holds while the ticks an exception left behind run (see threw). */
+  private takenAfterThrow: WorldEntry | undefined;
+
+  /** An exception thrown by a simulated event's code was handled (the 'uncaughtException' path). */
+  noteHandledThrow(): void {
+    this.threw = true;
+  }
+
+  /**
+   * Whether Node runs `event`, taken after a throw, before the ticks the throw left behind: the
+   * next timer of the same timers phase (processTimers goes on), the next immediate (after a
+   * throw, processImmediate is called again for what is queued now, in the same check phase),
+   * the next callback from C++ in the same poll or closing phase (a failed callback scope does
+   * not drain; the next one does, after its callback); after a close callback, also a timer due
+   * now or a read of the next turn's poll (its check phase, which drains first, comes after).
+   */
+  private continuesPhase(event: WorldEntry): boolean {
+    const host = event[kHost];
+    if (host !== this.lastHost) return false;
+    const kind = event[kKind];
+    const turn = kind === KIND_IMMEDIATE || kind === KIND_IO ? (event as { [kCheckTurn]?: number })[kCheckTurn] : undefined;
+    const phase = turn !== undefined && kind === KIND_IO ? PHASE_CLOSING : phaseOfKind(kind);
+    const thrown = host.loopPhase;
+    // A packet the host sent itself knows the poll that reads it (its instant may be later).
+    const pollTurn = (event as { pollTurn?: number }).pollTurn ?? -1;
+    if (phase === PHASE_POLL && pollTurn >= 0) {
+      if (thrown === PHASE_POLL) return pollTurn <= host.loopTurn;
+      return thrown === PHASE_CLOSING && pollTurn <= host.loopTurn + 1;
+    }
+    if (this.nowNs !== host.loopNs) return false;
+    if (thrown === PHASE_CLOSING && phase !== PHASE_CLOSING) return phase === PHASE_TIMERS || phase === PHASE_POLL;
+    if (phase !== thrown) return false;
+    return phase === PHASE_CHECK || turn === undefined || turn <= host.loopTurn;
   }
 
   /**

@@ -164,8 +164,11 @@ function hookProcess(): void {
       return;
     }
     // The program's own listeners handle it: not fatal, as in Node.
-    if (nodeProcess.listenerCount('uncaughtException') > 1 || nodeProcess.hasUncaughtExceptionCaptureCallback()) return;
     const world = run.world;
+    if (nodeProcess.listenerCount('uncaughtException') > 1 || nodeProcess.hasUncaughtExceptionCaptureCallback()) {
+      if (origin === 'uncaughtException') world.noteHandledThrow();
+      return;
+    }
     const host = world.currentHost() ?? world.fallbackHost!;
     const report = fatalErrorReport(world, host, error, origin);
     run.end(ExitCode.hostCrash, true, report);

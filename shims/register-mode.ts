@@ -339,7 +339,10 @@ export function startRegisterMode(): World {
   // A crash prints Node's own error (after 'exit' handlers), so the seed block comes first.
   nodeProcess.on('uncaughtExceptionMonitor', (error, origin) => {
     const fatal = nodeProcess.listenerCount('uncaughtException') === 0 && !nodeProcess.hasUncaughtExceptionCaptureCallback();
-    if (!fatal) return;
+    if (!fatal) {
+      if (origin === 'uncaughtException') world.noteHandledThrow();
+      return;
+    }
     if (world.eventsRun === 0 && isMissingEntry(error)) {
       // `node --import dst-runtime/register missing.js`: one line, as `dst run missing.js` says it.
       summarized = true;

@@ -97,6 +97,22 @@ describe('a plain program: many seeds in one worker process', function () {
     assert.equal(plain.status, 0, plain.stderr);
   });
 
+  it("throw-ticks.mjs: the ticks a handled throw leaves behind run where Node runs them, alone and in a worker", async () => {
+    // Regression: the simulator ran the next event before them, whatever its phase (compliance
+    // 102 compares the whole order with plain Node). The fixture exits 3 when they ran elsewhere.
+    const file = path.join(FIXTURES, 'throw-ticks.mjs');
+    const plain = spawnSync(process.execPath, [file], { encoding: 'utf8' });
+    assert.equal(plain.status, 0, `plain Node: ${plain.stdout}${plain.stderr}`);
+    const seeds = SEEDS.slice(0, 6);
+    const { results } = await inWorkers(file, seeds);
+    const worker = results.map(fromWorker);
+    const fresh = seeds.map((seed) => alone(file, seed, dir));
+    for (let i = 0; i < seeds.length; i++) {
+      assert.equal(fresh[i].exitCode, 0, `seed ${seeds[i]} alone`);
+      assert.deepEqual(worker[i], fresh[i], `seed ${seeds[i]} in a worker`);
+    }
+  });
+
   it('exits.mjs covers each way of ending, and a worker outlives them', async () => {
     const file = path.join(FIXTURES, 'exits.mjs');
     const { results, workers } = await inWorkers(file, SEEDS);
