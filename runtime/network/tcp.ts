@@ -473,6 +473,15 @@ export class TcpEndpoint {
     switch (segment.kind) {
       case 'syn-ack': {
         this.cancelConnectDeadline();
+        if (this.resetComing === 'yes') {
+          // Loopback: the peer accepted and reset (from its 'connection' callback) before this
+          // process's poll reported the connect. libuv reports it from SO_ERROR: the connect
+          // fails with ECONNRESET, and what the peer sent before its reset is never read.
+          this.fail('reset');
+          this.notify((owner) => owner.connected(UV.ECONNRESET));
+          this.owner = undefined;
+          return false;
+        }
         this.state = 'established';
         this.armKeepAlive();
         const peer = this.peer;

@@ -549,7 +549,10 @@ class DnsTcpConnection implements TcpOwner {
     if (this.closed) return;
     if (status !== 0) {
       this.closed = true;
-      this.query.tcpRefused(this);
+      // A server that resets as it accepts fails the connect with ECONNRESET on loopback: for
+      // c-ares that try failed (the next goes out), where a refusal skips the server.
+      if (status === UV.ECONNRESET) this.query.tcpClosed(this);
+      else this.query.tcpRefused(this);
       return;
     }
     this.established = true;
