@@ -861,6 +861,18 @@ export function scheduleOnHandle(handle: NativeHandle, fn: () => void): boolean 
 }
 
 /**
+ * Runs `fn` as what libuv does next in this poll for `handle`'s socket: straight after the running
+ * event, before anything else of the loop (World.continuePoll). False when `handle` is not a
+ * simulated handle of a running host.
+ */
+export function continuePollOnHandle(handle: NativeHandle, fn: () => void): boolean {
+  const sim = simOf(handle);
+  if (sim === undefined || sim.host.state !== 'running') return false;
+  sim.host.world.continuePoll(sim.host, fn, sim.scope);
+  return true;
+}
+
+/**
  * Whether native code wrapping `handle` (TLSWrap, Http2Session) would sit on the simulated
  * network, and so needs the bridge: a simulated TCP handle, or, from inside a host, any TCP
  * handle (one not connected yet turns simulated at its first bind or connect, which the bridge

@@ -9,7 +9,8 @@
  *
  * What the layer above sees, as with a TCPWrap:
  * - reads: each read of the simulated handle (one per event) is handed to the layer with
- *   `readBuffer`, synchronously; EOF with `emitEOF`; a read error (ECONNRESET, ETIMEDOUT) cannot
+ *   `readBuffer`, synchronously (under TLS a record per event: RecordSplitter); EOF with
+ *   `emitEOF`; a read error (ECONNRESET, ETIMEDOUT) cannot
  *   go through a JSStream (it has no error entry), so it goes where the native layer would have
  *   sent it: to the TLS socket's own `onread` (TLSWrap passes errors up), or, under an HTTP/2
  *   session, to the raw socket's `onread` (Http2Session passes them to the previous listener);
@@ -21,7 +22,7 @@
  *   socket's handle proxies close/getpeername/... to its `_parent`, which stays the TCP handle).
  */
 import { UV } from '../../runtime/network/errno.js';
-import { markEncrypted, ownerOf, scheduleOnHandle } from './net-binding.js';
+import { continuePollOnHandle, markEncrypted, ownerOf, scheduleOnHandle } from './net-binding.js';
 import type { NativeHandle } from './native-handles.js';
 import { nodeBinding } from '../node-binding.js';
 
@@ -118,21 +119,116 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
     return 0;
   };
 
+  /** Hands the end of the reads (EOF) or a read error to the native layer. */
+  const deliverEnd = (nread: number): void => {
+    if (nread === UV.EOF) {
+      js.emitEOF();
+    } else if (bridge.kind === 'tls' && bridge.upper !== undefined && typeof bridge.upper.onread === 'function') {
+      streamBaseState[kReadBytesOrError] = nread;
+      bridge.upper.onread(undefined);
+    } else if (rawOnread !== undefined) {
+      streamBaseState[kReadBytesOrError] = nread;
+      rawOnread.call(tcp, undefined);
+    }
+  };
+  // Under TLS, reads go to TLSWrap a record at a time, each in an event of its own (see
+  // RecordSplitter); what is left of a read, and reads that come meanwhile, wait here in order.
+  const records = kind === 'tls' ? new RecordSplitter() : undefined;
+  const pending: Array<Buffer | number> = [];
+  const pump = (): void => {
+    const item = pending[0]!;
+    try {
+      if (typeof item === 'number') {
+        pending.shift();
+        deliverEnd(item);
+        return;
+      }
+      const cut = records!.firstRecordEnd(item);
+      if (cut === item.length) pending.shift();
+      else pending[0] = item.subarray(cut);
+      js.readBuffer(cut === item.length ? item : item.subarray(0, cut));
+    } finally {
+      // Also after a throw (Node reports it, and TLSWrap goes on with the next record).
+      if (pending.length > 0) continuePollOnHandle(tcp, pump);
+    }
+  };
+
   tcp.onread = function onread(ab?: ArrayBuffer) {
     const nread = streamBaseState[kReadBytesOrError]!;
     if (nread > 0) {
-      js.readBuffer(Buffer.from(ab!, streamBaseState[kArrayBufferOffset], nread));
-    } else if (nread === UV.EOF) {
-      js.emitEOF();
-    } else if (nread < 0) {
-      if (bridge.kind === 'tls' && bridge.upper !== undefined && typeof bridge.upper.onread === 'function') {
-        streamBaseState[kReadBytesOrError] = nread;
-        bridge.upper.onread(undefined);
-      } else if (rawOnread !== undefined) {
-        streamBaseState[kReadBytesOrError] = nread;
-        rawOnread.call(tcp, undefined);
+      const chunk = Buffer.from(ab!, streamBaseState[kArrayBufferOffset], nread);
+      if (records === undefined) {
+        js.readBuffer(chunk);
+        return;
       }
+      // Kept past this call: a copy (the handle may reuse its buffer).
+      if (pending.length > 0) {
+        pending.push(Buffer.from(chunk));
+        return;
+      }
+      const cut = records.firstRecordEnd(chunk);
+      if (cut === chunk.length) {
+        js.readBuffer(chunk);
+        return;
+      }
+      pending.push(Buffer.from(chunk.subarray(cut)));
+      try {
+        js.readBuffer(chunk.subarray(0, cut));
+      } finally {
+        continuePollOnHandle(tcp, pump);
+      }
+    } else if (nread < 0) {
+      if (pending.length > 0) pending.push(nread);
+      else deliverEnd(nread);
     }
   };
   return bridge;
+}
+
+/** A TLS record's header: content type, version (2 bytes), length (2 bytes). */
+const RECORD_HEADER_BYTES = 5;
+
+/**
+ * Where the TLS records of a socket's ciphertext end, followed across reads. Over a TCPWrap,
+ * TLSWrap decrypts a read from C++ (libuv's read callback) and hands each record's cleartext
+ * (at most 16 KiB) to JavaScript in a callback of its own, whose scope then runs the nextTicks
+ * and microtasks it queued: each record's 'data' is followed by its ticks, and a listener that
+ * throws is reported before the next record. Through a JSStream the call would come from
+ * JavaScript and the callbacks nest: nothing ran between them, and a throw unwound through the
+ * rest. So the bridge hands TLSWrap one record per event, the rest of the read continuing this
+ * poll (World.continuePoll); Node's immediate loop drains between them, as the callback scope
+ * would. (Draining from JavaScript instead, with process._tickCallback, corrupts Node's async
+ * id stack when a tick throws: see docs/notes/node-facts.md, the http server's parser.)
+ */
+class RecordSplitter {
+  /** Bytes of the current record still to come; 0 while reading a header. */
+  private remaining = 0;
+  private readonly header = Buffer.alloc(RECORD_HEADER_BYTES);
+  private headerBytes = 0;
+
+  /**
+   * Where the first record that ends in `chunk` ends (`chunk.length` when none ends before its
+   * end), following the record lengths up to there.
+   */
+  firstRecordEnd(chunk: Buffer): number {
+    let i = 0;
+    while (i < chunk.length) {
+      if (this.remaining === 0) {
+        const take = Math.min(RECORD_HEADER_BYTES - this.headerBytes, chunk.length - i);
+        chunk.copy(this.header, this.headerBytes, i, i + take);
+        this.headerBytes += take;
+        i += take;
+        if (this.headerBytes < RECORD_HEADER_BYTES) return chunk.length;
+        this.headerBytes = 0;
+        this.remaining = this.header.readUInt16BE(3);
+        if (this.remaining === 0) return i;
+      } else {
+        const take = Math.min(this.remaining, chunk.length - i);
+        this.remaining -= take;
+        i += take;
+        if (this.remaining === 0) return i;
+      }
+    }
+    return chunk.length;
+  }
 }
