@@ -744,17 +744,22 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * phase. After a busy callback, behind what the stall that ends it releases.
    */
   scheduleNextPoll(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined): void {
-    this.nextPolls.push({ host, fn, scope, timeNs: this.nowNs + this.spinNs, chain: this.chain });
+    this.nextPolls.push({ host, fn, scope, timeNs: this.nowNs + this.spinNs, chain: this.chain, turn: this.pollTurn(host) });
     this.kickSoon();
   }
 
   /** Reads of the next poll queued by the last event (scheduleNextPoll), not yet in the queue. */
-  private readonly nextPolls: Array<{ host: WorldHost; fn: (this: any) => void; scope: AsyncResource | undefined; timeNs: number; chain: number }> = [];
+  private readonly nextPolls: Array<{ host: WorldHost; fn: (this: any) => void; scope: AsyncResource | undefined; timeNs: number; chain: number; turn: number }> = [];
 
-  /** Queues the next poll's reads the last event asked for, now that its ticks have run. */
+  /**
+   * Queues the next poll's reads the last event asked for, now that its ticks have run. Each
+   * knows its poll's turn: a completion of libuv's pending queue queued meanwhile for that turn
+   * (an end() from an immediate) runs first, as the pending phase comes before poll (next()).
+   */
   private queueNextPolls(): void {
-    for (const { host, fn, scope, timeNs, chain } of this.nextPolls.splice(0)) {
-      this.withChain(chain, () => this.scheduleAt(host, Math.max(timeNs, this.nowNs), 'net', fn, undefined, false, scope, undefined));
+    for (const { host, fn, scope, timeNs, chain, turn } of this.nextPolls.splice(0)) {
+      const event = this.withChain(chain, () => this.scheduleAt(host, Math.max(timeNs, this.nowNs), 'net', fn, undefined, false, scope, undefined));
+      event.pollTurn = turn;
     }
   }
 
@@ -1097,6 +1102,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
       // Not while program faults hold chains: their lag and stalls decide such orders then.
+      if (this.phases.completionsPending && !this.chainsOn && event[kKind] === KIND_NET && (event as SimEvent<WorldHost>).pollTurn >= 0) {
+        // A completion of libuv's pending queue (a shutdown) runs before the reads of its turn's poll.
+        const first = this.phases.completionBefore(event as SimEvent<WorldHost>, host);
+        if (first !== undefined) {
+          first[kSeq] = ++this.seq;
+          return this.taken(first);
+        }
+      }
       if (this.phases.active && !this.chainsOn && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
         const first = this.phases.before(event, host, timeNs);
         if (first !== undefined) {

@@ -47,6 +47,8 @@ export class PhaseOrder<H extends Host> {
    */
   private readonly polled = new Map<H, SimEvent<H>[]>();
   private polledCount = 0;
+  /** How many of `polled` are completions of libuv's pending queue (kind io). */
+  private completions = 0;
   /** Close callbacks not yet run, per host, in the order they were queued. */
   private readonly closing = new Map<H, Held<H>[]>();
   private closingCount = 0;
@@ -56,6 +58,11 @@ export class PhaseOrder<H extends Host> {
   /** Whether before() may pick anything: some host has poll-phase work or a close callback pending. */
   get active(): boolean {
     return this.polledCount > 0 || this.closingCount > 0;
+  }
+
+  /** Whether some host has a completion of its pending queue not yet run (completionBefore). */
+  get completionsPending(): boolean {
+    return this.completions > 0;
   }
 
   /** Whether immediates must be noted (noteImmediate): some close callback is pending. */
@@ -72,6 +79,24 @@ export class PhaseOrder<H extends Host> {
     if (list === undefined) this.polled.set(host, (list = []));
     list.push(packet);
     this.polledCount++;
+    if (packet[kKind] === KIND_IO) this.completions++;
+  }
+
+  /**
+   * A completion of `host`'s pending queue (a shutdown's) that runs before `next`, a read of the
+   * poll of turn `next.pollTurn` due now: libuv runs the pending queue before poll. Undefined when
+   * none is due by then.
+   */
+  completionBefore(next: SimEvent<H>, host: H): SimEvent<H> | undefined {
+    const list = this.polled.get(host);
+    if (list === undefined) return undefined;
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      if (entry[kKind] !== KIND_IO || entry === next) continue;
+      if (entry[kSeq] === 0) this.takePolled(host, list, i--);
+      else if (entry.pollTurn <= next.pollTurn) return this.takePolled(host, list, i);
+    }
+    return undefined;
   }
 
   /** A close callback of `host`, due at `dueNs`, run in the closing phase of turn `event[kCheckTurn]`. */
@@ -117,6 +142,7 @@ export class PhaseOrder<H extends Host> {
     const polled = this.polled.get(host);
     if (polled !== undefined) {
       this.polledCount -= polled.length;
+      for (const entry of polled) if (entry[kKind] === KIND_IO) this.completions--;
       this.polled.delete(host);
     }
     const closing = this.closing.get(host);
@@ -202,6 +228,7 @@ export class PhaseOrder<H extends Host> {
   private takePolled(host: H, list: SimEvent<H>[], i: number): SimEvent<H> {
     const [packet] = list.splice(i, 1);
     this.polledCount--;
+    if (packet![kKind] === KIND_IO) this.completions--;
     if (list.length === 0) this.polled.delete(host);
     return packet!;
   }
