@@ -126,6 +126,8 @@ export function noteDestroyHooks(on: boolean): void {
 const KIND_NET = EVENT_KIND_CODE.net;
 const KIND_IO = EVENT_KIND_CODE.io;
 const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
+const KIND_TIMEOUT = EVENT_KIND_CODE.timeout;
+const KIND_INTERVAL = EVENT_KIND_CODE.interval;
 
 /** The most a loopback packet takes that counts as in the peer's buffer at once (loopback's own default latency). */
 const LOOPBACK_AT_ONCE_NS = Math.round(LOOPBACK_LATENCY.maxMs * 1e6);
@@ -946,9 +948,13 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** One driver step: run the next event. Returns false when the driver should idle. */
   private step(): boolean {
     let event = this.takenAfterThrow;
+    // The drain of the last step threw: where Node drained at a check phase's start, its
+    // processImmediate then runs the first immediate before the rest.
+    let drainThrew = false;
     if (event !== undefined) {
       if (this.stopped || this.blockers > 0) return false;
       this.takenAfterThrow = undefined;
+      drainThrew = true;
     } else {
       event = this.next();
       if (event === undefined) {
@@ -958,7 +964,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
     if (this.threw) {
       this.threw = false;
-      if (!this.continuesPhase(event)) {
+      if (!this.continuesPhase(event) && !(drainThrew && this.drainedAtCheck(event))) {
         // The ticks and microtasks left behind run first. One of them may throw in turn, or
         // start real work the world must wait for: then `event` waits for the next step.
         this.takenAfterThrow = event;
@@ -984,9 +990,27 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** An event step() took and holds while the ticks an exception left behind run (see threw). */
   private takenAfterThrow: WorldEntry | undefined;
 
+  /**
+   * The list of the timer that threw (its duration): after a throw processTimers goes on with
+   * the rest of that list, and drains before the next list. Undefined when a tick threw, or
+   * something other than a timer.
+   */
+  private threwList: number | undefined;
+
   /** An exception thrown by a simulated event's code was handled (the 'uncaughtException' path). */
   noteHandledThrow(): void {
     this.threw = true;
+    const entry = this.current;
+    this.threwList = entry !== undefined && (entry[kKind] === KIND_TIMEOUT || entry[kKind] === KIND_INTERVAL) ? (entry as { _idleTimeout?: number })._idleTimeout : undefined;
+  }
+
+  /**
+   * Whether the drain that `event` waited for (it threw) stood for the start of a check phase,
+   * and `event` is an immediate of it: after a throw or a close callback, Node drains there.
+   */
+  private drainedAtCheck(event: WorldEntry): boolean {
+    const host = event[kHost];
+    return host === this.lastHost && event[kKind] === KIND_IMMEDIATE && (host.loopPhase === PHASE_POLL || host.loopPhase === PHASE_CLOSING);
   }
 
   /**
@@ -1013,6 +1037,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (this.nowNs !== host.loopNs) return false;
     if (thrown === PHASE_CLOSING && phase !== PHASE_CLOSING) return phase === PHASE_TIMERS || phase === PHASE_POLL;
     if (phase !== thrown) return false;
+    if (phase === PHASE_TIMERS && this.threwList !== undefined) return (event as { _idleTimeout?: number })._idleTimeout === this.threwList;
     return phase === PHASE_CHECK || turn === undefined || turn <= host.loopTurn;
   }
 

@@ -1,13 +1,15 @@
 // A callback throws, an 'uncaughtException' listener takes the error, and the nextTicks and
 // microtasks the callback queued before it threw are left behind. Node runs them at the next
 // point that drains its queues, which depends on the phase the callback threw in:
-// - a timer: processTimers goes on with the next timer due (no drain first); the timers phase's
-//   callback scope drains at its end, before anything of a later phase;
+// - a timer: processTimers goes on with the next timer of the same list (no drain first; it
+//   drains before another list); the timers phase's callback scope drains at its end, before
+//   anything of a later phase;
 // - an immediate: processImmediate is called again for what is queued now, in the same check
 //   phase, and runs its first immediate without a drain;
 // - a read, an fs callback, a close callback: the failed callback scope does not drain; the
 //   check phase drains at its start (Node's handler queues an immediate, so there is one).
-// A tick that throws while they run leaves the rest for the same places.
+// A tick that throws while they run leaves the rest for the same places; at a check phase's
+// start, the first immediate runs before the rest.
 // Every case's order is the same on every plain run (Node 20, 22, 24): nothing here races a
 // timer against real time.
 import fs from 'node:fs';
@@ -76,6 +78,35 @@ const cases = {
       throw new Error('t');
     }, 1);
   },
+  'a timer throws; a timer of another list due in the same phase': (done) => {
+    setTimeout(() => {
+      leave('t1');
+      throw new Error('t1');
+    }, 1);
+    setTimeout(() => {
+      L('t3');
+      setImmediate(() => {
+        L('immediate');
+        done();
+      });
+    }, 3);
+    // Both are due when the timers phase comes: processTimers drains before the second list.
+    const t0 = performance.now();
+    while (performance.now() < t0 + 10);
+  },
+  "an fs callback throws; the first tick it left throws too": (done) =>
+    fs.stat('/', () => {
+      process.nextTick(() => {
+        L('tick 1');
+        throw new Error('tick 1');
+      });
+      process.nextTick(() => L('tick 2'));
+      setImmediate(() => {
+        L('immediate');
+        setTimeout(done, 1);
+      });
+      throw new Error('fs');
+    }),
   'an immediate throws; two more immediates': (done) => {
     setImmediate(() => {
       leave('i');
