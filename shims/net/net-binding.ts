@@ -42,6 +42,7 @@ import type { Network } from '../../runtime/network/network.js';
 import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../../runtime/network/tcp.js';
 import type { NativeResource } from '../../runtime/hosts/native-resources.js';
 import type { World } from '../../runtime/world.js';
+import { outsideDomain } from '../../runtime/driver/outside-domain.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
@@ -410,10 +411,13 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
       endpoint.reset();
       return;
     }
-    const client = new TCP(TCP_SOCKET);
     // Node makes the accepted socket's wrap before it calls onconnection, outside the server's
-    // context: its callbacks see no store of the program's (the server's 'connection' does).
-    const scope = (this.host.world as World).freshScope(this.host, 'TCPWRAP', this.scope.asyncId());
+    // context: its callbacks see no store of the program's (the server's 'connection' does), and
+    // not the server's node:domain either (its init hook runs before onconnection enters it).
+    const { client, scope } = outsideDomain(() => ({
+      client: new TCP(TCP_SOCKET),
+      scope: (this.host.world as World).freshScope(this.host, 'TCPWRAP', this.scope.asyncId()),
+    }));
     const sim = simulate(client, this.host, scope);
     sim.bound = endpoint.local;
     sim.endpoint = endpoint;

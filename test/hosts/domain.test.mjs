@@ -88,6 +88,16 @@ describe('node:domain: errors in simulated callbacks reach the domain as in Node
     assert.deepEqual(register.lines, plain.lines);
   });
 
+  it("an accepted socket's reads run in no domain of the server's; a domain it is added to takes their errors", async () => {
+    const [plain, register, library] = await Promise.all([plainly('accepted-socket'), registered('accepted-socket'), inLibrary('accepted-socket')]);
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.deepEqual(plain.lines, ['connection active=d1', 'data active=d2 stack=1', 'd2 caught data active=undefined', 'after all: process.domain=undefined']);
+    assert.equal(register.status, 0, register.stderr);
+    assert.deepEqual(register.lines, plain.lines);
+    assert.equal(library.end.stopReason, 'quiescent', JSON.stringify(library.end));
+    assert.deepEqual(library.lines, plain.lines);
+  });
+
   it('a domain handler that throws kills the host with its error, past the process listeners, as Node exits with code 7', async () => {
     const [plain, library] = await Promise.all([plainly('handler-throws'), inLibrary('handler-throws')]);
     assert.equal(plain.status, 7);
