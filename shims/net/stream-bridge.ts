@@ -135,20 +135,30 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
   // RecordSplitter); what is left of a read, and reads that come meanwhile, wait here in order.
   const records = kind === 'tls' ? new RecordSplitter() : undefined;
   const pending: Array<Buffer | number> = [];
-  const pump = (): void => {
-    const item = pending[0]!;
+  /**
+   * Hands TLSWrap the first record that ends in `chunk`; the rest waits at the front of
+   * `pending` (copied unless `chunk` is already the bridge's own: the handle may reuse its
+   * buffer) and goes on in this poll, also after a throw (Node reports it, and TLSWrap goes on
+   * with the next record).
+   */
+  const readFirstRecord = (chunk: Buffer, own: boolean): void => {
+    const cut = records!.firstRecordEnd(chunk);
+    if (cut < chunk.length) pending.unshift(own ? chunk.subarray(cut) : Buffer.from(chunk.subarray(cut)));
     try {
-      if (typeof item === 'number') {
-        pending.shift();
-        deliverEnd(item);
-        return;
-      }
-      const cut = records!.firstRecordEnd(item);
-      if (cut === item.length) pending.shift();
-      else pending[0] = item.subarray(cut);
-      js.readBuffer(cut === item.length ? item : item.subarray(0, cut));
+      js.readBuffer(cut === chunk.length ? chunk : chunk.subarray(0, cut));
     } finally {
-      // Also after a throw (Node reports it, and TLSWrap goes on with the next record).
+      if (pending.length > 0) continuePollOnHandle(tcp, pump);
+    }
+  };
+  const pump = (): void => {
+    const item = pending.shift()!;
+    if (typeof item !== 'number') {
+      readFirstRecord(item, true);
+      return;
+    }
+    try {
+      deliverEnd(item);
+    } finally {
       if (pending.length > 0) continuePollOnHandle(tcp, pump);
     }
   };
@@ -157,26 +167,10 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
     const nread = streamBaseState[kReadBytesOrError]!;
     if (nread > 0) {
       const chunk = Buffer.from(ab!, streamBaseState[kArrayBufferOffset], nread);
-      if (records === undefined) {
-        js.readBuffer(chunk);
-        return;
-      }
-      // Kept past this call: a copy (the handle may reuse its buffer).
-      if (pending.length > 0) {
-        pending.push(Buffer.from(chunk));
-        return;
-      }
-      const cut = records.firstRecordEnd(chunk);
-      if (cut === chunk.length) {
-        js.readBuffer(chunk);
-        return;
-      }
-      pending.push(Buffer.from(chunk.subarray(cut)));
-      try {
-        js.readBuffer(chunk.subarray(0, cut));
-      } finally {
-        continuePollOnHandle(tcp, pump);
-      }
+      if (records === undefined) js.readBuffer(chunk);
+      // Kept past this call: a copy.
+      else if (pending.length > 0) pending.push(Buffer.from(chunk));
+      else readFirstRecord(chunk, false);
     } else if (nread < 0) {
       if (pending.length > 0) pending.push(nread);
       else deliverEnd(nread);
