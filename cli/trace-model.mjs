@@ -121,7 +121,8 @@ export function buildModel(records) {
         break;
       }
       case 'conn':
-        conns.set(r.conn, { id: r.conn, from: hostOf(r.from), fromPort: r.fromPort, to: hostOf(r.to), toPort: r.toPort, tNs: r.tNs });
+        // A unix domain socket's connection has a path instead of ports.
+        conns.set(r.conn, { id: r.conn, from: hostOf(r.from), fromPort: r.fromPort, to: hostOf(r.to), toPort: r.toPort, path: r.path, tNs: r.tNs });
         break;
       case 'send': {
         const from = hostOf(r.host);
@@ -259,7 +260,7 @@ function groupHttp(messages) {
   const current = new Map(); // `${conn}|${from}` -> the HTTP message being carried
   const out = [];
   for (const m of messages) {
-    if (m.proto !== 'tcp' || m.conn === undefined) {
+    if ((m.proto !== 'tcp' && m.proto !== 'unix') || m.conn === undefined) {
       out.push(m);
       continue;
     }

@@ -229,7 +229,9 @@ const SCRIPT = String.raw`
   function esc(text) {
     return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
   }
-  const connLabel = (c) => hosts[c.from].name + ':' + c.fromPort + ' → ' + (hosts[c.to] ? hosts[c.to].name : '?') + ':' + c.toPort;
+  const connLabel = (c) => c.path !== undefined
+    ? hosts[c.from].name + ' → unix:' + c.path
+    : hosts[c.from].name + ':' + c.fromPort + ' → ' + (hosts[c.to] ? hosts[c.to].name : '?') + ':' + c.toPort;
   const connsById = new Map(D.conns.map((c) => [c.id, c]));
 
   // ---- drawing -----------------------------------------------------------------------------

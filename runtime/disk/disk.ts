@@ -73,6 +73,8 @@ export class DiskError extends Error {
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
 const S_IFLNK = 0o120000;
+const S_IFSOCK = 0o140000;
+const S_IFMT = 0o170000;
 const BLOCK = 4096;
 /** Symbolic links followed in one path resolution before ELOOP (Linux's MAXSYMLINKS). */
 const LINKS_MAX = 40;
@@ -111,6 +113,11 @@ export class FileNode {
    * crash (see tear()); undefined otherwise, so a disk without that fault keeps no copies.
    */
   journal: JournalEntry[] | undefined;
+  /**
+   * A unix domain socket's file (Disk.makeSocket): what a connect(2) through it reaches, opaque
+   * here. It stays when its socket closes without unlinking it (a crash): a stale socket file.
+   */
+  socket: object | undefined;
 
   /** A file whose `contents` are durable: a new empty one, or a real one copied up. */
   constructor(meta: Meta, contents: Buffer = Buffer.alloc(0)) {
@@ -553,6 +560,8 @@ export class Disk {
       throw new DiskError('ENOTDIR', 'open');
     }
     const node = this.copyUp(walked);
+    // open(2) of a unix domain socket's file.
+    if (node.kind === 'file' && node.socket !== undefined) throw new DiskError('ENXIO', 'open');
     // Linux truncates on O_TRUNC even for a read-only open.
     if (node.kind === 'file' && (flags & f.O_TRUNC) !== 0 && node.size > 0) {
       node.truncate(0);
@@ -572,6 +581,52 @@ export class Disk {
     const now = this.nowNs();
     node.meta.mtimeNs = now;
     node.meta.ctimeNs = now;
+  }
+
+  /**
+   * bind(2) of a unix domain socket to `raw`: a socket file made with `mode` (the caller applies
+   * the umask), standing for `socket`. EADDRINUSE when anything is at that name, a dangling
+   * symbolic link included (bind does not follow it).
+   */
+  makeSocket(raw: string, mode: number, socket: object): void {
+    const { parent, name, found, trailingSlash } = this.walk(raw, 'bind', false, false);
+    if (found !== undefined) throw new DiskError('EADDRINUSE', 'bind');
+    if (parent === undefined || trailingSlash) throw new DiskError('ENOENT', 'bind');
+    const file = new FileNode(this.meta(S_IFSOCK | (mode & 0o7777), parent.meta.dev));
+    file.socket = socket;
+    parent.entries.set(name, file);
+    this.modified(parent);
+  }
+
+  /**
+   * What connect(2) to the unix domain socket file `raw` reaches (symbolic links followed):
+   * ENOENT when nothing is there, ECONNREFUSED when it is not a socket's file (a real socket
+   * file underneath belongs to no simulated socket).
+   */
+  socketAt(raw: string): object {
+    const { found } = this.walk(raw, 'connect');
+    if (found === undefined) throw new DiskError('ENOENT', 'connect');
+    const socket = found.node?.kind === 'file' ? found.node.socket : undefined;
+    if (socket === undefined) throw new DiskError('ECONNREFUSED', 'connect');
+    return socket;
+  }
+
+  /** The socket `raw` names, if it is the file of one (lstat: a link at the end is not followed). */
+  socketNamed(raw: string): object | undefined {
+    try {
+      const { found } = this.walk(raw, 'unlink', false, false);
+      return found?.node?.kind === 'file' ? found.node.socket : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** chmod(2) of a socket's file: adds `bits` to its permissions (libuv's uv_pipe_chmod). */
+  addModeBits(raw: string, bits: number): void {
+    const node = this.resolve(raw, 'chmod');
+    if ((node.meta.mode & bits) === bits) return;
+    node.meta.mode = (node.meta.mode & S_IFMT) | ((node.meta.mode | bits) & 0o7777);
+    node.meta.ctimeNs = this.nowNs();
   }
 
   /** mkdir(2) (not recursive: the shim runs Node's mkdir -p over this). */
@@ -602,7 +657,7 @@ export class Disk {
       }
     }
     if (dir !== undefined) {
-      for (const [name, entry] of dir.entries) if (entry !== WHITEOUT) listed.set(name, entry.kind);
+      for (const [name, entry] of dir.entries) if (entry !== WHITEOUT) listed.set(name, entry.kind === 'file' && entry.socket !== undefined ? 'other' : entry.kind);
     }
     return [...listed.keys()].sort().map((name) => ({ name, kind: listed.get(name)! }));
   }

@@ -170,6 +170,8 @@ export class Network {
   readonly tcpTimeoutNs: number;
   /** The rule chain: base latency first, then per-link rules and faults in the order added. */
   private readonly rules: Rule[] = [];
+  /** What a unix domain socket's packets go through: the loopback latency alone (see send()). */
+  private readonly unixRules: readonly Rule[];
   private readonly aliases = new Map<string, string>();
   /** The in-order flows of loopback datagrams, by source port and host (see flow()). */
   private readonly flows = new Map<string, FifoFlow>();
@@ -188,6 +190,7 @@ export class Network {
     validateLatency(loopback, 'loopbackLatency');
     this.rules.push(new LatencyRule({ from: '*', to: '*' }, latency));
     this.rules.push(new LoopbackLatencyRule(loopback));
+    this.unixRules = [this.rules[this.rules.length - 1]!];
     // Loss and duplication are properties of links between machines; loopback has neither.
     if (options.lossRatio !== undefined) this.rules.push(new ExceptSelf(new LossRule({ from: '*', to: '*' }, ratio(options.lossRatio, 'lossRatio'))));
     if (options.duplicateRatio !== undefined) {
@@ -308,7 +311,7 @@ export class Network {
   send(
     from: Host,
     to: Host,
-    protocol: 'tcp' | 'udp',
+    protocol: 'tcp' | 'udp' | 'unix',
     bytes: number,
     deliver: () => void,
     fifo?: FifoFlow,
@@ -316,12 +319,17 @@ export class Network {
     traced?: PacketTrace,
     chain?: number,
   ): boolean {
+    // 'unix' reaches no rule of the program's (below), so PacketInfo does not name it.
+    const kind = protocol as PacketInfo['protocol'];
     const packet: PacketInfo = connection === undefined
-      ? { from: from.name, to: to.name, protocol, bytes }
-      : { from: from.name, to: to.name, protocol, bytes, fromPort: connection.fromPort, toPort: connection.toPort, carriesData: connection.carriesData === true };
+      ? { from: from.name, to: to.name, protocol: kind, bytes }
+      : { from: from.name, to: to.name, protocol: kind, bytes, fromPort: connection.fromPort, toPort: connection.toPort, carriesData: connection.carriesData === true };
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
-    if (this.world.tracing) return this.sendTraced(from, to, packet, verdict, deliver, fifo, connection, traced ?? { msg: this.world.nextTraceId() }, chain);
-    for (const rule of this.rules) rule.apply(packet, verdict, this.random);
+    // A unix domain socket crosses no network: the host's loopback latency, and no rule (no
+    // loss, reset, partition, hold or added latency: a fault there is the peer's lateness).
+    const rules = protocol === 'unix' ? this.unixRules : this.rules;
+    if (this.world.tracing) return this.sendTraced(from, to, packet, verdict, deliver, fifo, connection, traced ?? { msg: this.world.nextTraceId() }, chain, rules);
+    for (const rule of rules) rule.apply(packet, verdict, this.random);
     return this.carryOut(to, verdict, deliver, fifo, connection, chain, from.index === to.index);
   }
 
@@ -340,9 +348,10 @@ export class Network {
     connection: { fromPort: number; toPort: number; reset: () => void } | undefined,
     traced: PacketTrace,
     chain: number | undefined,
+    rules: readonly Rule[],
   ): boolean {
     let droppedBy: string | undefined;
-    for (const rule of this.rules) {
+    for (const rule of rules) {
       rule.apply(packet, verdict, this.random);
       if (droppedBy === undefined && verdict.delaysNs.length === 0) droppedBy = rule.name;
     }

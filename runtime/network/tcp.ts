@@ -149,6 +149,8 @@ export class TcpListener {
   closed = false;
   /** Its chain (a new one per listening server): the connections it accepts run in it. */
   chain = 0;
+  /** A unix domain socket's listener: `local.address` is its path, and it has no port. */
+  unix = false;
 
   accepts(address: string, family: Family, port: number): boolean {
     if (this.closed || port !== this.local.port) return false;
@@ -249,6 +251,11 @@ export class TcpEndpoint {
   traceConn = 0;
   /** The endpoint's number in the order of the run's endpoints (what the fingerprint records of it). */
   readonly serial: number;
+  /**
+   * A unix domain socket's connection (unix.ts): the same stream machinery on one host, carried as
+   * 'unix' packets, which no middlebox resets and no network latency rule reaches.
+   */
+  unix = false;
 
   constructor(stack: TcpStack, host: Host, local: SocketAddress, remote: SocketAddress) {
     this.serial = stack.nextSerial();
@@ -265,6 +272,11 @@ export class TcpEndpoint {
 
   get network(): Network {
     return this.stack.network;
+  }
+
+  /** What its packets are to the network's rules. */
+  get protocol(): 'tcp' | 'unix' {
+    return this.unix ? 'unix' : 'tcp';
   }
 
   // ---- sending ----------------------------------------------------------------------------
@@ -647,7 +659,7 @@ export class TcpEndpoint {
   probeArrived(from: TcpEndpoint): void {
     const taken = this.taking([], from);
     if (taken === true) {
-      this.stack.network.send(this.host, from.host, 'tcp', HEADER_BYTES, () => from.probeAnswered(), from.flowTo(this.host), undefined, this.stack.traced(this, 'probe-ack'), from.chain);
+      this.stack.network.send(this.host, from.host, this.protocol, HEADER_BYTES, () => from.probeAnswered(), from.flowTo(this.host), undefined, this.stack.traced(this, 'probe-ack'), from.chain);
     }
   }
 
@@ -933,6 +945,8 @@ export class TcpEndpoint {
 export class TcpStack {
   readonly network: Network;
   private readonly listeners: TcpListener[] = [];
+  /** Listening unix domain sockets (unix.ts), apart: they have no port. */
+  private readonly unixListeners: TcpListener[] = [];
   private readonly endpoints = new Set<TcpEndpoint>();
   private readonly nextEphemeral = new Map<Host, number>();
 
@@ -1019,8 +1033,38 @@ export class TcpStack {
 
   unlisten(listener: TcpListener): void {
     listener.closed = true;
-    const i = this.listeners.indexOf(listener);
-    if (i >= 0) this.listeners.splice(i, 1);
+    const list = listener.unix ? this.unixListeners : this.listeners;
+    const i = list.indexOf(listener);
+    if (i >= 0) list.splice(i, 1);
+  }
+
+  /** Starts a unix domain socket's listening (its file was found free at bind: unix.ts). */
+  listenUnix(listener: TcpListener): void {
+    listener.unix = true;
+    this.unixListeners.push(listener);
+    listener.chain = this.network.world.newChain();
+  }
+
+  /**
+   * Connects `endpoint` to the unix domain socket `listener` listens on, found by its file at
+   * connect(2). As on TCP loopback, the kernel completes the connection inside connect(2): the
+   * server's accept is ready in the poll that reports the client's connect.
+   */
+  connectUnix(endpoint: TcpEndpoint, listener: TcpListener): void {
+    endpoint.unix = true;
+    this.endpoints.add(endpoint);
+    const world = this.network.world;
+    const host = endpoint.host;
+    endpoint.chain = world.chainForSocket();
+    world.withChain(endpoint.chain, () => {
+      let syn: PacketTrace | undefined;
+      if (world.tracing) {
+        endpoint.traceConn = world.nextTraceId('conn');
+        world.annotate(host, 'conn', { conn: endpoint.traceConn, from: host.name, to: host.name, path: endpoint.remote.address });
+        syn = { msg: world.nextTraceId(), conn: endpoint.traceConn, seg: 'syn', retry: 0 };
+      }
+      this.network.send(host, host, 'unix', HEADER_BYTES, () => this.synArrived(endpoint, host, listener), endpoint.flowTo(host), undefined, syn, listener.chain);
+    });
   }
 
   /**
@@ -1130,6 +1174,7 @@ export class TcpStack {
         )
       : new TcpEndpoint(this, to, { ...client.remote }, { ...client.local });
     server.peer = client;
+    server.unix = client.unix;
     server.traceConn = client.traceConn;
     client.peer = server;
     server.chain = listener.chain;
@@ -1190,7 +1235,7 @@ export class TcpStack {
         }
         world.scheduleArrival(from.host, Math.max(0, sentNs + rtoNs - world.nowNs), () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, undefined, from.chain);
       };
-      const sent = this.network.send(from.host, to.host, 'tcp', bytes, () => {
+      const sent = this.network.send(from.host, to.host, from.protocol, bytes, () => {
         if (deliver() === false) unacknowledged();
       }, fifo, { fromPort: from.local.port, toPort: to.local.port, carriesData: typeof what !== 'string', reset: () => this.resetPair(from) }, traced, to.chain);
       if (!sent) unacknowledged();
@@ -1200,7 +1245,7 @@ export class TcpStack {
 
   /** A keepalive probe from `from` to its peer (unreliable, like a reset: a lost probe is lost). */
   probe(from: TcpEndpoint, to: TcpEndpoint): void {
-    this.network.send(from.host, to.host, 'tcp', HEADER_BYTES, () => to.probeArrived(from), from.flowTo(to.host), undefined, this.traced(from, 'probe'), to.chain);
+    this.network.send(from.host, to.host, from.protocol, HEADER_BYTES, () => to.probeArrived(from), from.flowTo(to.host), undefined, this.traced(from, 'probe'), to.chain);
   }
 
   /** What the trace records of a segment `from` sends (undefined when not tracing). */
@@ -1231,7 +1276,7 @@ export class TcpStack {
     }
     const fifo = to.peer?.host === fromHost ? to.peer.flowTo(to.host) : undefined;
     const traced = this.network.world.tracing ? { msg: this.network.world.nextTraceId(), conn: to.traceConn, seg: 'rst' } : undefined;
-    this.network.send(fromHost, to.host, 'tcp', HEADER_BYTES, () => {
+    this.network.send(fromHost, to.host, to.protocol, HEADER_BYTES, () => {
       if (!this.network.machineOff(to.host)) to.resetByPeer();
     }, fifo, undefined, traced, to.chain);
   }
@@ -1258,7 +1303,7 @@ export class TcpStack {
    * If its machine crashed, they vanish without a word (see TcpEndpoint.vanish).
    */
   hostDown(host: Host): void {
-    for (const listener of [...this.listeners]) if (listener.host === host) this.unlisten(listener);
+    for (const listener of [...this.listeners, ...this.unixListeners]) if (listener.host === host) this.unlisten(listener);
     const silently = this.network.machineOff(host);
     for (const endpoint of [...this.endpoints]) {
       if (endpoint.host !== host) continue;
@@ -1277,7 +1322,8 @@ export class TcpStack {
     const seen = new Set<TcpEndpoint>();
     for (const endpoint of [...this.endpoints]) {
       const peer = endpoint.peer;
-      if (seen.has(endpoint) || peer === undefined || endpoint.state !== 'established') continue;
+      // A unix domain socket has no network between its ends: nothing in the middle resets it.
+      if (seen.has(endpoint) || peer === undefined || endpoint.state !== 'established' || endpoint.unix) continue;
       seen.add(endpoint);
       seen.add(peer);
       if (!matches(endpoint, peer)) continue;

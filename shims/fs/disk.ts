@@ -47,7 +47,7 @@ const NS_PER_S = 1_000_000_000n;
  * Read by setting it and putting it back (reading it alone is deprecated, DEP0139); a worker
  * thread may do neither, and gets the usual 022.
  */
-function umask(): number {
+export function umask(): number {
   try {
     const mask = process.umask(0o022);
     process.umask(mask);

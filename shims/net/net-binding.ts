@@ -46,6 +46,7 @@ import { outsideDomain } from '../../runtime/driver/outside-domain.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
+import { abandonName, bindName, chmodName, closeName, findName, type SocketFile, socketName } from './unix-names.js';
 import { completeListed, type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
@@ -69,6 +70,17 @@ const kBytesWritten: number = streamWrap.kBytesWritten;
 const kLastWriteWasAsync: number = streamWrap.kLastWriteWasAsync;
 const kLastWriteErr: number | undefined = streamWrap.kLastWriteErr;
 const WriteWrap = streamWrap.WriteWrap as new () => NativeHandle;
+const Pipe = pipeWrap.Pipe as new (type: number) => NativeHandle;
+const PIPE_SOCKET: number = pipeWrap.constants.SOCKET;
+const UV_READABLE: number = pipeWrap.constants.UV_READABLE;
+const UV_WRITABLE: number = pipeWrap.constants.UV_WRITABLE;
+const realPipe = {
+  bind: Pipe.prototype.bind as (name: string) => number,
+  listen: Pipe.prototype.listen as (backlog: number) => number,
+  connect: Pipe.prototype.connect as (...args: unknown[]) => number,
+  open: Pipe.prototype.open as (fd: number) => number,
+  fchmod: Pipe.prototype.fchmod as (mode: number) => number,
+};
 
 const realTcp = {
   bind: TCP.prototype.bind,
@@ -184,6 +196,24 @@ function simOfSocket(socket: { _handle?: unknown }): SimTcp | undefined {
   return handle === null || typeof handle !== 'object' ? undefined : simOf(handle as NativeHandle);
 }
 
+/**
+ * The native Pipe handles of simulated unix sockets. Unlike TCP handles (a program has no real
+ * ones), Node's own list of handles also holds real pipes (stdio), so the simulated ones it
+ * counts are told apart: each is listed natively until libuv has closed it, which the prototype's
+ * hasRef() says (HandleWrap::HasRef: alive and ref'd natively; the simulated ref is its own).
+ */
+const simulatedPipes = new Set<NativeHandle>();
+
+/** How many of the 'PipeWrap' entries in Node's own getActiveResourcesInfo() are simulated sockets. */
+export function simulatedPipesListed(): number {
+  let listed = 0;
+  for (const handle of simulatedPipes) {
+    if (realTcp.hasRef.call(handle) === true) listed++;
+    else simulatedPipes.delete(handle);
+  }
+  return listed;
+}
+
 /** Simulated TCP handles that hold a ref of their host, per world. */
 const keepers = new WeakMap<World, Set<SimTcp>>();
 
@@ -204,6 +234,10 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   readonly network: Network;
   readonly scope: AsyncResource;
   bound: SocketAddress | undefined;
+  /** A unix domain socket's handle (a Pipe): its name and file once bound (unix-names.ts). */
+  readonly pipe: boolean;
+  pipeName: string | undefined;
+  socketFile: SocketFile | undefined;
   ipv6Only = false;
   reusePort = false;
   /**
@@ -243,8 +277,9 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   /** In keepers (holds a ref of its host). */
   private registered = false;
 
-  constructor(handle: NativeHandle, host: Host, scope: AsyncResource, refed: boolean) {
+  constructor(handle: NativeHandle, host: Host, scope: AsyncResource, refed: boolean, pipe: boolean) {
     this.handle = handle;
+    this.pipe = pipe;
     this.host = host;
     this.network = networkOf(host);
     this.scope = scope;
@@ -281,7 +316,8 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   }
 
   listedAs(): string | undefined {
-    return this.refed ? tcpListedAs(this.handle) : undefined;
+    if (!this.refed) return undefined;
+    return this.pipe ? 'PipeWrap' : tcpListedAs(this.handle);
   }
 
   /** What this handle is doing that keeps its host alive, for the idle report. */
@@ -291,7 +327,8 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     if (refs === 0) return undefined;
     const owner = ownerOf(this.handle);
     if (this.listener !== undefined) {
-      return { refs, what: `TCP server listening on ${formatAddress(this.listener.local)}`, site: siteOf(owner, 'listen()') };
+      const on = this.pipe ? `unix socket server listening on ${printableName(this.listener.local.address)}` : `TCP server listening on ${formatAddress(this.listener.local)}`;
+      return { refs, what: on, site: siteOf(owner, 'listen()') };
     }
     const endpoint = this.endpoint;
     const doing: string[] = [];
@@ -301,11 +338,11 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
       doing.push(`${bytes} bytes of writes waiting for the peer to read`);
     }
     if (this.reading && this.holdsHandleRef) doing.push('reading, and no data can arrive');
-    const path = endpoint === undefined ? '' : ` ${formatAddress(endpoint.local)} -> ${formatAddress(endpoint.remote)}`;
+    const path = endpoint === undefined ? '' : this.pipe ? ` ${printableName(endpoint.remote.address || endpoint.local.address)}` : ` ${formatAddress(endpoint.local)} -> ${formatAddress(endpoint.remote)}`;
     const server = (owner as { server?: unknown } | undefined)?.server;
     const serverSite = siteOf(server, 'listen()');
     const site = siteOf(owner, 'connect()') ?? (serverSite === undefined ? undefined : `accepted by the server of ${serverSite}`);
-    return { refs, what: `TCP socket${path}${doing.length > 0 ? ` (${doing.join('; ')})` : ''}`, site };
+    return { refs, what: `${this.pipe ? 'unix socket' : 'TCP socket'}${path}${doing.length > 0 ? ` (${doing.join('; ')})` : ''}`, site };
   }
 
   /**
@@ -327,7 +364,9 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     this.endpoint = undefined;
     this.listener = undefined;
     this.userBuffer = undefined;
-    releaseHandle(handle, bytesRead, bytesWritten);
+    if (this.socketFile !== undefined) abandonName(this.host, this.pipeName!, this.socketFile);
+    this.socketFile = undefined;
+    releaseHandle(handle, bytesRead, bytesWritten, this.pipe);
     realTcp.close.call(handle);
     const owner = ownerOf(handle);
     if (owner !== undefined) for (const listener of releaseListeners) listener(owner as Record<PropertyKey, unknown>);
@@ -415,10 +454,10 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     // context: its callbacks see no store of the program's (the server's 'connection' does), and
     // not the server's node:domain either (its init hook runs before onconnection enters it).
     const { client, scope } = outsideDomain(() => ({
-      client: new TCP(TCP_SOCKET),
-      scope: (this.host.world as World).freshScope(this.host, 'TCPWRAP', this.scope.asyncId()),
+      client: this.pipe ? new Pipe(PIPE_SOCKET) : new TCP(TCP_SOCKET),
+      scope: (this.host.world as World).freshScope(this.host, this.pipe ? 'PIPEWRAP' : 'TCPWRAP', this.scope.asyncId()),
     }));
-    const sim = simulate(client, this.host, scope);
+    const sim = simulate(client, this.host, scope, this.pipe);
     sim.bound = endpoint.local;
     sim.endpoint = endpoint;
     endpoint.owner = sim;
@@ -446,13 +485,18 @@ function ownUnlessSet(handle: NativeHandle, name: string, value: unknown): void 
 }
 
 /** Gives a native TCP handle the simulated methods, shadowing the prototype's. */
-function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimTcp {
+function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource, pipe = false): SimTcp {
   // An unref() made before the handle turned simulated (net.connect(...).unref() on a fresh
   // socket) went to the native handle: carry it over.
   const refed = realTcp.hasRef.call(handle) as boolean;
-  const sim = new SimTcp(handle, host, scope ?? new AsyncResource('TCPWRAP', { requireManualDestroy: true }), refed);
+  const sim = new SimTcp(handle, host, scope ?? new AsyncResource(pipe ? 'PIPEWRAP' : 'TCPWRAP', { requireManualDestroy: true }), refed, pipe);
   sim.userBuffer = handle[kUserBuffer] as Uint8Array | undefined;
   makeSimulated(handle, { kSim, kRaw }, host, sim);
+  if (pipe) {
+    // Those libuv closed since the last listing are forgotten here too, so the set stays small.
+    if (simulatedPipes.size >= 64) simulatedPipesListed();
+    simulatedPipes.add(handle);
+  }
   own(handle, 'readStart', readStart);
   own(handle, 'readStop', readStop);
   own(handle, 'shutdown', shutdown);
@@ -463,10 +507,24 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
   own(handle, 'writeLatin1String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'latin1')));
   own(handle, 'writeUcs2String', (req: NativeHandle | null, s: string) => write(handle, req, Buffer.from(s, 'ucs2')));
   own(handle, 'close', close);
-  own(handle, 'reset', reset);
   own(handle, 'ref', ref);
   own(handle, 'unref', unref);
   own(handle, 'hasRef', hasRef);
+  ownUnlessSet(handle, 'setBlocking', () => 0);
+  own(handle, 'useUserBuffer', (buffer: Uint8Array) => {
+    sim.userBuffer = buffer;
+  });
+  own(handle, 'writeQueueSize', 0);
+  own(handle, 'fd', -1);
+  own(handle, '_externalStream', undefined);
+  // node:http would hand a native stream to its C++ parser ("consume"); ours is not native.
+  own(handle, '_consumed', true);
+  Object.defineProperty(handle, 'bytesRead', { get: () => sim.endpoint?.bytesRead ?? 0, configurable: true });
+  Object.defineProperty(handle, 'bytesWritten', { get: () => sim.endpoint?.bytesWritten ?? 0, configurable: true });
+  // A Pipe has none of a TCP handle's own methods: net.js takes their absence for a pipe's
+  // (no remoteAddress, address() is {}, no keepalive or Nagle).
+  if (pipe) return sim;
+  own(handle, 'reset', reset);
   own(handle, 'getsockname', getsockname);
   own(handle, 'getpeername', getpeername);
   // setNoDelay is the native one, from the prototype: libuv only records the option on a handle
@@ -483,17 +541,6 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource): SimT
     else sim.endpoint.setKeepAlive(setting.enable, setting.delaySeconds);
     return Reflect.apply((Object.getPrototypeOf(handle) as { setKeepAlive: (...args: unknown[]) => unknown }).setKeepAlive, this, [enable, delaySeconds]);
   });
-  ownUnlessSet(handle, 'setBlocking', () => 0);
-  own(handle, 'useUserBuffer', (buffer: Uint8Array) => {
-    sim.userBuffer = buffer;
-  });
-  own(handle, 'writeQueueSize', 0);
-  own(handle, 'fd', -1);
-  own(handle, '_externalStream', undefined);
-  // node:http would hand a native stream to its C++ parser ("consume"); ours is not native.
-  own(handle, '_consumed', true);
-  Object.defineProperty(handle, 'bytesRead', { get: () => sim.endpoint?.bytesRead ?? 0, configurable: true });
-  Object.defineProperty(handle, 'bytesWritten', { get: () => sim.endpoint?.bytesWritten ?? 0, configurable: true });
   return sim;
 }
 
@@ -511,16 +558,16 @@ function releasedWrite(): number {
  * still holding the socket then holds no world; the few calls that could still reach the
  * handle (code outside the hosts touching a dead host's socket) find a closed descriptor.
  */
-function releaseHandle(handle: NativeHandle, bytesRead: number, bytesWritten: number): void {
+function releaseHandle(handle: NativeHandle, bytesRead: number, bytesWritten: number, pipe: boolean): void {
   delete handle[kSim];
   delete handle[kUserBuffer];
   forgetHost(handle);
-  for (const name of ['readStart', 'shutdown', 'getsockname', 'getpeername']) own(handle, name, released.badf);
+  for (const name of pipe ? ['readStart', 'shutdown'] : ['readStart', 'shutdown', 'getsockname', 'getpeername']) own(handle, name, released.badf);
   for (const name of ['writeBuffer', 'writev', 'writeUtf8String', 'writeAsciiString', 'writeLatin1String', 'writeUcs2String']) {
     own(handle, name, releasedWrite);
   }
   for (const name of ['close', 'ref', 'unref', 'useUserBuffer']) own(handle, name, released.nothing);
-  for (const name of ['readStop', 'reset', 'setNoDelay', 'setKeepAlive', 'setBlocking']) own(handle, name, released.zero);
+  for (const name of pipe ? ['readStop', 'setBlocking'] : ['readStop', 'reset', 'setNoDelay', 'setKeepAlive', 'setBlocking']) own(handle, name, released.zero);
   own(handle, 'hasRef', released.no);
   own(handle, 'writeQueueSize', 0);
   own(handle, 'bytesRead', bytesRead);
@@ -528,8 +575,8 @@ function releaseHandle(handle: NativeHandle, bytesRead: number, bytesWritten: nu
 }
 
 /** The simulated state of `handle` for a call from `host`, converting it on first use. */
-function simFor(handle: NativeHandle, host: Host): SimTcp {
-  return simOf(handle) ?? simulate(handle, host);
+function simFor(handle: NativeHandle, host: Host, pipe = false): SimTcp {
+  return simOf(handle) ?? simulate(handle, host, undefined, pipe);
 }
 
 // ---- the entry points (patched on TCP.prototype) -------------------------------------------
@@ -596,9 +643,7 @@ function connectAny(handle: NativeHandle, req: NativeHandle, to: string, port: n
   sim.updateRefs();
   if (sim.delayedError !== 0) {
     // uv__tcp_connect: a delayed bind error completes the connect request with that error.
-    const err = sim.delayedError;
-    const world = host.world as World;
-    world.pendingPhase(world.schedule(host, 0, 'io', () => sim.connected(err), undefined, false, sim.scope), host);
+    failConnectLater(sim, sim.delayedError);
     return 0;
   }
   const remoteAddress = unmapped(address);
@@ -616,6 +661,12 @@ function connectAny(handle: NativeHandle, req: NativeHandle, to: string, port: n
   if (sim.keepAliveSetting !== undefined) endpoint.setKeepAlive(sim.keepAliveSetting.enable, sim.keepAliveSetting.delaySeconds);
   network.tcp.connect(endpoint);
   return 0;
+}
+
+/** Completes a connect request with `err` in the next turn's pending phase (libuv's uv__io_feed). */
+function failConnectLater(sim: SimTcp, err: number): void {
+  const world = sim.host.world as World;
+  world.pendingPhase(world.schedule(sim.host, 0, 'io', () => sim.connected(err), undefined, false, sim.scope), sim.host);
 }
 
 function patchedConnect(this: NativeHandle, req: NativeHandle, address: string, port: number): number {
@@ -752,6 +803,8 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
     else sim.endpoint.reset();
   }
   if (sim.listener !== undefined) sim.network.tcp.unlisten(sim.listener);
+  if (sim.socketFile !== undefined) closeName(sim.host, sim.pipeName!, sim.socketFile);
+  sim.socketFile = undefined;
   sim.connectListed?.();
   sim.connectListed = undefined;
   sim.updateRefs();
@@ -887,16 +940,97 @@ export function tcpOnSimulatedNetwork(handle: unknown): boolean {
   return simOf(handle as NativeHandle) !== undefined || currentHost() !== undefined;
 }
 
-// ---- unix domain sockets / named pipes: not simulated ---------------------------------------
+// ---- unix domain sockets (patched on Pipe.prototype) -----------------------------------------
 
-function unsupportedPipe(original: Function, api: string) {
-  return function (this: unknown, ...args: unknown[]) {
-    if (currentHost() === undefined) return Reflect.apply(original, this, args);
-    throw new UnsupportedError(
-      `${api} (a unix domain socket or named pipe)`,
-      'the simulated network carries TCP and UDP only; listen and connect on a host address and port instead',
-    );
-  };
+/** A name as a report shows it (an abstract name's NUL as '@', as ss(8) shows it). */
+function printableName(name: string): string {
+  return name.startsWith('\0') ? `@${name.slice(1)}` : name;
+}
+
+/** Whether a Pipe call is the program's on the simulated network (else it goes to libuv). */
+function pipeSimulated(handle: NativeHandle): Host | undefined {
+  return simOf(handle)?.host ?? currentHost();
+}
+
+/**
+ * bind(2) of a unix domain socket: its file is made now (unix-names.ts), and libuv reports a
+ * failure at once (net.js says "listen EADDRINUSE", as it calls bind from listen).
+ */
+function patchedPipeBind(this: NativeHandle, name: string): number {
+  const host = pipeSimulated(this);
+  if (host === undefined) return realPipe.bind.call(this, name);
+  const sim = simFor(this, host, true);
+  if (sim.socketFile !== undefined || sim.endpoint !== undefined) return UV.EINVAL;
+  const named = socketName(String(name));
+  if (typeof named === 'number') return named;
+  const file = bindName(sim.host, named);
+  if (typeof file === 'number') return file;
+  sim.pipeName = named;
+  sim.socketFile = file;
+  return 0;
+}
+
+function patchedPipeListen(this: NativeHandle, backlog: number): number {
+  const host = pipeSimulated(this);
+  if (host === undefined) return realPipe.listen.call(this, backlog);
+  const sim = simFor(this, host, true);
+  const file = sim.socketFile;
+  // uv_pipe_listen of a socket never bound: EINVAL.
+  if (file === undefined || sim.closed) return UV.EINVAL;
+  if (sim.listener !== undefined) return 0;
+  const listener = new TcpListener(sim.host, { address: sim.pipeName!, port: 0, family: 4 }, sim, false);
+  sim.network.tcp.listenUnix(listener);
+  file.listener = listener;
+  sim.listener = listener;
+  sim.updateRefs();
+  return 0;
+}
+
+/**
+ * connect(2) of a unix domain socket: the kernel finds the socket through its file at once. A
+ * failure (no file: ENOENT; no socket listening through it: ECONNREFUSED) completes the request
+ * in the next turn's pending phase; a name too long for Node 24 fails the call itself.
+ */
+function patchedPipeConnect(this: NativeHandle, req: NativeHandle, name: string, ...rest: unknown[]): number {
+  const host = pipeSimulated(this);
+  if (host === undefined) return realPipe.connect.call(this, req, name, ...rest);
+  const named = socketName(String(name));
+  if (typeof named === 'number') return named;
+  const sim = simFor(this, host, true);
+  sim.connectReq = req;
+  sim.connectListed = trackRequest(sim.host, 'ConnectWrap');
+  sim.updateRefs();
+  const file = findName(sim.host, named);
+  const listener = typeof file === 'number' ? undefined : file.listener;
+  if (listener === undefined || listener.closed) {
+    failConnectLater(sim, typeof file === 'number' ? file : UV.ECONNREFUSED);
+    return 0;
+  }
+  const network = sim.network;
+  const endpoint = new TcpEndpoint(network.tcp, sim.host, { address: '', port: 0, family: 4 }, { address: named, port: 0, family: 4 });
+  endpoint.owner = sim;
+  sim.endpoint = endpoint;
+  network.tcp.connectUnix(endpoint, listener);
+  return 0;
+}
+
+/** listen({ path, readableAll, writableAll }): uv_pipe_chmod of the bound socket's file. */
+function patchedPipeFchmod(this: NativeHandle, mode: number): number {
+  const host = pipeSimulated(this);
+  if (host === undefined) return realPipe.fchmod.call(this, mode);
+  const sim = simFor(this, host, true);
+  if (mode !== UV_READABLE && mode !== UV_WRITABLE && mode !== (UV_READABLE | UV_WRITABLE)) return UV.EINVAL;
+  if (sim.socketFile === undefined) return UV.EBADF;
+  const bits = ((mode & UV_READABLE) !== 0 ? 0o444 : 0) | ((mode & UV_WRITABLE) !== 0 ? 0o222 : 0);
+  return chmodName(sim.host, sim.pipeName!, sim.socketFile, bits);
+}
+
+function patchedPipeOpen(this: NativeHandle, fd: number): number {
+  if (currentHost() === undefined) return realPipe.open.call(this, fd);
+  throw new UnsupportedError(
+    `new net.Socket({ fd: ${fd} }) on a pipe (a real file descriptor)`,
+    'simulated hosts have no real descriptors; listen and connect on a unix socket path, or a host address and port, instead',
+  );
 }
 
 export const netShim: Shim = {
@@ -913,9 +1047,11 @@ export const netShim: Shim = {
     patches.replace(proto, 'close', patchedClose);
     patches.replace(proto, 'getAsyncId', trackingGetAsyncId(TCP, { kSim, kRaw }, realTcp));
     adoptAttemptTimers(patches);
-    const Pipe = pipeWrap.Pipe;
-    for (const name of ['bind', 'connect', 'listen', 'open'] as const) {
-      patches.replace(Pipe.prototype, name, unsupportedPipe(Pipe.prototype[name], `Pipe.${name}`));
-    }
+    const pipe = Pipe.prototype;
+    patches.replace(pipe, 'bind', patchedPipeBind);
+    patches.replace(pipe, 'listen', patchedPipeListen);
+    patches.replace(pipe, 'connect', patchedPipeConnect);
+    patches.replace(pipe, 'fchmod', patchedPipeFchmod);
+    patches.replace(pipe, 'open', patchedPipeOpen);
   },
 };

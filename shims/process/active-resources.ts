@@ -5,13 +5,14 @@
  * register mode the real requests and handles (stdio pipes, a real file read) are the program's
  * too; inside a library-mode host, the process is the host's alone, so only its simulated timers
  * and immediates are listed. Simulated sockets are listed as Node lists their handles
- * ('TCPSocketWrap', 'TCPServerWrap', 'UDPWrap' while open, or closing, and ref'd), after the real
+ * ('TCPSocketWrap', 'TCPServerWrap', 'UDPWrap', 'PipeWrap' while open, or closing, and ref'd), after the real
  * handles: the native handles behind them stay open for the simulation's sake, so Node's own count
  * of them is not the program's.
  */
 import { ownImmediates } from '../../runtime/driver/own-immediates.js';
 import { currentHost } from '../context.js';
 import { listedHandles, listedRequests, unhiddenRequests } from '../net/native-handles.js';
+import { simulatedPipesListed } from '../net/net-binding.js';
 import { realActiveRequests, realActiveResourcesInfo } from './real-resources.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -43,6 +44,12 @@ function getActiveResourcesInfo(this: unknown): string[] {
       if (kind === 'Timeout') realTimeouts++;
       else if (kind === 'Immediate') realImmediates++;
       else if (!SIMULATED_HANDLES.has(kind)) realHandles.push(kind);
+    }
+    // Node's 'PipeWrap's are real pipes (stdio) and the simulated unix sockets' native handles.
+    for (let simulated = simulatedPipesListed(), i = realHandles.length - 1; simulated > 0 && i >= 0; i--) {
+      if (realHandles[i] !== 'PipeWrap') continue;
+      realHandles.splice(i, 1);
+      simulated--;
     }
     // The runtime's own original immediates are not the program's.
     realImmediates = Math.max(0, realImmediates - world.driver.queuedImmediates - ownImmediates.size);

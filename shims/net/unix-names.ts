@@ -1,0 +1,171 @@
+/**
+ * The names of unix domain sockets: where bind(2) makes a socket's file and where connect(2)
+ * finds it (net-binding.ts drives the sockets themselves, as TCP connections of one host).
+ *
+ * - On a host's simulated disk (`disk: 'simulated'`) the file is on that disk, as in production:
+ *   stat shows a socket, readdir lists it, open(2) gets ENXIO, a rename or a hard link carries the
+ *   socket with it. Closing the server unlinks it (libuv unlinks the name it bound); a process that
+ *   dies, or a machine that crashes, leaves it: a stale socket file, which refuses connections
+ *   (ECONNREFUSED) and makes the restarted server's listen() fail with EADDRINUSE until the
+ *   program unlinks it.
+ * - On the real disk no file is made: runs (seeds explored in parallel, a replay beside its
+ *   exploration) would otherwise take each other's socket names, and a simulated socket is no
+ *   socket another process could use. The names are kept per host, in the world; a real entry at
+ *   the name makes bind fail (EADDRINUSE) and connect refuse (ECONNREFUSED: no simulated socket
+ *   is there), as it would plainly; the name goes with its socket, whatever ended it.
+ * - Abstract names (a leading NUL byte, Linux's abstract namespace) are kept the same way.
+ *
+ * Errors follow libuv on Linux: a missing directory in bind is EACCES (uv_pipe_bind turns ENOENT
+ * into EACCES, for Windows' sake), a name longer than sun_path (108 bytes) is truncated to it by
+ * Node 20 and 22 and refused with EINVAL by Node 24.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import nodePath from 'node:path';
+import { DiskError } from '../../runtime/disk/disk.js';
+import { onRealDisk } from '../../runtime/disk/real.js';
+import type { TcpListener } from '../../runtime/network/tcp.js';
+import type { World } from '../../runtime/world.js';
+import { NODE_MAJOR, type Host } from '../context.js';
+import { diskOf, umask } from '../fs/disk.js';
+
+/** A socket's file: what connect(2) through its name reaches. */
+export class SocketFile {
+  /** The socket listening on it, once listen(2) ran (closed when the socket went away). */
+  listener: TcpListener | undefined;
+  constructor(
+    /** Kept apart from any disk (the real disk, an abstract name): gone with its socket. */
+    readonly virtual: boolean,
+  ) {}
+}
+
+/** sockaddr_un's sun_path: Linux takes a name of up to 108 bytes (no NUL needed). */
+const SUN_PATH_BYTES = 108;
+/** Node 24 binds and connects with UV_PIPE_NO_TRUNCATE: a longer name is EINVAL, not truncated. */
+const REFUSES_LONG_NAMES = NODE_MAJOR >= 24;
+
+/** libuv's code for errno name `code` (negative). */
+function uvCode(code: string): number {
+  const errno = (os.constants.errno as Record<string, number>)[code];
+  return errno === undefined ? -22 : -errno;
+}
+
+/** Names kept in the world (real disk, abstract): per world, by host name and then name. */
+const kept = new WeakMap<World, Map<string, Map<string, SocketFile>>>();
+
+function keptOf(host: Host): Map<string, SocketFile> {
+  const world = host.world as World;
+  let byHost = kept.get(world);
+  if (byHost === undefined) kept.set(world, (byHost = new Map()));
+  let names = byHost.get(host.name);
+  if (names === undefined) byHost.set(host.name, (names = new Map()));
+  return names;
+}
+
+/**
+ * The name a pipe handle binds or connects to, as the kernel gets it: an absolute path (relative
+ * ones resolve against the working directory), or an abstract name. A UV error code (EINVAL) when
+ * it is too long for this Node.
+ */
+export function socketName(name: string): string | number {
+  let given = name;
+  if (Buffer.byteLength(given) > SUN_PATH_BYTES) {
+    if (REFUSES_LONG_NAMES) return uvCode('EINVAL');
+    given = Buffer.from(given).subarray(0, SUN_PATH_BYTES).toString();
+  }
+  return given.startsWith('\0') ? given : nodePath.resolve(given);
+}
+
+/** bind(2): the socket's file made at `name` (socketName's), or a UV error code. */
+export function bindName(host: Host, name: string): SocketFile | number {
+  const disk = name.startsWith('\0') ? undefined : diskOf(host);
+  if (disk !== undefined) {
+    const file = new SocketFile(false);
+    try {
+      disk.makeSocket(name, 0o777 & ~umask(), file);
+    } catch (error) {
+      if (!(error instanceof DiskError)) throw error;
+      return uvCode(error.code === 'ENOENT' ? 'EACCES' : error.code);
+    }
+    return file;
+  }
+  const names = keptOf(host);
+  if (names.has(name)) return uvCode('EADDRINUSE');
+  if (!name.startsWith('\0')) {
+    const err = onRealDisk(() => realBindError(name));
+    if (err !== 0) return err;
+  }
+  const file = new SocketFile(true);
+  names.set(name, file);
+  return file;
+}
+
+/** What bind(2) of a real path would say of the real disk: a name taken, or a directory missing. */
+function realBindError(name: string): number {
+  if (fs.lstatSync(name, { throwIfNoEntry: false }) !== undefined) return uvCode('EADDRINUSE');
+  const dir = fs.statSync(nodePath.dirname(name), { throwIfNoEntry: false });
+  if (dir === undefined) return uvCode('EACCES');
+  if (!dir.isDirectory()) return uvCode('ENOTDIR');
+  return 0;
+}
+
+/** connect(2): the socket file at `name`, or a UV error code (ENOENT, ECONNREFUSED). */
+export function findName(host: Host, name: string): SocketFile | number {
+  const disk = name.startsWith('\0') ? undefined : diskOf(host);
+  if (disk !== undefined) {
+    try {
+      return disk.socketAt(name) as SocketFile;
+    } catch (error) {
+      if (!(error instanceof DiskError)) throw error;
+      return uvCode(error.code);
+    }
+  }
+  const file = keptOf(host).get(name);
+  if (file !== undefined) return file;
+  if (name.startsWith('\0')) return uvCode('ECONNREFUSED');
+  // A real file there is no simulated socket: refused, as a file that is not a socket is.
+  const real = onRealDisk(() => fs.statSync(name, { throwIfNoEntry: false }));
+  return uvCode(real === undefined ? 'ENOENT' : 'ECONNREFUSED');
+}
+
+/** The socket bound to `name` closed (libuv unlinks the name it bound). */
+export function closeName(host: Host, name: string, file: SocketFile): void {
+  if (file.virtual) {
+    forgetName(host, name, file);
+    return;
+  }
+  const disk = diskOf(host);
+  if (disk === undefined) return;
+  try {
+    disk.unlink(name);
+  } catch {
+    // Gone already (the program unlinked it), as unlink(2)'s error is ignored by libuv.
+  }
+}
+
+/**
+ * The socket bound to `name` went away without closing (its process died, its machine crashed,
+ * the run ended): a name kept in the world goes with it; a file on a simulated disk stays.
+ */
+export function abandonName(host: Host, name: string, file: SocketFile): void {
+  if (file.virtual) forgetName(host, name, file);
+}
+
+function forgetName(host: Host, name: string, file: SocketFile): void {
+  const names = keptOf(host);
+  if (names.get(name) === file) names.delete(name);
+}
+
+/** uv_pipe_chmod: adds read and/or write permission for everyone to the socket's file. */
+export function chmodName(host: Host, name: string, file: SocketFile, bits: number): number {
+  if (file.virtual) return 0;
+  const disk = diskOf(host);
+  if (disk === undefined) return 0;
+  try {
+    disk.addModeBits(name, bits);
+  } catch (error) {
+    if (!(error instanceof DiskError)) throw error;
+    return uvCode(error.code);
+  }
+  return 0;
+}
