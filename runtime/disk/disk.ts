@@ -621,11 +621,11 @@ export class Disk {
     }
   }
 
-  /** chmod(2) of a socket's file: adds `bits` to its permissions (libuv's uv_pipe_chmod). */
-  addModeBits(raw: string, bits: number): void {
+  /** libuv's uv_pipe_chmod of a socket's file: its permissions become `bits` (`exact`), or get them added. */
+  chmodSocket(raw: string, bits: number, exact: boolean): void {
     const node = this.resolve(raw, 'chmod');
-    if ((node.meta.mode & bits) === bits) return;
-    node.meta.mode = (node.meta.mode & S_IFMT) | ((node.meta.mode | bits) & 0o7777);
+    if (!exact && (node.meta.mode & bits) === bits) return;
+    node.meta.mode = (node.meta.mode & S_IFMT) | ((exact ? bits : node.meta.mode | bits) & 0o7777);
     node.meta.ctimeNs = this.nowNs();
   }
 

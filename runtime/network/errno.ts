@@ -14,4 +14,5 @@ export const UV = {
   ECANCELED: -125,
   ENETUNREACH: -101,
   EAI_NONAME: -3008,
+  EAGAIN: -11,
 } as const;

@@ -51,6 +51,8 @@ const HANGUP_EOF = UV_MAJOR === 1 && UV_MINOR < 52;
 const RTO_INITIAL_NS = 200_000_000;
 const RTO_MAX_NS = 60_000_000_000;
 const SYN_RTO_INITIAL_NS = 1_000_000_000;
+/** Linux's cap on a listen backlog (net.core.somaxconn, 4096 since 5.4). */
+const SOMAXCONN = 4096;
 /** Linux's ephemeral port range (net.ipv4.ip_local_port_range 32768-60999). */
 const EPHEMERAL_MIN = 32_768;
 const EPHEMERAL_COUNT = 61_000 - EPHEMERAL_MIN;
@@ -151,6 +153,12 @@ export class TcpListener {
   chain = 0;
   /** A unix domain socket's listener: `local.address` is its path, and it has no port. */
   unix = false;
+  /** Unix: listen(2)'s backlog, and the connections in its accept queue (made, not accepted yet). */
+  backlog = Infinity;
+  queued = 0;
+  /** The host's loop turn of the last accept, and the connections waiting for a poll of their own (TcpStack.accept). */
+  acceptTurn = -1;
+  readonly waiting: TcpEndpoint[] = [];
 
   accepts(address: string, family: Family, port: number): boolean {
     if (this.closed || port !== this.local.port) return false;
@@ -219,6 +227,8 @@ export class TcpEndpoint {
   private deferredRead: { eventNo: number; turn: number; readsBefore: number; hangupEof: boolean } | undefined;
   /** Holds on reads (holdReads()): while any, nothing is handed to the application. */
   private readHolds = 0;
+  /** The first poll turn whose epoll watches the socket since reading last started (startReading). */
+  private watchTurn = 0;
   /** EOF or the read error was delivered: a new readStart gets EOF again, as from libuv. */
   private readEnded = false;
   finSent = false;
@@ -295,6 +305,9 @@ export class TcpEndpoint {
       this.resetComing = 'taken';
       return this.finReceived ? UV.EPIPE : UV.ECONNRESET;
     }
+    // A unix socket whose peer is closed refuses the write at once (unix_stream_sendmsg): no
+    // bytes go out to be answered by a reset later, as on TCP.
+    if (this.unix && this.peer?.state === 'closed') return UV.EPIPE;
     this.bytesWritten += data.length;
     if (data.length > 0) this.transmit({ seq: this.sendSeq++, kind: 'data', data });
     this.sentBytes += data.length;
@@ -406,7 +419,7 @@ export class TcpEndpoint {
   arrive(segment: Segment, from: TcpEndpoint): boolean {
     const taken = this.taking([segment], from);
     if (taken !== true) return taken === 'acked';
-    if (this.receive(segment, from)) this.flush();
+    if (this.receive(segment, from)) this.flushArrived();
     return true;
   }
 
@@ -450,8 +463,18 @@ export class TcpEndpoint {
       readable = this.receive(segment, from) || readable;
       if (this.state === 'closed') return true;
     }
-    if (readable) this.flush();
+    if (readable) this.flushArrived();
     return true;
+  }
+
+  /**
+   * Reads what just arrived: now, unless the socket started reading in this turn's poll phase
+   * (an accepted socket's readStart in its 'connection' callback), when epoll watches it only
+   * from the next poll on (uv__io_start registers it there).
+   */
+  private flushArrived(): void {
+    if (this.reading && this.host.loopTurn < this.watchTurn && this.network.world.inPoll(this.host)) this.scheduleFlush('next-poll');
+    else this.flush();
   }
 
   /**
@@ -722,12 +745,16 @@ export class TcpEndpoint {
 
   /** The application started (or resumed) reading. */
   startReading(): void {
+    if (!this.reading) this.watchTurn = this.network.world.pollTurn(this.host);
     this.reading = true;
     const deferred = this.deferredRead;
     // Stopped and started again inside the read's callback (or the ticks after it: a stream at
     // its highWaterMark): libuv's loop sees the flag set again and goes on reading in this poll.
     if (deferred !== undefined && deferred.eventNo === this.network.world.eventsRun && this.unread.length > 0) this.readDeferred(deferred);
-    else if (this.unread.length > 0 || this.readEnded) this.scheduleFlush();
+    // libuv starts watching the socket (uv__io_start): epoll reports what is buffered in the
+    // next poll that registers it, this turn's from a timer, the next turn's from an I/O callback
+    // or an immediate (an accepted socket starts reading in its 'connection' callback).
+    else if (this.unread.length > 0 || this.readEnded) this.scheduleFlush('next-poll');
   }
 
   stopReading(): void {
@@ -1038,9 +1065,13 @@ export class TcpStack {
     if (i >= 0) list.splice(i, 1);
   }
 
-  /** Starts a unix domain socket's listening (its file was found free at bind: unix.ts). */
-  listenUnix(listener: TcpListener): void {
+  /**
+   * Starts a unix domain socket's listening (its file was made at bind: shims/net/unix-names.ts).
+   * `backlog`: listen(2)'s, capped as Linux caps it (net.core.somaxconn, 4096).
+   */
+  listenUnix(listener: TcpListener, backlog: number): void {
     listener.unix = true;
+    listener.backlog = Math.min(Math.max(0, backlog), SOMAXCONN);
     this.unixListeners.push(listener);
     listener.chain = this.network.world.newChain();
   }
@@ -1052,6 +1083,7 @@ export class TcpStack {
    */
   connectUnix(endpoint: TcpEndpoint, listener: TcpListener): void {
     endpoint.unix = true;
+    listener.queued++;
     this.endpoints.add(endpoint);
     const world = this.network.world;
     const host = endpoint.host;
@@ -1196,8 +1228,38 @@ export class TcpStack {
     if (sameHost) this.accept(listener, server);
   }
 
-  /** Hands an established connection to the listener's application (accept(2)). */
+  /**
+   * Hands an established connection to the listener's application (accept(2)), as libuv does:
+   * one connection per poll of the listening socket (libuv 1.45+, PR #3696: uv__server_io
+   * accepts once and leaves the rest to level-triggered epoll). So of several clients that
+   * connect in one tick, the first is accepted in the poll that reports every client's connect,
+   * and each of the others in a poll of its own after that turn's immediates.
+   */
   accept(listener: TcpListener, server: TcpEndpoint): void {
+    const world = this.network.world;
+    const host = listener.host;
+    if (listener.waiting.length > 0 || (world.inPoll(host) && listener.acceptTurn === host.loopTurn)) {
+      listener.waiting.push(server);
+      if (listener.waiting.length === 1) this.acceptNextPoll(listener);
+      return;
+    }
+    this.acceptNow(listener, server);
+  }
+
+  /** Accepts the oldest waiting connection of `listener` in its host's next poll. */
+  private acceptNextPoll(listener: TcpListener): void {
+    this.network.world.scheduleNextPoll(listener.host, () => {
+      const server = listener.waiting.shift();
+      if (server === undefined) return;
+      if (listener.waiting.length > 0) this.acceptNextPoll(listener);
+      this.acceptNow(listener, server);
+    }, listener.owner.scope);
+  }
+
+  private acceptNow(listener: TcpListener, server: TcpEndpoint): void {
+    if (listener.unix) listener.queued--;
+    listener.acceptTurn = listener.host.loopTurn;
+    // A connection the kernel queued for a listener closed since is reset (the owner does it).
     const owner = listener.owner;
     if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.connection(server));
     else owner.connection(server);

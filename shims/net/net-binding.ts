@@ -46,7 +46,7 @@ import { outsideDomain } from '../../runtime/driver/outside-domain.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { adoptAttemptTimers, noteConnectAttempt } from './net-attempt-timer.js';
-import { abandonName, bindName, chmodName, closeName, findName, type SocketFile, socketName } from './unix-names.js';
+import { abandonName, bindName, chmodName, closeName, findName, type SocketFile, socketName, unlinkedName } from './unix-names.js';
 import { completeListed, type ListedHandle, makeSimulated, type NativeHandle, noteClosing, own, released, trackingGetAsyncId, trackRequest } from './native-handles.js';
 import type { PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
@@ -237,6 +237,8 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   /** A unix domain socket's handle (a Pipe): its name and file once bound (unix-names.ts). */
   readonly pipe: boolean;
   pipeName: string | undefined;
+  /** The name libuv unlinks at close (unix-names.ts, unlinkedName). */
+  pipeUnlinks: string | undefined;
   socketFile: SocketFile | undefined;
   ipv6Only = false;
   reusePort = false;
@@ -803,7 +805,7 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
     else sim.endpoint.reset();
   }
   if (sim.listener !== undefined) sim.network.tcp.unlisten(sim.listener);
-  if (sim.socketFile !== undefined) closeName(sim.host, sim.pipeName!, sim.socketFile);
+  if (sim.socketFile !== undefined) closeName(sim.host, sim.socketFile.virtual ? sim.pipeName! : sim.pipeUnlinks!, sim.socketFile);
   sim.socketFile = undefined;
   sim.connectListed?.();
   sim.connectListed = undefined;
@@ -966,6 +968,7 @@ function patchedPipeBind(this: NativeHandle, name: string): number {
   const file = bindName(sim.host, named);
   if (typeof file === 'number') return file;
   sim.pipeName = named;
+  sim.pipeUnlinks = unlinkedName(String(name), named);
   sim.socketFile = file;
   return 0;
 }
@@ -979,7 +982,7 @@ function patchedPipeListen(this: NativeHandle, backlog: number): number {
   if (file === undefined || sim.closed) return UV.EINVAL;
   if (sim.listener !== undefined) return 0;
   const listener = new TcpListener(sim.host, { address: sim.pipeName!, port: 0, family: 4 }, sim, false);
-  sim.network.tcp.listenUnix(listener);
+  sim.network.tcp.listenUnix(listener, Number(backlog));
   file.listener = listener;
   sim.listener = listener;
   sim.updateRefs();
@@ -1004,6 +1007,12 @@ function patchedPipeConnect(this: NativeHandle, req: NativeHandle, name: string,
   const listener = typeof file === 'number' ? undefined : file.listener;
   if (listener === undefined || listener.closed) {
     failConnectLater(sim, typeof file === 'number' ? file : UV.ECONNREFUSED);
+    return 0;
+  }
+  // A full accept queue refuses a non-blocking connect at once (unix_stream_connect): Linux
+  // lets backlog + 1 connections wait to be accepted.
+  if (listener.queued > listener.backlog) {
+    failConnectLater(sim, UV.EAGAIN);
     return 0;
   }
   const network = sim.network;

@@ -43,6 +43,14 @@ export class SocketFile {
 const SUN_PATH_BYTES = 108;
 /** Node 24 binds and connects with UV_PIPE_NO_TRUNCATE: a longer name is EINVAL, not truncated. */
 const REFUSES_LONG_NAMES = NODE_MAJOR >= 24;
+const [UV_MAJOR, UV_MINOR] = process.versions.uv.split('.').map(Number) as [number, number];
+/**
+ * libuv 1.51 (Node 22, 24): uv_pipe_chmod sets the mode to exactly what was asked (fchmod,
+ * libuv #4749), and close unlinks the name bound. Before (1.46, Node 20) it added the bits to
+ * the file's mode, and close unlinked the name given, so a truncated name's file stayed.
+ * Measured on 20, 22 and 24.
+ */
+const UV_1_51 = UV_MAJOR > 1 || UV_MINOR >= 51;
 
 /** libuv's code for errno name `code` (negative). */
 function uvCode(code: string): number {
@@ -128,7 +136,15 @@ export function findName(host: Host, name: string): SocketFile | number {
   return uvCode(real === undefined ? 'ENOENT' : 'ECONNREFUSED');
 }
 
-/** The socket bound to `name` closed (libuv unlinks the name it bound). */
+/**
+ * The name libuv unlinks when the socket bound to `bound` closes: that one, or (libuv before
+ * 1.51) the name the program gave, made absolute, which is not the file's when it was truncated.
+ */
+export function unlinkedName(given: string, bound: string): string {
+  return UV_1_51 || given.startsWith('\0') ? bound : nodePath.resolve(given);
+}
+
+/** The socket bound to `name` closed: libuv unlinks `name` (unlinkedName). */
 export function closeName(host: Host, name: string, file: SocketFile): void {
   if (file.virtual) {
     forgetName(host, name, file);
@@ -156,13 +172,16 @@ function forgetName(host: Host, name: string, file: SocketFile): void {
   if (names.get(name) === file) names.delete(name);
 }
 
-/** uv_pipe_chmod: adds read and/or write permission for everyone to the socket's file. */
+/**
+ * uv_pipe_chmod: read and/or write permission for everyone on the socket's file: the file's mode
+ * becomes exactly that (libuv 1.51 on), or gets those bits added (before).
+ */
 export function chmodName(host: Host, name: string, file: SocketFile, bits: number): number {
   if (file.virtual) return 0;
   const disk = diskOf(host);
   if (disk === undefined) return 0;
   try {
-    disk.addModeBits(name, bits);
+    disk.chmodSocket(name, bits, UV_1_51);
   } catch (error) {
     if (!(error instanceof DiskError)) throw error;
     return uvCode(error.code);

@@ -13,8 +13,8 @@ import { SIZES } from '../../bench/workloads.mjs';
 const PINNED = {
   'sim-timers': { events: 2002, fingerprint: 'd788a56067948e22' },
   'sim-interval': { events: 3005, fingerprint: 'c1f5f83e341abed4' },
-  'sim-tcp-sequential': { events: 406, fingerprint: 'f46cc0a48c9d8543' },
-  'sim-tcp-concurrent': { events: 434, fingerprint: '123de2e5586ca68c' },
+  'sim-tcp-sequential': { events: 407, fingerprint: '4f72bfc3da7d4fda' },
+  'sim-tcp-concurrent': { events: 436, fingerprint: '3b00ffe76aa04f29' },
   'sim-gossip': { events: 3020, fingerprint: '799adf486885f9e6' },
 };
 
