@@ -933,12 +933,13 @@ export function continuePollOnHandle(handle: NativeHandle, fn: () => void): bool
 
 /**
  * Whether native code wrapping `handle` (TLSWrap, Http2Session) would sit on the simulated
- * network, and so needs the bridge: a simulated TCP handle, or, from inside a host, any TCP
- * handle (one not connected yet turns simulated at its first bind or connect, which the bridge
+ * network, and so needs the bridge: a simulated TCP or unix socket handle, or, from inside a
+ * host, any TCP or Pipe handle (one not connected yet turns simulated at its first bind or connect, which the bridge
  * follows since it calls the handle's methods).
  */
 export function tcpOnSimulatedNetwork(handle: unknown): boolean {
-  if (typeof handle !== 'object' || handle === null || !(handle instanceof TCP)) return false;
+  // A Pipe too: tls.connect({ path }) and https with socketPath wrap a unix socket's handle.
+  if (typeof handle !== 'object' || handle === null || !(handle instanceof TCP || handle instanceof Pipe)) return false;
   return simOf(handle as NativeHandle) !== undefined || currentHost() !== undefined;
 }
 
