@@ -683,7 +683,7 @@ function patchedConnect6(this: NativeHandle, req: NativeHandle, address: string,
 
 function patchedUseUserBuffer(this: NativeHandle, buffer: Uint8Array): void {
   // net.Socket({ onread }) hands its buffer over when the handle is created, before connect
-  // makes it simulated: remember it for the simulated reads.
+  // makes it simulated: remember it for the simulated reads (TCP and Pipe share the native one).
   if (simOf(this) === undefined) Object.defineProperty(this, kUserBuffer, { value: buffer, configurable: true, writable: true });
   realTcp.useUserBuffer.call(this, buffer);
 }
@@ -1063,5 +1063,6 @@ export const netShim: Shim = {
     patches.replace(pipe, 'connect', patchedPipeConnect);
     patches.replace(pipe, 'fchmod', patchedPipeFchmod);
     patches.replace(pipe, 'open', patchedPipeOpen);
+    patches.replace(pipe, 'useUserBuffer', patchedUseUserBuffer);
   },
 };
