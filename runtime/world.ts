@@ -36,7 +36,7 @@ import { loopOrder, phaseOfKind, PHASE_CHECK, PHASE_CLOSING, PHASE_IDLE, PHASE_M
 import { PhaseOrder } from './scheduler/phase-order.js';
 import { EventQueue } from './scheduler/queue.js';
 import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
-import { DEFAULT_LATENCY, LOOPBACK_LATENCY, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
+import { DEFAULT_LATENCY, LOOPBACK_AT_ONCE_NS, Network, type NetworkOptions, type NetworkWorld } from './network/network.js';
 import { Fingerprint } from './trace/fingerprint.js';
 import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
@@ -130,7 +130,6 @@ const KIND_TIMEOUT = EVENT_KIND_CODE.timeout;
 const KIND_INTERVAL = EVENT_KIND_CODE.interval;
 
 /** The most a loopback packet takes that counts as in the peer's buffer at once (loopback's own default latency). */
-const LOOPBACK_AT_ONCE_NS = Math.round(LOOPBACK_LATENCY.maxMs * 1e6);
 
 /** A loop phase's place in a turn of libuv's loop: a main script before the turn's timers. */
 function phaseRank(phase: number): number {
@@ -745,13 +744,19 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * run: behind the immediates they queue too, as the next poll comes after this turn's check
    * phase. After a busy callback, behind what the stall that ends it releases.
    */
-  scheduleNextPoll(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined): void {
-    this.nextPolls.push({ host, fn, scope, timeNs: this.nowNs + this.spinNs, chain: this.chain, turn: this.pollTurn(host) });
+  scheduleNextPoll(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined, watched = false): void {
+    this.nextPolls.push({ host, fn, scope, timeNs: this.nowNs + this.spinNs, chain: this.chain, turn: this.pollTurn(host), watched });
     this.kickSoon();
   }
 
   /** Reads of the next poll queued by the last event (scheduleNextPoll), not yet in the queue. */
-  private readonly nextPolls: Array<{ host: WorldHost; fn: (this: any) => void; scope: AsyncResource | undefined; timeNs: number; chain: number; turn: number }> = [];
+  private readonly nextPolls: Array<{ host: WorldHost; fn: (this: any) => void; scope: AsyncResource | undefined; timeNs: number; chain: number; turn: number; watched: boolean }> = [];
+  /**
+   * The first reads of sockets epoll starts watching at their poll (scheduleNextPoll's
+   * `watched`): epoll_ctl puts such a socket on the ready list as the poll starts, behind the
+   * sockets whose data came in before, so loopback packets read in that poll go first.
+   */
+  private readonly watchedReads = new Set<SimEvent<WorldHost>>();
 
   /**
    * Queues the next poll's reads the last event asked for, now that its ticks have run. Each
@@ -759,9 +764,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * (an end() from an immediate) runs first, as the pending phase comes before poll (next()).
    */
   private queueNextPolls(): void {
-    for (const { host, fn, scope, timeNs, chain, turn } of this.nextPolls.splice(0)) {
+    for (const { host, fn, scope, timeNs, chain, turn, watched } of this.nextPolls.splice(0)) {
       const event = this.withChain(chain, () => this.scheduleAt(host, Math.max(timeNs, this.nowNs), 'net', fn, undefined, false, scope, undefined));
       event.pollTurn = turn;
+      if (watched) this.watchedReads.add(event);
     }
   }
 
@@ -1135,6 +1141,16 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
           return this.taken(first);
         }
       }
+      const watched = this.watchedReads.size > 0 && this.watchedReads.delete(event as SimEvent<WorldHost>);
+      if (this.phases.active && !this.chainsOn && event[kKind] === KIND_NET && (watched || (event as SimEvent<WorldHost>).pollTurn > host.loopTurn)) {
+        // Work of a later poll (an accept that waits for a poll of its own) after what an earlier
+        // poll reads; a socket epoll starts watching after the packets its poll reads.
+        const first = this.phases.earlierPoll(event as SimEvent<WorldHost>, host, watched);
+        if (first !== undefined) {
+          first[kSeq] = ++this.seq;
+          return this.taken(first);
+        }
+      }
       if (this.phases.active && !this.chainsOn && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
         const first = this.phases.before(event, host, timeNs);
         if (first !== undefined) {
@@ -1313,6 +1329,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.runningPhase = phase;
     if (nowNs !== host.loopNs || phaseRank(phase) < phaseRank(host.loopPhase)) host.loopTurn++;
     if (turn !== undefined && turn > host.loopTurn) host.loopTurn = turn;
+    // Work of a later poll at the same instant (an accept that waited for a poll of its own):
+    // the loop has come round to that turn.
+    else if (kind === KIND_NET && (event as SimEvent<WorldHost>).pollTurn > host.loopTurn) host.loopTurn = (event as SimEvent<WorldHost>).pollTurn;
     host.loopNs = nowNs;
     host.loopPhase = phase;
     if (this.phases.active) this.phases.ran(host, event);

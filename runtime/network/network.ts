@@ -84,7 +84,7 @@ export interface NetworkWorld {
   /** Queues what libuv does next in this poll for the socket being read, straight after this event (World.continuePoll). */
   continuePoll(host: Host, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent;
   /** Queues a read of the next poll behind what this event's ticks queue (World.scheduleNextPoll). */
-  scheduleNextPoll(host: Host, fn: (this: any) => void, scope: AsyncResource | undefined): void;
+  scheduleNextPoll(host: Host, fn: (this: any) => void, scope: AsyncResource | undefined, watched?: boolean): void;
   /** Whether `host`'s code runs in its loop's poll phase now. */
   inPoll(host: Host): boolean;
   /** Runs `fn` as if code of `chain` ran it: what it schedules belongs to that chain. */
@@ -123,6 +123,8 @@ export interface FifoFlow {
 /** Default latency between two hosts, and inside one host (loopback), in ms. */
 export const DEFAULT_LATENCY = { minMs: 1, maxMs: 5 } as const;
 export const LOOPBACK_LATENCY = { minMs: 0.01, maxMs: 0.1 } as const;
+/** A loopback packet that takes no longer than loopback's own latency is in the peer's buffer at once. */
+export const LOOPBACK_AT_ONCE_NS = Math.round(LOOPBACK_LATENCY.maxMs * 1e6);
 
 export interface NetworkOptions {
   /** Latency between any two distinct hosts. Default 1-5 ms uniform. */
@@ -300,6 +302,21 @@ export class Network {
     let flow = this.flows.get(key);
     if (flow === undefined) this.flows.set(key, (flow = { untilNs: 0 }));
     return flow;
+  }
+
+  /**
+   * How long a connection's handshake inside `host` takes one way (loopback TCP, a unix socket):
+   * the delay the rules give a packet there, or 0 when that is loopback's own few µs (the kernel
+   * completes it inside connect(2)). A slow `loopbackLatency`, or a fault that delays loopback
+   * (program faults' tail latency), is kept. A rule that drops the packet counts as no delay:
+   * loopback loses nothing.
+   */
+  handshakeDelayNs(host: Host, protocol: 'tcp' | 'unix'): number {
+    const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
+    const packet: PacketInfo = { from: host.name, to: host.name, protocol: protocol as PacketInfo['protocol'], bytes: 60 };
+    for (const rule of protocol === 'unix' ? this.unixRules : this.rules) rule.apply(packet, verdict, this.random);
+    const delayNs = verdict.delaysNs[0] ?? 0;
+    return delayNs <= LOOPBACK_AT_ONCE_NS ? 0 : delayNs;
   }
 
   /**

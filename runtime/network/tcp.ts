@@ -159,6 +159,8 @@ export class TcpListener {
   /** The host's loop turn of the last accept, and the connections waiting for a poll of their own (TcpStack.accept). */
   acceptTurn = -1;
   readonly waiting: TcpEndpoint[] = [];
+  /** An accept of a waiting connection is queued for a poll (TcpStack.acceptNextPoll). */
+  acceptScheduled = false;
 
   accepts(address: string, family: Family, port: number): boolean {
     if (this.closed || port !== this.local.port) return false;
@@ -360,6 +362,11 @@ export class TcpEndpoint {
       this.fail('reset');
       return;
     }
+    // On one host connect(2) completed the connection: closed before its connect was
+    // reported, it still ends the connection the server has (connectLocal).
+    if (this.state === 'syn-sent' && this.peer !== undefined && this.peer.host === this.host && this.peer.state === 'established') {
+      this.state = 'established';
+    }
     if (graceful && this.state === 'established') {
       if (this.unread.some((item) => typeof item !== 'string')) {
         if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer, this);
@@ -438,7 +445,7 @@ export class TcpEndpoint {
     // No socket reads this connection any more. After a close by the application the kernel
     // still acknowledges the peer's FIN (the orderly end) and old duplicates, and resets new
     // data; a connection that broke (or whose machine rebooted since) resets everything.
-    const orderly = this.closedBy === 'app' && segments.every((segment) => segment.kind === 'fin' || segment.seq < this.recvSeq);
+    const orderly = this.closedBy === 'app' && segments.every((segment) => segment.kind === 'fin' || segment.kind === 'syn-ack' || segment.seq < this.recvSeq);
     // A batch that ends in the sender's reset: the kernel drops it all, and nothing is resent.
     if (orderly || segments.some((segment) => segment.kind === 'rst')) return 'acked';
     this.stack.sendReset(this.host, from);
@@ -473,7 +480,7 @@ export class TcpEndpoint {
    * from the next poll on (uv__io_start registers it there).
    */
   private flushArrived(): void {
-    if (this.reading && this.host.loopTurn < this.watchTurn && this.network.world.inPoll(this.host)) this.scheduleFlush('next-poll');
+    if (this.reading && this.host.loopTurn < this.watchTurn && this.network.world.inPoll(this.host)) this.scheduleFlush('watched');
     else this.flush();
   }
 
@@ -754,7 +761,7 @@ export class TcpEndpoint {
     // libuv starts watching the socket (uv__io_start): epoll reports what is buffered in the
     // next poll that registers it, this turn's from a timer, the next turn's from an I/O callback
     // or an immediate (an accepted socket starts reading in its 'connection' callback).
-    else if (this.unread.length > 0 || this.readEnded) this.scheduleFlush('next-poll');
+    else if (this.unread.length > 0 || this.readEnded) this.scheduleFlush('watched');
   }
 
   stopReading(): void {
@@ -795,7 +802,7 @@ export class TcpEndpoint {
    * to make in this poll (uv__read's loop, or the EOF of EPOLLHUP: `hangupEof`), the
    * `readsBefore + 1`th.
    */
-  private scheduleFlush(when: 'later' | 'next-poll' | 'this-poll' = 'later', readsBefore = 0, hangupEof = false): void {
+  private scheduleFlush(when: 'later' | 'next-poll' | 'watched' | 'this-poll' = 'later', readsBefore = 0, hangupEof = false): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     const stack = this.stack;
@@ -809,7 +816,7 @@ export class TcpEndpoint {
     const scope = this.owner?.scope;
     world.withChain(this.chain, () => {
       if (when === 'this-poll') world.continuePoll(this.host, read, scope);
-      else if (when === 'next-poll') world.scheduleNextPoll(this.host, read, scope);
+      else if (when === 'next-poll' || when === 'watched') world.scheduleNextPoll(this.host, read, scope, when === 'watched');
       else world.schedule(this.host, 0, 'net', read, undefined, false, scope);
     });
   }
@@ -1058,11 +1065,18 @@ export class TcpStack {
     return 0;
   }
 
-  unlisten(listener: TcpListener): void {
+  /**
+   * The listening socket closes. Connections in its accept queue are reset, as close(2) of a
+   * listener does (a client whose connect was not reported yet fails it with ECONNRESET); when
+   * its host went down (`hostDown`), they go with the host's other sockets.
+   */
+  unlisten(listener: TcpListener, hostDown = false): void {
     listener.closed = true;
     const list = listener.unix ? this.unixListeners : this.listeners;
     const i = list.indexOf(listener);
     if (i >= 0) list.splice(i, 1);
+    const waiting = listener.waiting.splice(0);
+    if (!hostDown) for (const server of waiting) server.reset();
   }
 
   /**
@@ -1089,13 +1103,11 @@ export class TcpStack {
     const host = endpoint.host;
     endpoint.chain = world.chainForSocket();
     world.withChain(endpoint.chain, () => {
-      let syn: PacketTrace | undefined;
       if (world.tracing) {
         endpoint.traceConn = world.nextTraceId('conn');
         world.annotate(host, 'conn', { conn: endpoint.traceConn, from: host.name, to: host.name, path: endpoint.remote.address });
-        syn = { msg: world.nextTraceId(), conn: endpoint.traceConn, seg: 'syn', retry: 0 };
       }
-      this.network.send(host, host, 'unix', HEADER_BYTES, () => this.synArrived(endpoint, host, listener), endpoint.flowTo(host), undefined, syn, listener.chain);
+      this.connectLocal(endpoint, listener);
     });
   }
 
@@ -1142,8 +1154,12 @@ export class TcpStack {
       // decided now, not when the simulated SYN lands (a server listening a moment later, before
       // this process polls again, does not get the connection).
       const listener = to === from ? this.listenerFor(endpoint, to) ?? null : undefined;
+      if (listener !== undefined && listener !== null) {
+        this.connectLocal(endpoint, listener);
+        return;
+      }
       if (syn !== undefined) syn.retry!++;
-      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to), undefined, syn, listener?.chain ?? undefined);
+      const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to), undefined, syn);
       if (sent && to === from) return;
       // The SYN timer stays armed until a SYN-ACK or a reset arrives, whatever became of this
       // SYN (lost on the way, unanswered by a machine that is off, or answered by a reset that
@@ -1176,25 +1192,34 @@ export class TcpStack {
 
   /**
    * A SYN reached host `to`: accept it if something listens, else answer with a reset.
-   * `decided`: on loopback, the listener found when the SYN was sent (null: none), which must
-   * still be listening.
+   * `nobody`: on loopback, where nothing listened when the SYN was sent (a listener found then
+   * took the connection inside connect(2): connectLocal).
    */
-  private synArrived(client: TcpEndpoint, to: Host, decided?: TcpListener | null): void {
+  private synArrived(client: TcpEndpoint, to: Host, nobody?: null): void {
     // A machine that is off answers nothing: the client's SYN timer resends.
     if (this.network.machineOff(to)) return;
     // A duplicated SYN (or one that arrives after the connection broke) opens nothing new.
     if (client.state !== 'syn-sent' || client.peer !== undefined) return;
-    const listener =
-      decided === undefined
-        ? this.listenerFor(client, to)
-        : decided !== null && !decided.closed && to.state === 'running'
-          ? decided
-          : undefined;
+    const listener = nobody === null ? undefined : this.listenerFor(client, to);
     if (listener === undefined) {
       // The kernel's answer, part of the handshake: on loopback read in the same poll as the SYN.
       this.network.world.kernelReply(() => this.sendReset(to, client));
       return;
     }
+    // Between two hosts the server accepts when the client's ACK arrives, one trip after the
+    // client's 'connect' (a connection whose SYN-ACKs are lost is never accepted).
+    const server = this.serverEndpoint(client, to, listener);
+    server.state = 'syn-received';
+    server.pendingListener = listener;
+    // SYN-ACK is segment 0 of the server's direction: it precedes any data the server sends.
+    this.network.world.kernelReply(() =>
+      this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), 'syn-ack'),
+    );
+    (server as unknown as { sendSeq: number }).sendSeq = 1;
+  }
+
+  /** The server's end of `client`'s connection to `listener` on host `to`. */
+  private serverEndpoint(client: TcpEndpoint, to: Host, listener: TcpListener): TcpEndpoint {
     // A dual-stack IPv6 listener sees IPv4 peers as IPv4-mapped IPv6 addresses (::ffff:a.b.c.d).
     const mapped = listener.local.family === 6 && client.remote.family === 4;
     const server = mapped
@@ -1211,21 +1236,31 @@ export class TcpStack {
     client.peer = server;
     server.chain = listener.chain;
     this.endpoints.add(server);
-    // Between two hosts the server accepts when the client's ACK arrives, one trip after the
-    // client's 'connect' (a connection whose SYN-ACKs are lost is never accepted). On one host
-    // the kernel runs the whole handshake inside connect(2), and Node reports the server's
-    // 'connection' before the client's 'connect' (measured on loopback, 20, 22, 24): accept now.
-    const sameHost = to === client.host;
-    server.state = sameHost ? 'established' : 'syn-received';
-    if (!sameHost) server.pendingListener = listener;
-    // SYN-ACK is segment 0 of the server's direction: it precedes any data the server sends. On
-    // loopback connect(2) runs the whole handshake: the client's side is ready in the same poll
-    // as the server's (World.kernelReply).
-    this.network.world.kernelReply(() =>
-      this.reliableSend(server, client, HEADER_BYTES + 20, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), 'syn-ack'),
-    );
+    return server;
+  }
+
+  /**
+   * A connection inside one host (loopback TCP, a unix socket): the kernel runs the whole
+   * handshake inside connect(2), so the connection is in the listener's accept queue as
+   * connect() returns, in the order the program connected, and the client's side is writable.
+   * The poll that follows (this turn's from a timer, the next from an I/O callback or an
+   * immediate) accepts the first waiting connection, then reports the clients' connects in
+   * connect order; each further connection waits for a poll of its own (accept()).
+   */
+  private connectLocal(client: TcpEndpoint, listener: TcpListener): void {
+    const host = client.host;
+    const world = this.network.world;
+    const server = this.serverEndpoint(client, host, listener);
+    server.state = 'established';
     (server as unknown as { sendSeq: number }).sendSeq = 1;
-    if (sameHost) this.accept(listener, server);
+    listener.waiting.push(server);
+    // A slow loopback (loopbackLatency, a latency fault) delays the handshake: the server's side
+    // one trip later, the client's two.
+    const delayNs = this.network.handshakeDelayNs(host, client.protocol);
+    if (!listener.acceptScheduled) this.acceptNextPoll(listener, delayNs);
+    // The client's side, writable at once: its connect is reported in that same poll, after the
+    // accept, in connect order.
+    world.scheduleArrival(host, 2 * delayNs, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), undefined, undefined, client.chain, true);
   }
 
   /**
@@ -1240,20 +1275,30 @@ export class TcpStack {
     const host = listener.host;
     if (listener.waiting.length > 0 || (world.inPoll(host) && listener.acceptTurn === host.loopTurn)) {
       listener.waiting.push(server);
-      if (listener.waiting.length === 1) this.acceptNextPoll(listener);
+      if (!listener.acceptScheduled) this.acceptNextPoll(listener);
       return;
     }
     this.acceptNow(listener, server);
   }
 
-  /** Accepts the oldest waiting connection of `listener` in its host's next poll. */
-  private acceptNextPoll(listener: TcpListener): void {
-    this.network.world.scheduleNextPoll(listener.host, () => {
+  /**
+   * Accepts the oldest waiting connection of `listener` in a later poll of its host: the next
+   * one after this poll's (from an accept), or the one that reads what this host sends itself
+   * now (`sentNs`, a connect on this host: its handshake's delay, 0 at once), as a loopback
+   * packet would be read.
+   */
+  private acceptNextPoll(listener: TcpListener, sentNs = -1): void {
+    listener.acceptScheduled = true;
+    const world = this.network.world;
+    const accept = () => {
+      listener.acceptScheduled = false;
       const server = listener.waiting.shift();
-      if (server === undefined) return;
+      if (server === undefined || listener.closed) return;
       if (listener.waiting.length > 0) this.acceptNextPoll(listener);
       this.acceptNow(listener, server);
-    }, listener.owner.scope);
+    };
+    if (sentNs >= 0) world.scheduleArrival(listener.host, sentNs, accept, undefined, undefined, listener.chain, true);
+    else world.scheduleNextPoll(listener.host, accept, listener.owner.scope);
   }
 
   private acceptNow(listener: TcpListener, server: TcpEndpoint): void {
@@ -1365,7 +1410,7 @@ export class TcpStack {
    * If its machine crashed, they vanish without a word (see TcpEndpoint.vanish).
    */
   hostDown(host: Host): void {
-    for (const listener of [...this.listeners, ...this.unixListeners]) if (listener.host === host) this.unlisten(listener);
+    for (const listener of [...this.listeners, ...this.unixListeners]) if (listener.host === host) this.unlisten(listener, true);
     const silently = this.network.machineOff(host);
     for (const endpoint of [...this.endpoints]) {
       if (endpoint.host !== host) continue;

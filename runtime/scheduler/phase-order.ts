@@ -99,6 +99,24 @@ export class PhaseOrder<H extends Host> {
     return undefined;
   }
 
+  /**
+   * Poll-phase work of `host` for an earlier turn than `next`'s, itself work of the poll of turn
+   * `next.pollTurn` due now (an accept that waited for a later poll): libuv ran that earlier
+   * poll first, though the simulated arrival of what it read is a few µs later. With
+   * `sameTurnToo` (`next` is the first read of a socket epoll starts watching at that poll), also
+   * what that poll reads of other sockets. Undefined when there is none.
+   */
+  earlierPoll(next: SimEvent<H>, host: H, sameTurnToo = false): SimEvent<H> | undefined {
+    const list = this.polled.get(host);
+    if (list === undefined) return undefined;
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i]!;
+      if (entry[kSeq] === 0) this.takePolled(host, list, i--);
+      else if (entry !== next && (entry.pollTurn < next.pollTurn || (sameTurnToo && entry.pollTurn === next.pollTurn && entry[kKind] !== KIND_IO))) return this.takePolled(host, list, i);
+    }
+    return undefined;
+  }
+
   /** A close callback of `host`, due at `dueNs`, run in the closing phase of turn `event[kCheckTurn]`. */
   noteClose(host: H, event: SimEvent<H>, dueNs: number): void {
     let list = this.closing.get(host);

@@ -477,6 +477,8 @@ function copyFile(disk: Disk, args: unknown[]): void {
     }, pathText(from), pathText(to));
   const source = step(() => disk.resolve(absolute(from), 'copyfile'));
   if (source.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
+  // libuv opens the source: a unix socket's file is ENXIO.
+  if (source.socket !== undefined) fail('ENXIO', 'copyfile', pathText(from), pathText(to));
   // A simulated disk cannot clone extents (as ext4 cannot): FICLONE_FORCE fails, FICLONE copies.
   if ((Number(mode) & C.COPYFILE_FICLONE_FORCE) === C.COPYFILE_FICLONE_FORCE) fail('ENOTSUP', 'copyfile', pathText(from), pathText(to));
   const flags = C.O_WRONLY | C.O_CREAT | ((Number(mode) & C.COPYFILE_EXCL) !== 0 ? C.O_EXCL : 0);
