@@ -1141,7 +1141,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
           return this.taken(first);
         }
       }
-      const watched = this.watchedReads.size > 0 && this.watchedReads.delete(event as SimEvent<WorldHost>);
+      const watched = this.watchedReads.size > 0 && this.watchedReads.has(event as SimEvent<WorldHost>);
       if (this.phases.active && !this.chainsOn && event[kKind] === KIND_NET && (watched || (event as SimEvent<WorldHost>).pollTurn > host.loopTurn)) {
         // Work of a later poll (an accept that waits for a poll of its own) after what an earlier
         // poll reads; a socket epoll starts watching after the packets its poll reads.
@@ -1295,6 +1295,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   /** Accounts for an entry leaving the queue to run now; undefined when the event limit stops the run. */
   private taken(event: WorldEntry): WorldEntry | undefined {
+    if (this.watchedReads.size > 0) this.watchedReads.delete(event as SimEvent<WorldHost>);
     if (event[kRef]) {
       event[kHost].refs--;
       this.refs--;
