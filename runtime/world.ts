@@ -129,8 +129,6 @@ const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
 const KIND_TIMEOUT = EVENT_KIND_CODE.timeout;
 const KIND_INTERVAL = EVENT_KIND_CODE.interval;
 
-/** The most a loopback packet takes that counts as in the peer's buffer at once (loopback's own default latency). */
-
 /** A loop phase's place in a turn of libuv's loop: a main script before the turn's timers. */
 function phaseRank(phase: number): number {
   return phase === PHASE_MAIN ? -1 : phase;

@@ -611,16 +611,6 @@ export class Disk {
     return socket;
   }
 
-  /** The socket `raw` names, if it is the file of one (lstat: a link at the end is not followed). */
-  socketNamed(raw: string): object | undefined {
-    try {
-      const { found } = this.walk(raw, 'unlink', false, false);
-      return found?.node?.kind === 'file' ? found.node.socket : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   /** libuv's uv_pipe_chmod of a socket's file: its permissions become `bits` (`exact`), or get them added. */
   chmodSocket(raw: string, bits: number, exact: boolean): void {
     const node = this.resolve(raw, 'chmod');

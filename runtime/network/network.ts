@@ -305,6 +305,15 @@ export class Network {
   }
 
   /**
+   * The rules a packet goes through. A unix domain socket crosses no network: the host's
+   * loopback latency, and no other rule (no loss, reset, partition, hold or added latency: a
+   * fault there is the peer's lateness).
+   */
+  private rulesFor(protocol: 'tcp' | 'udp' | 'unix'): readonly Rule[] {
+    return protocol === 'unix' ? this.unixRules : this.rules;
+  }
+
+  /**
    * How long a connection's handshake inside `host` takes one way (loopback TCP, a unix socket):
    * the delay the rules give a packet there, or 0 when that is loopback's own few µs (the kernel
    * completes it inside connect(2)). A slow `loopbackLatency`, or a fault that delays loopback
@@ -314,7 +323,7 @@ export class Network {
   handshakeDelayNs(host: Host, protocol: 'tcp' | 'unix'): number {
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
     const packet: PacketInfo = { from: host.name, to: host.name, protocol: protocol as PacketInfo['protocol'], bytes: 60 };
-    for (const rule of protocol === 'unix' ? this.unixRules : this.rules) rule.apply(packet, verdict, this.random);
+    for (const rule of this.rulesFor(protocol)) rule.apply(packet, verdict, this.random);
     const delayNs = verdict.delaysNs[0] ?? 0;
     return delayNs <= LOOPBACK_AT_ONCE_NS ? 0 : delayNs;
   }
@@ -342,9 +351,7 @@ export class Network {
       ? { from: from.name, to: to.name, protocol: kind, bytes }
       : { from: from.name, to: to.name, protocol: kind, bytes, fromPort: connection.fromPort, toPort: connection.toPort, carriesData: connection.carriesData === true };
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
-    // A unix domain socket crosses no network: the host's loopback latency, and no rule (no
-    // loss, reset, partition, hold or added latency: a fault there is the peer's lateness).
-    const rules = protocol === 'unix' ? this.unixRules : this.rules;
+    const rules = this.rulesFor(protocol);
     if (this.world.tracing) return this.sendTraced(from, to, packet, verdict, deliver, fifo, connection, traced ?? { msg: this.world.nextTraceId() }, chain, rules);
     for (const rule of rules) rule.apply(packet, verdict, this.random);
     return this.carryOut(to, verdict, deliver, fifo, connection, chain, from.index === to.index);

@@ -153,10 +153,12 @@ export class TcpListener {
   chain = 0;
   /** A unix domain socket's listener: `local.address` is its path, and it has no port. */
   unix = false;
-  /** Unix: listen(2)'s backlog, and the connections in its accept queue (made, not accepted yet). */
+  /** Unix: listen(2)'s backlog, which its accept queue (`waiting`) may exceed by one. */
   backlog = Infinity;
-  queued = 0;
-  /** The host's loop turn of the last accept, and the connections waiting for a poll of their own (TcpStack.accept). */
+  /**
+   * The host's loop turn of the last accept, and the accept queue: connections made and not
+   * accepted yet, each waiting for a poll of its own (TcpStack.accept).
+   */
   acceptTurn = -1;
   readonly waiting: TcpEndpoint[] = [];
   /** An accept of a waiting connection is queued for a poll (TcpStack.acceptNextPoll). */
@@ -1097,7 +1099,6 @@ export class TcpStack {
    */
   connectUnix(endpoint: TcpEndpoint, listener: TcpListener): void {
     endpoint.unix = true;
-    listener.queued++;
     this.endpoints.add(endpoint);
     const world = this.network.world;
     const host = endpoint.host;
@@ -1302,7 +1303,6 @@ export class TcpStack {
   }
 
   private acceptNow(listener: TcpListener, server: TcpEndpoint): void {
-    if (listener.unix) listener.queued--;
     listener.acceptTurn = listener.host.loopTurn;
     // A connection the kernel queued for a listener closed since is reset (the owner does it).
     const owner = listener.owner;

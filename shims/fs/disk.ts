@@ -119,6 +119,11 @@ const errorMap = util.getSystemErrorMap();
 /** uv error numbers by code (negative, as libuv reports them). */
 const errnoByCode = new Map<string, number>([...errorMap].map(([errno, [code]]) => [code, errno]));
 
+/** libuv's (negative) error number for errno name `code`; -1 for a name Node does not know. */
+export function uvErrno(code: string): number {
+  return errnoByCode.get(code) ?? -1;
+}
+
 /** An fs failure on the simulated disk: made into Node's error when it reaches the program. */
 class Failure {
   constructor(
@@ -129,7 +134,7 @@ class Failure {
   ) {}
 
   get errno(): number {
-    return errnoByCode.get(this.code) ?? -1;
+    return uvErrno(this.code);
   }
 
   message(): string {
@@ -664,7 +669,7 @@ const OPERATIONS: Record<string, Operation> = {
     try {
       return disk.stat(absolute(path), 'stat').mode & 0o040000 ? 1 : 0;
     } catch (error) {
-      if (error instanceof DiskError) return errnoByCode.get(error.code) ?? -1;
+      if (error instanceof DiskError) return uvErrno(error.code);
       throw error;
     }
   },

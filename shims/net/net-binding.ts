@@ -805,7 +805,7 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
     else sim.endpoint.reset();
   }
   if (sim.listener !== undefined) sim.network.tcp.unlisten(sim.listener);
-  if (sim.socketFile !== undefined) closeName(sim.host, sim.socketFile.virtual ? sim.pipeName! : sim.pipeUnlinks!, sim.socketFile);
+  if (sim.socketFile !== undefined) closeName(sim.host, sim.pipeUnlinks!, sim.socketFile);
   sim.socketFile = undefined;
   sim.connectListed?.();
   sim.connectListed = undefined;
@@ -969,7 +969,7 @@ function patchedPipeBind(this: NativeHandle, name: string): number {
   const file = bindName(sim.host, named);
   if (typeof file === 'number') return file;
   sim.pipeName = named;
-  sim.pipeUnlinks = unlinkedName(String(name), named);
+  sim.pipeUnlinks = unlinkedName(String(name), named, file);
   sim.socketFile = file;
   return 0;
 }
@@ -1012,7 +1012,7 @@ function patchedPipeConnect(this: NativeHandle, req: NativeHandle, name: string,
   }
   // A full accept queue refuses a non-blocking connect at once (unix_stream_connect): Linux
   // lets backlog + 1 connections wait to be accepted.
-  if (listener.queued > listener.backlog) {
+  if (listener.waiting.length > listener.backlog) {
     failConnectLater(sim, UV.EAGAIN);
     return 0;
   }

@@ -20,14 +20,13 @@
  * Node 20 and 22 and refused with EINVAL by Node 24.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import nodePath from 'node:path';
 import { DiskError } from '../../runtime/disk/disk.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
 import type { TcpListener } from '../../runtime/network/tcp.js';
 import type { World } from '../../runtime/world.js';
 import { NODE_MAJOR, type Host } from '../context.js';
-import { diskOf, umask } from '../fs/disk.js';
+import { diskOf, umask, uvErrno } from '../fs/disk.js';
 
 /** A socket's file: what connect(2) through its name reaches. */
 export class SocketFile {
@@ -52,12 +51,6 @@ const [UV_MAJOR, UV_MINOR] = process.versions.uv.split('.').map(Number) as [numb
  */
 const UV_1_51 = UV_MAJOR > 1 || UV_MINOR >= 51;
 
-/** libuv's code for errno name `code` (negative). */
-function uvCode(code: string): number {
-  const errno = (os.constants.errno as Record<string, number>)[code];
-  return errno === undefined ? -22 : -errno;
-}
-
 /** Names kept in the world (real disk, abstract): per world, by host name and then name. */
 const kept = new WeakMap<World, Map<string, Map<string, SocketFile>>>();
 
@@ -78,7 +71,7 @@ function keptOf(host: Host): Map<string, SocketFile> {
 export function socketName(name: string): string | number {
   let given = name;
   if (Buffer.byteLength(given) > SUN_PATH_BYTES) {
-    if (REFUSES_LONG_NAMES) return uvCode('EINVAL');
+    if (REFUSES_LONG_NAMES) return uvErrno('EINVAL');
     given = Buffer.from(given).subarray(0, SUN_PATH_BYTES).toString();
   }
   return given.startsWith('\0') ? given : nodePath.resolve(given);
@@ -93,12 +86,12 @@ export function bindName(host: Host, name: string): SocketFile | number {
       disk.makeSocket(name, 0o777 & ~umask(), file);
     } catch (error) {
       if (!(error instanceof DiskError)) throw error;
-      return uvCode(error.code === 'ENOENT' ? 'EACCES' : error.code);
+      return uvErrno(error.code === 'ENOENT' ? 'EACCES' : error.code);
     }
     return file;
   }
   const names = keptOf(host);
-  if (names.has(name)) return uvCode('EADDRINUSE');
+  if (names.has(name)) return uvErrno('EADDRINUSE');
   if (!name.startsWith('\0')) {
     const err = onRealDisk(() => realBindError(name));
     if (err !== 0) return err;
@@ -110,10 +103,10 @@ export function bindName(host: Host, name: string): SocketFile | number {
 
 /** What bind(2) of a real path would say of the real disk: a name taken, or a directory missing. */
 function realBindError(name: string): number {
-  if (fs.lstatSync(name, { throwIfNoEntry: false }) !== undefined) return uvCode('EADDRINUSE');
+  if (fs.lstatSync(name, { throwIfNoEntry: false }) !== undefined) return uvErrno('EADDRINUSE');
   const dir = fs.statSync(nodePath.dirname(name), { throwIfNoEntry: false });
-  if (dir === undefined) return uvCode('EACCES');
-  if (!dir.isDirectory()) return uvCode('ENOTDIR');
+  if (dir === undefined) return uvErrno('EACCES');
+  if (!dir.isDirectory()) return uvErrno('ENOTDIR');
   return 0;
 }
 
@@ -125,23 +118,24 @@ export function findName(host: Host, name: string): SocketFile | number {
       return disk.socketAt(name) as SocketFile;
     } catch (error) {
       if (!(error instanceof DiskError)) throw error;
-      return uvCode(error.code);
+      return uvErrno(error.code);
     }
   }
   const file = keptOf(host).get(name);
   if (file !== undefined) return file;
-  if (name.startsWith('\0')) return uvCode('ECONNREFUSED');
+  if (name.startsWith('\0')) return uvErrno('ECONNREFUSED');
   // A real file there is no simulated socket: refused, as a file that is not a socket is.
   const real = onRealDisk(() => fs.statSync(name, { throwIfNoEntry: false }));
-  return uvCode(real === undefined ? 'ENOENT' : 'ECONNREFUSED');
+  return uvErrno(real === undefined ? 'ENOENT' : 'ECONNREFUSED');
 }
 
 /**
  * The name libuv unlinks when the socket bound to `bound` closes: that one, or (libuv before
  * 1.51) the name the program gave, made absolute, which is not the file's when it was truncated.
+ * A name kept in the world (`file.virtual`) goes by the name it was bound to.
  */
-export function unlinkedName(given: string, bound: string): string {
-  return UV_1_51 || given.startsWith('\0') ? bound : nodePath.resolve(given);
+export function unlinkedName(given: string, bound: string, file: SocketFile): string {
+  return UV_1_51 || file.virtual ? bound : nodePath.resolve(given);
 }
 
 /** The socket bound to `name` closed: libuv unlinks `name` (unlinkedName). */
@@ -184,7 +178,7 @@ export function chmodName(host: Host, name: string, file: SocketFile, bits: numb
     disk.chmodSocket(name, bits, UV_1_51);
   } catch (error) {
     if (!(error instanceof DiskError)) throw error;
-    return uvCode(error.code);
+    return uvErrno(error.code);
   }
   return 0;
 }
