@@ -33,10 +33,13 @@ export function childEnv(extra) {
  * --require); `reportFile` receives the run's JSON report.
  */
 function command(dir, program, { seed, reportFile, preload = 'import', register, env = {} } = {}) {
-  let args = [program];
+  // A program's `// Flags:` line goes to node, as in Node's own test runner.
+  const flagLine = fs.readFileSync(path.join(dir, program), 'utf8').match(/^\/\/ Flags:(.*)$/m);
+  const flags = flagLine ? flagLine[1].trim().split(/\s+/).filter(Boolean) : [];
+  let args = [...flags, program];
   if (seed !== undefined) {
     const flag = preload === 'require' ? '--require' : '--import';
-    args = [flag, register ?? (preload === 'require' ? REGISTER_CJS : REGISTER_MJS), program];
+    args = [...flags, flag, register ?? (preload === 'require' ? REGISTER_CJS : REGISTER_MJS), program];
   }
   const extra = seed === undefined ? { ...env } : { ...env, DST_QUIET: '1', DST_SEED: seed };
   if (reportFile !== undefined) extra.DST_REPORT = reportFile;
