@@ -4,6 +4,12 @@
  * changes at real times (fs.watchFile, a stat poll, is simulated: shims/fs/stat-watcher.ts), so calling them from a simulated host is an error that names the
  * API and says what to do instead. Outside hosts (the test runner) they are untouched.
  *
+ * The synchronous children (spawnSync, execSync, execFileSync) are the exception: the host is
+ * blocked until the child has exited, as in Node, so nothing of the simulation can interleave
+ * with it and what the program sees is the child's result alone (its output, its exit status),
+ * as reading a real file gives that file's contents. They run for real, on the real disk; on a
+ * simulated disk they are refused (the child would not see the host's files).
+ *
  * The child_process and worker_threads guards are installed at those builtins' first load
  * (Shim.builtins): loading them at start cost every program 2-3 ms of CPU each (figure 12).
  */
@@ -13,14 +19,35 @@ import { createRequire } from 'node:module';
 import type workerThreadsModule from 'node:worker_threads';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { currentHost } from '../context.js';
+import { diskOf } from '../fs/disk.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
-const CHILD_PROCESS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
+/** The asynchronous children: a child runs alongside the simulation, in real time. */
+const CHILD_PROCESS = ['spawn', 'exec', 'execFile', 'fork'] as const;
+/** The synchronous children: the host waits for the child's exit, so they run for real. */
+const SYNC_CHILD_PROCESS = ['spawnSync', 'execSync', 'execFileSync'] as const;
+const CHILD_INSTEAD = 'a child process runs outside the simulation; run the other program as another simulated host (sim.host(name, { main }))';
 
 function guard<T extends (...args: any[]) => any>(original: T, api: string, instead: string): T {
   const guarded = function (this: unknown, ...args: unknown[]) {
     if (currentHost() !== undefined) throw new UnsupportedError(api, instead);
+    return Reflect.apply(original, this, args);
+  };
+  mirrorSignature(guarded, original);
+  return guarded as unknown as T;
+}
+
+/** A synchronous child's guard: refused only on a simulated disk. */
+function syncChildGuard<T extends (...args: any[]) => any>(original: T, api: string): T {
+  const guarded = function (this: unknown, ...args: unknown[]) {
+    const host = currentHost();
+    if (host !== undefined && diskOf(host) !== undefined) {
+      throw new UnsupportedError(
+        `${api} on a simulated disk (host "${host.name}")`,
+        `the child would read and write the real disk, not the host's simulated one; run with the real disk (the Sim option disk: 'real', or DST_DISK=real), or ${CHILD_INSTEAD.replace('a child process runs outside the simulation; ', '')}`,
+      );
+    }
     return Reflect.apply(original, this, args);
   };
   mirrorSignature(guarded, original);
@@ -34,8 +61,9 @@ export const childProcessEscapesShim: Shim = {
   install(patches: PatchSet) {
     const cp = createRequire(__filename)('node:child_process') as typeof childProcessModule as unknown as Record<string, (...args: any[]) => any>;
     for (const name of CHILD_PROCESS) {
-      patches.replace(cp, name, guard(cp[name]!, `child_process.${name}()`, 'a child process runs outside the simulation; run the other program as another simulated host (sim.host(name, { main }))'));
+      patches.replace(cp, name, guard(cp[name]!, `child_process.${name}()`, CHILD_INSTEAD));
     }
+    for (const name of SYNC_CHILD_PROCESS) patches.replace(cp, name, syncChildGuard(cp[name]!, `child_process.${name}()`));
   },
 };
 

@@ -20,7 +20,9 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
         }
       };
       attempt(() => childProcess.spawn('ls'));
-      attempt(() => childProcess.execSync('ls'));
+      attempt(() => childProcess.exec('ls'));
+      attempt(() => childProcess.execFile('ls'));
+      attempt(() => childProcess.fork('./nothing.js'));
       attempt(() => new Worker('console.log(1)', { eval: true }));
       attempt(() => fs.watch('.'));
       attempt(() => watchPromises('.'));
@@ -28,11 +30,46 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
     await sim.run();
     assert.deepEqual(errors, [
       'DST_UNSUPPORTED: child_process.spawn() is not supported inside a dst-runtime simulation',
-      'DST_UNSUPPORTED: child_process.execSync() is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: child_process.exec() is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: child_process.execFile() is not supported inside a dst-runtime simulation',
+      'DST_UNSUPPORTED: child_process.fork() is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: new worker_threads.Worker() is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: fs.watch() is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: fs.promises.watch() is not supported inside a dst-runtime simulation',
     ]);
+  });
+
+  it('runs synchronous children for real on the real disk: the host waits for the exit, as in Node', async () => {
+    const seen = [];
+    const sim = new Sim({ seed: 0xe5 });
+    sim.client('c', async () => {
+      const before = Date.now();
+      seen.push(childProcess.execFileSync(process.execPath, ['-e', 'process.stdout.write(String(6 * 7))']).toString());
+      const r = childProcess.spawnSync(process.execPath, ['-e', 'process.stderr.write("no"); process.exit(3)'], { encoding: 'utf8' });
+      seen.push(`${r.status} ${r.stderr}`);
+      try {
+        childProcess.execSync('exit 4', { stdio: 'pipe' });
+      } catch (error) {
+        seen.push(`execSync threw, status ${error.status}`);
+      }
+      seen.push(`virtual ms during: ${Date.now() - before}`);
+    });
+    await sim.run();
+    assert.deepEqual(seen, ['42', '3 no', 'execSync threw, status 4', 'virtual ms during: 0']);
+  });
+
+  it('refuses synchronous children on a simulated disk, which the child could not see', async () => {
+    let message;
+    const sim = new Sim({ seed: 0xe5, disk: 'simulated' });
+    sim.client('c', () => {
+      try {
+        childProcess.spawnSync('true');
+      } catch (error) {
+        message = `${error.code}: ${error.message}`;
+      }
+    });
+    await sim.run();
+    assert.match(message, /^DST_UNSUPPORTED: child_process\.spawnSync\(\) on a simulated disk \(host "c"\) is not supported inside a dst-runtime simulation: the child would read and write the real disk, not the host's simulated one; run with the real disk/);
   });
 
   it('leaves them working for the test runner, during and after a run', async () => {
