@@ -171,8 +171,13 @@ function eventLoopUtilization(host: Host, util1?: unknown, util2?: unknown): { i
  * monitorEventLoopDelay() inside a host: a RecordableHistogram with enable()/disable(), fed by a
  * sampler event of the host every `resolution` ms of its clock (unref'd: it keeps nothing alive).
  */
-function eventLoopDelayMonitor(host: Host, resolutionMs: number): object {
+function eventLoopDelayMonitor(host: Host, resolutionMs: number, real: object): object {
   const histogram = createHistogram() as ReturnType<typeof createHistogram> & { enable?: () => boolean; disable?: () => boolean };
+  const recordValue = histogram.record;
+  // It is Node's ELDHistogram to the program (its class, inspect's name, Node 24's
+  // Symbol.dispose, which disables it), with the recordable histogram's handle underneath.
+  Object.setPrototypeOf(histogram, Object.getPrototypeOf(real));
+  delete (histogram as { constructor?: unknown }).constructor; // createHistogram's own one
   const world = host.world;
   const delayNs = resolutionMs * 1e6;
   let generation = 0;
@@ -182,7 +187,7 @@ function eventLoopDelayMonitor(host: Host, resolutionMs: number): object {
     if (!enabled || expected !== generation || host.state !== 'running') return;
     const nowNs = host.readNowNs();
     const elapsedNs = Math.round(nowNs - lastNs);
-    if (elapsedNs > 0) histogram.record(elapsedNs);
+    if (elapsedNs > 0) Reflect.apply(recordValue, histogram, [elapsedNs]);
     lastNs = nowNs;
     world.schedule(host, host.clock.virtualDelayNs(delayNs), 'timeout', () => sample(expected), undefined, false);
   };
@@ -261,7 +266,7 @@ export const machineShim: Shim = {
       const host = currentHost();
       if (host === undefined) return real;
       const options = args[0] as { resolution?: number } | undefined;
-      return eventLoopDelayMonitor(host, options?.resolution ?? 10);
+      return eventLoopDelayMonitor(host, options?.resolution ?? 10, real as object);
     };
     mirrorSignature(monitor, realMonitorEventLoopDelay);
     patches.replace(hooksModule, 'monitorEventLoopDelay', monitor);

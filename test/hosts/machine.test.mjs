@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import v8 from 'node:v8';
+import util from 'node:util';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Sim, STARTUP_MS } from 'dst-runtime';
 
@@ -141,6 +142,30 @@ describe('machine readings inside a host (seed 0x3a)', () => {
     for (const name of ['a', 'b']) replay.host(name, () => again.push([name, process.pid, process.ppid]));
     await replay.run();
     assert.deepEqual(again, ids.slice(0, 2));
+  });
+
+  it('monitorEventLoopDelay gives a host what Node gives: an ELDHistogram, disposable where Node 24 makes it so', async () => {
+    const plain = monitorEventLoopDelay();
+    let seen;
+    const sim = new Sim({ seed: 0x3a });
+    sim.host('n1', () => {
+      const histogram = monitorEventLoopDelay();
+      histogram.enable();
+      const dispose = histogram[Symbol.dispose];
+      seen = {
+        sameClass: Object.getPrototypeOf(histogram) === Object.getPrototypeOf(plain),
+        inspected: util.inspect(histogram, { depth: -1 }),
+        disposable: typeof dispose,
+        disabledByDispose: typeof dispose === 'function' ? (dispose.call(histogram), histogram.disable()) : 'n/a',
+      };
+    });
+    await sim.run();
+    assert.deepEqual(seen, {
+      sameClass: true,
+      inspected: util.inspect(plain, { depth: -1 }),
+      disposable: typeof plain[Symbol.dispose],
+      disabledByDispose: typeof plain[Symbol.dispose] === 'function' ? false : 'n/a',
+    });
   });
 
   it('monitorEventLoopDelay samples every resolution ms of the host\'s clock, and sees a stall', async () => {
