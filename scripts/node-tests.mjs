@@ -43,16 +43,16 @@ writeFileSync(args.out, '');
 const rows = new Array(files.length);
 let next = 0;
 let written = 0;
-await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, (_, w) => worker(w)));
 rmSync(scratch, { recursive: true, force: true });
 const plain = rows.filter((r) => r.plain === 0).length;
 const both = rows.filter((r) => r.plain === 0 && r.sim === 0).length;
 console.log(`${node}: ${files.length} files, ${plain} pass plainly, ${both} of those also simulated`);
 
-async function worker() {
+async function worker(w) {
   while (next < files.length) {
     const i = next++;
-    rows[i] = await runFile(files[i], i);
+    rows[i] = await runFile(files[i], i, w);
     // Lines are written in list order, whatever order the runs finish in.
     while (written < rows.length && rows[written]) {
       const r = rows[written++];
@@ -61,11 +61,13 @@ async function worker() {
   }
 }
 
-async function runFile(file, i) {
+async function runFile(file, i, w) {
   const path = join(tree, 'test/parallel', file);
   const flagLine = readFileSync(path, 'utf8').match(/^\/\/ Flags:(.*)$/m);
   const flags = flagLine ? flagLine[1].trim().split(/\s+/).filter(Boolean) : [];
-  const env = { ...process.env, NODE_TEST_KNOWN_GLOBALS: '0' };
+  // Each worker its own test/.tmp.N (test/common/tmpdir.js): two files refreshing one tmpdir
+  // removed each other's files.
+  const env = { ...process.env, NODE_TEST_KNOWN_GLOBALS: '0', TEST_THREAD_ID: String(w) };
   const p = await run(`${i}.plain`, 30, [...flags, path], env);
   const s = await run(`${i}.sim`, 60, ['--import', register, ...flags, path],
     { ...env, DST_SEED: seed, DST_QUIET: '1' });
