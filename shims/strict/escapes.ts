@@ -20,6 +20,7 @@ import type workerThreadsModule from 'node:worker_threads';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { currentHost } from '../context.js';
 import { diskOf } from '../fs/disk.js';
+import { nodeBinding } from '../node-binding.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
@@ -86,15 +87,39 @@ export const workerEscapesShim: Shim = {
   },
 };
 
-/** The file watchers' guards. */
+/** Whether fs.watch() is running now (which of the two watchers a refusal names). */
+let inFsWatch = false;
+
+/**
+ * The file watchers' guard, on the watcher's handle (FSEvent.prototype.start): Node's own
+ * validation runs first, as plainly (a bad path or encoding is Node's TypeError), and the
+ * promise API refuses where Node would start watching, at the iterator's first next().
+ */
 export const escapesShim: Shim = {
   name: 'escapes',
   install(patches: PatchSet) {
     const watchInstead =
       'a file watcher reports real changes at real times; use fs.watchFile (a stat poll on the host\'s clock), poll with fs.stat from a simulated timer, or have the writer tell the reader over the simulated network';
+    const fsEventPrototype = (nodeBinding('fs_event_wrap').FSEvent as { prototype: Record<string, (...args: any[]) => any> }).prototype;
+    const realStart = fsEventPrototype.start!;
+    const start = function start(this: unknown, ...args: unknown[]) {
+      if (currentHost() !== undefined) throw new UnsupportedError(inFsWatch ? 'fs.watch()' : 'fs.promises.watch()', watchInstead);
+      return Reflect.apply(realStart, this, args);
+    };
+    mirrorSignature(start, realStart);
+    patches.replace(fsEventPrototype, 'start', start);
     const fsModule = fs as unknown as Record<string, (...args: any[]) => any>;
-    patches.replace(fsModule, 'watch', guard(fsModule.watch!, 'fs.watch()', watchInstead));
-    const fsPromises = fs.promises as unknown as Record<string, (...args: any[]) => any>;
-    patches.replace(fsPromises, 'watch', guard(fsPromises.watch!, 'fs.promises.watch()', watchInstead));
+    const realWatch = fsModule.watch!;
+    const watch = function watch(this: unknown, ...args: unknown[]) {
+      const outer = inFsWatch;
+      inFsWatch = true;
+      try {
+        return Reflect.apply(realWatch, this, args);
+      } finally {
+        inFsWatch = outer;
+      }
+    };
+    mirrorSignature(watch, realWatch);
+    patches.replace(fsModule, 'watch', watch);
   },
 };

@@ -6,11 +6,23 @@ import net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { Sim } from 'dst-runtime';
 
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+/** The error Node itself throws for `fn` (outside every host), as the tests print it. */
+function plainError(fn) {
+  try {
+    fn();
+  } catch (error) {
+    return `${error.code}: ${error.message.split(':')[0]}`;
+  }
+  throw new Error('expected Node to throw');
+}
+
 describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () => {
   it('refuses child processes, worker threads, real fds and file watchers inside hosts, naming the API', async () => {
     const errors = [];
     const sim = new Sim({ seed: 0xe5 });
-    sim.client('c', () => {
+    sim.client('c', async () => {
       const attempt = (fn) => {
         try {
           fn();
@@ -25,7 +37,21 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
       attempt(() => childProcess.fork('./nothing.js'));
       attempt(() => new Worker('console.log(1)', { eval: true }));
       attempt(() => fs.watch('.'));
-      attempt(() => watchPromises('.'));
+      // Recursive on Linux: Node 20 and 22 watch with their own stat polls (fs.watchFile, which is
+      // simulated); Node 24 with an inotify watcher per folder, refused.
+      try {
+        fs.watch('.', { recursive: true }).close();
+        errors.push('recursive: a watcher');
+      } catch (error) {
+        errors.push(`recursive: ${error.code}`);
+      }
+      // The promise API starts watching at the first next(), as Node's does.
+      const watcher = watchPromises('.');
+      errors.push(`promise API returned ${typeof watcher[Symbol.asyncIterator]}`);
+      await watcher.next().then(() => errors.push('no error'), (error) => errors.push(`${error.code}: ${error.message.split(':')[0]}`));
+      // Node's own argument errors come first.
+      attempt(() => fs.watch('a\0b'));
+      attempt(() => fs.watch('.', { encoding: 'bogus' }));
     });
     await sim.run();
     assert.deepEqual(errors, [
@@ -35,8 +61,13 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
       'DST_UNSUPPORTED: child_process.fork() is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: new worker_threads.Worker() is not supported inside a dst-runtime simulation',
       'DST_UNSUPPORTED: fs.watch() is not supported inside a dst-runtime simulation',
+      NODE_MAJOR >= 24 ? 'recursive: DST_UNSUPPORTED' : 'recursive: a watcher',
+      'promise API returned function',
       'DST_UNSUPPORTED: fs.promises.watch() is not supported inside a dst-runtime simulation',
+      plainError(() => fs.watch('a\0b')),
+      plainError(() => fs.watch('.', { encoding: 'bogus' })),
     ]);
+    assert.match(errors.at(-1), /^ERR_INVALID_ARG_VALUE/);
   });
 
   it('runs synchronous children for real on the real disk: the host waits for the exit, as in Node', async () => {
