@@ -103,9 +103,9 @@ export class HostClock {
     return this.loopStartLocalNs < 0 ? STARTUP_NS / NS_PER_MS : (this.loopStartLocalNs - this.bootNs + STARTUP_NS) / NS_PER_MS;
   }
 
-  /** Milliseconds the host's event loop has run: performance.now() less the start-up and a busy first tick. */
-  loopMs(nowNs: number): number {
-    return (this.localNs(nowNs) - (this.loopStartLocalNs < 0 ? this.bootNs : this.loopStartLocalNs)) / NS_PER_MS;
+  /** Nanoseconds the host's event loop has run: performance.now() less the start-up and a busy first tick. */
+  loopNs(nowNs: number): number {
+    return this.localNs(nowNs) - (this.loopStartLocalNs < 0 ? this.bootNs : this.loopStartLocalNs);
   }
 
   /** performance.timeOrigin: the wall-clock ms at process start, STARTUP_NS before the boot. */

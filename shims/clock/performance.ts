@@ -495,7 +495,13 @@ export const performanceShim: Shim = {
     if (kMaybeBuffer !== undefined && typeof realMaybeBuffer === 'function') {
       patches.replace(PerformanceObserver.prototype as unknown as Record<symbol, unknown>, kMaybeBuffer, maybeBuffer);
       const realTimerify = perfPrototype.timerify;
-      if (typeof realTimerify === 'function') patches.replace(perfPrototype, 'timerify', mirrorFunction(timerifyOnHostClock(realTimerify), realTimerify));
+      if (typeof realTimerify === 'function') {
+        const timerify = mirrorFunction(timerifyOnHostClock(realTimerify), realTimerify);
+        patches.replace(perfPrototype, 'timerify', timerify);
+        // Newer Node 24 also exports it from perf_hooks, the same function as performance's.
+        const hooks = perfHooks as unknown as Record<string, unknown>;
+        if (hooks.timerify === realTimerify) patches.replace(hooks, 'timerify', timerify);
+      }
     }
     // Own accessors of the one PerformanceNodeTiming instance (lib/internal/perf/nodetiming.js).
     const nodeTiming = perf.nodeTiming as unknown as object;

@@ -151,16 +151,21 @@ function fixedNumbers<T extends object>(real: T, table: Record<string, number>, 
 function eventLoopUtilization(host: Host, util1?: unknown, util2?: unknown): { idle: number; active: number; utilization: number } {
   const a = util1 as { idle: number; active: number } | undefined;
   const b = util2 as { idle: number; active: number } | undefined;
+  // Before the loop starts (the program's first tick: nodeTiming.loopStart is -1), Node answers
+  // zeros whatever it is given.
+  if (host.world.bootRunning) return { idle: 0, active: 0, utilization: 0 };
   if (b) {
     const idle = a!.idle - b.idle;
     const active = a!.active - b.active;
     return { idle, active, utilization: active / (idle + active) };
   }
-  // The loop's time: since it started, after the program's first tick (nodeTiming.loopStart);
-  // before that, as in Node, none.
-  const loopMs = host.world.bootRunning ? 0 : host.clock.loopMs(host.readNowNs());
-  const active = Math.min((host.cpuNs - host.bootSpunNs) / 1e6, loopMs);
-  const idle = loopMs - active;
+  // The loop's time: since it started, after the program's first tick (nodeTiming.loopStart).
+  // In nanoseconds, then ms: idle stays the same number while the loop is busy (a delta of
+  // exactly 0, as Node's loop idle time), where a difference of ms values drifted by 1e-15.
+  const loopNs = host.clock.loopNs(host.readNowNs());
+  const activeNs = Math.min(host.cpuNs - host.bootSpunNs, loopNs);
+  const active = activeNs / 1e6;
+  const idle = (loopNs - activeNs) / 1e6;
   if (!a) return { idle, active, utilization: idle + active === 0 ? 0 : active / (idle + active) };
   const idleDelta = idle - a.idle;
   const activeDelta = active - a.active;
@@ -258,8 +263,11 @@ export const machineShim: Shim = {
 
     const perfPrototype = Object.getPrototypeOf(perf) as Record<string, Fn>;
     const realElu = perfPrototype.eventLoopUtilization!;
-    patches.replace(perfPrototype, 'eventLoopUtilization', inHost(realElu, (host, [u1, u2]) => eventLoopUtilization(host, u1, u2)));
+    const elu = inHost(realElu, (host, [u1, u2]) => eventLoopUtilization(host, u1, u2));
+    patches.replace(perfPrototype, 'eventLoopUtilization', elu);
     const hooksModule = perfHooks as unknown as Record<string, Fn>;
+    // Newer Node 24 also exports it from perf_hooks, the same function as performance's.
+    if (hooksModule.eventLoopUtilization === realElu) patches.replace(hooksModule, 'eventLoopUtilization', elu);
     const realMonitorEventLoopDelay = hooksModule.monitorEventLoopDelay!;
     const monitor = function monitorEventLoopDelay(this: unknown, ...args: any[]): unknown {
       const real = Reflect.apply(realMonitorEventLoopDelay, this, args);

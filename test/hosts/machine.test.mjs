@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import v8 from 'node:v8';
 import util from 'node:util';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import perfHooks, { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Sim, STARTUP_MS } from 'dst-runtime';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -142,6 +142,30 @@ describe('machine readings inside a host (seed 0x3a)', () => {
     for (const name of ['a', 'b']) replay.host(name, () => again.push([name, process.pid, process.ppid]));
     await replay.run();
     assert.deepEqual(again, ids.slice(0, 2));
+  });
+
+  it('eventLoopUtilization: zeros before the loop starts whatever it is given, an idle delta of exactly 0 over busy code, the aliases Node has', async () => {
+    const seen = {};
+    const sim = new Sim({ seed: 0x3a });
+    sim.host('n1', () => {
+      const elu = performance.eventLoopUtilization;
+      seen.top = [elu(), elu({ idle: 5, active: 3 }, { idle: 1, active: 1 })];
+      // Newer Node 24 exports both from perf_hooks too, the same functions as performance's.
+      seen.aliases = [perfHooks.eventLoopUtilization, perfHooks.timerify].map((f) => f === undefined || f === elu || f === performance.timerify);
+      setTimeout(() => {
+        const before = elu();
+        const t0 = performance.now();
+        while (performance.now() < t0 + 20);
+        const during = elu(before);
+        seen.busy = { idle: during.idle, utilization: during.utilization, activeMs: Math.round(during.active) };
+      }, 10);
+    });
+    await sim.run();
+    assert.deepEqual(seen, {
+      top: [{ idle: 0, active: 0, utilization: 0 }, { idle: 0, active: 0, utilization: 0 }],
+      aliases: [true, true],
+      busy: { idle: 0, utilization: 1, activeMs: 20 },
+    });
   });
 
   it('monitorEventLoopDelay gives a host what Node gives: an ELDHistogram, disposable where Node 24 makes it so', async () => {
