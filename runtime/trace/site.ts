@@ -37,8 +37,18 @@ export function programFrame(line: string): string | undefined {
   if (file.startsWith('node:')) return undefined;
   if (file.startsWith('file://')) file = decodeURIComponent(file.slice('file://'.length));
   if (isOwnFile(file)) return undefined;
-  const rel = path.relative(nodeCwd(), file);
+  const cwd = workingDirectory();
+  const rel = cwd === undefined ? '..' : path.relative(cwd, file);
   return `${rel.startsWith('..') ? file : rel}:${m[2]}:${m[3]}`;
+}
+
+/** The working directory, or undefined once it was removed (uv_cwd's ENOENT): paths stay absolute. */
+function workingDirectory(): string | undefined {
+  try {
+    return nodeCwd();
+  } catch {
+    return undefined;
+  }
 }
 
 /** The frames of a stack that belong to the program (not Node's, not dst-runtime's). */

@@ -30,6 +30,25 @@ describe('fs in a host: real files, held in virtual time, completions in call or
 
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  it('a working directory removed under the program: fs calls fail as plainly (ENOENT), and the run does not crash', () => {
+    // Node's test-fs-mkdir: the runtime's own process.cwd() (naming the program's frames) threw.
+    const program = [
+      "const fs = require('fs');",
+      `const d = ${JSON.stringify(path.join(dir, 'gone'))};`,
+      'fs.mkdirSync(d); process.chdir(d); fs.rmdirSync(d);',
+      "try { fs.mkdirSync('X', { recursive: true }); } catch (e) { console.log('sync', e.code, e.syscall); }",
+      "fs.mkdir('X', { recursive: true }, (e) => console.log('async', e.code, e.syscall));",
+      "fs.readFile('Y', (e) => console.log('read', e.code));",
+    ].join('\n');
+    const plain = spawnSync(process.execPath, ['-e', program], { encoding: 'utf8' });
+    const simulated = spawnSync(process.execPath, ['--import', REGISTER_MJS, '-e', program], { encoding: 'utf8', env: { ...process.env, DST_SEED: '0xf5', DST_QUIET: '1' } });
+    // Plainly the two asynchronous calls finish in the thread pool's order: compared sorted.
+    const lines = (out) => out.trim().split('\n').sort();
+    assert.deepEqual(lines(plain.stdout), ['async ENOENT mkdir', 'read ENOENT', 'sync ENOENT mkdir']);
+    assert.deepEqual(lines(simulated.stdout), lines(plain.stdout), simulated.stderr);
+    assert.equal(simulated.status, 0, simulated.stderr);
+  });
+
   it('a client awaiting a read finishes before the run ends, and virtual time stands still meanwhile', async () => {
     const seen = {};
     const sim = new Sim({ seed: 0xf5 });
