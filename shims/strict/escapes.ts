@@ -15,6 +15,7 @@
  */
 import type childProcessModule from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import type workerThreadsModule from 'node:worker_threads';
 import { UnsupportedError } from '../../runtime/errors.js';
@@ -103,8 +104,11 @@ export const escapesShim: Shim = {
     const fsEventPrototype = (nodeBinding('fs_event_wrap').FSEvent as { prototype: Record<string, (...args: any[]) => any> }).prototype;
     const realStart = fsEventPrototype.start!;
     const start = function start(this: unknown, ...args: unknown[]) {
-      if (currentHost() !== undefined) throw new UnsupportedError(inFsWatch ? 'fs.watch()' : 'fs.promises.watch()', watchInstead);
-      return Reflect.apply(realStart, this, args);
+      if (currentHost() === undefined) return Reflect.apply(realStart, this, args);
+      // A path that is not there fails as inotify_add_watch fails (Node throws its ENOENT,
+      // syscall 'watch'): the host's own disk answers, real or simulated.
+      if (fs.statSync(args[0] as string, { throwIfNoEntry: false }) === undefined) return -os.constants.errno.ENOENT;
+      throw new UnsupportedError(inFsWatch ? 'fs.watch()' : 'fs.promises.watch()', watchInstead);
     };
     mirrorSignature(start, realStart);
     patches.replace(fsEventPrototype, 'start', start);

@@ -49,8 +49,9 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
       const watcher = watchPromises('.');
       errors.push(`promise API returned ${typeof watcher[Symbol.asyncIterator]}`);
       await watcher.next().then(() => errors.push('no error'), (error) => errors.push(`${error.code}: ${error.message.split(':')[0]}`));
-      // Node's own argument errors come first.
+      // Node's own argument errors come first, and a path that is not there is its ENOENT.
       attempt(() => fs.watch('a\0b'));
+      attempt(() => fs.watch('no-such-file-here'));
       attempt(() => fs.watch('.', { encoding: 'bogus' }));
     });
     await sim.run();
@@ -65,6 +66,7 @@ describe('strict mode: APIs that would escape the simulation (seed 0xe5)', () =>
       'promise API returned function',
       'DST_UNSUPPORTED: fs.promises.watch() is not supported inside a dst-runtime simulation',
       plainError(() => fs.watch('a\0b')),
+      plainError(() => fs.watch('no-such-file-here')),
       plainError(() => fs.watch('.', { encoding: 'bogus' })),
     ]);
     assert.match(errors.at(-1), /^ERR_INVALID_ARG_VALUE/);
