@@ -18,23 +18,23 @@ const busy = (ms) => { const t = performance.now(); while (performance.now() - t
 {
   const a = await open('a');
   setImmediate(() => { log.push('-- immediate: immediate, busy, destroy'); setImmediate(() => log.push('imm')); busy(5); a.destroy(); });
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 200));
 }
 {
   const a = await open('b');
   setTimeout(() => { log.push('-- timer: immediate, busy, destroy'); setImmediate(() => log.push('imm')); busy(5); a.destroy(); }, 1);
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 200));
 }
 {
   const a = await open('c');
   const b = await open('d');
   setTimeout(() => { log.push('-- timer: destroy c, busy, destroy d, immediate'); a.destroy(); busy(5); b.destroy(); setImmediate(() => log.push('imm')); }, 1);
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 200));
 }
 {
   const a = await open('e');
   setImmediate(() => { log.push('-- immediate: destroy, busy, immediate'); a.destroy(); busy(5); setImmediate(() => log.push('imm')); });
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 200));
 }
 console.log(log.join('\n'));
 server.close();
