@@ -15,12 +15,11 @@
  */
 import type childProcessModule from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import { createRequire } from 'node:module';
 import type workerThreadsModule from 'node:worker_threads';
 import { UnsupportedError } from '../../runtime/errors.js';
-import { currentHost } from '../context.js';
-import { diskOf } from '../fs/disk.js';
+import { currentHost, type Host } from '../context.js';
+import { diskOf, uvErrno } from '../fs/disk.js';
 import { nodeBinding } from '../node-binding.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
@@ -29,31 +28,28 @@ import type { Shim } from '../shim.js';
 const CHILD_PROCESS = ['spawn', 'exec', 'execFile', 'fork'] as const;
 /** The synchronous children: the host waits for the child's exit, so they run for real. */
 const SYNC_CHILD_PROCESS = ['spawnSync', 'execSync', 'execFileSync'] as const;
-const CHILD_INSTEAD = 'a child process runs outside the simulation; run the other program as another simulated host (sim.host(name, { main }))';
+const AS_HOST = 'run the other program as another simulated host (sim.host(name, { main }))';
+const CHILD_INSTEAD = `a child process runs outside the simulation; ${AS_HOST}`;
 
-function guard<T extends (...args: any[]) => any>(original: T, api: string, instead: string): T {
+/** `original`, throwing inside a host the error `refusal` gives for it (none: the call runs). */
+function guard<T extends (...args: any[]) => any>(original: T, refusal: (host: Host) => UnsupportedError | undefined): T {
   const guarded = function (this: unknown, ...args: unknown[]) {
-    if (currentHost() !== undefined) throw new UnsupportedError(api, instead);
+    const host = currentHost();
+    const error = host === undefined ? undefined : refusal(host);
+    if (error !== undefined) throw error;
     return Reflect.apply(original, this, args);
   };
   mirrorSignature(guarded, original);
   return guarded as unknown as T;
 }
 
-/** A synchronous child's guard: refused only on a simulated disk. */
-function syncChildGuard<T extends (...args: any[]) => any>(original: T, api: string): T {
-  const guarded = function (this: unknown, ...args: unknown[]) {
-    const host = currentHost();
-    if (host !== undefined && diskOf(host) !== undefined) {
-      throw new UnsupportedError(
-        `${api} on a simulated disk (host "${host.name}")`,
-        `the child would read and write the real disk, not the host's simulated one; run with the real disk (the Sim option disk: 'real', or DST_DISK=real), or ${CHILD_INSTEAD.replace('a child process runs outside the simulation; ', '')}`,
-      );
-    }
-    return Reflect.apply(original, this, args);
-  };
-  mirrorSignature(guarded, original);
-  return guarded as unknown as T;
+/** A synchronous child's refusal: only on a simulated disk, which the child would not see. */
+function simulatedDiskRefusal(api: string, host: Host): UnsupportedError | undefined {
+  if (diskOf(host) === undefined) return undefined;
+  return new UnsupportedError(
+    `${api} on a simulated disk (host "${host.name}")`,
+    `the child would read and write the real disk, not the host's simulated one; run with the real disk (the Sim option disk: 'real', or DST_DISK=real), or ${AS_HOST}`,
+  );
 }
 
 /** The guards of child_process, installed at its first load. */
@@ -63,9 +59,11 @@ export const childProcessEscapesShim: Shim = {
   install(patches: PatchSet) {
     const cp = createRequire(__filename)('node:child_process') as typeof childProcessModule as unknown as Record<string, (...args: any[]) => any>;
     for (const name of CHILD_PROCESS) {
-      patches.replace(cp, name, guard(cp[name]!, `child_process.${name}()`, CHILD_INSTEAD));
+      patches.replace(cp, name, guard(cp[name]!, () => new UnsupportedError(`child_process.${name}()`, CHILD_INSTEAD)));
     }
-    for (const name of SYNC_CHILD_PROCESS) patches.replace(cp, name, syncChildGuard(cp[name]!, `child_process.${name}()`));
+    for (const name of SYNC_CHILD_PROCESS) {
+      patches.replace(cp, name, guard(cp[name]!, (host) => simulatedDiskRefusal(`child_process.${name}()`, host)));
+    }
   },
 };
 
@@ -107,7 +105,7 @@ export const escapesShim: Shim = {
       if (currentHost() === undefined) return Reflect.apply(realStart, this, args);
       // A path that is not there fails as inotify_add_watch fails (Node throws its ENOENT,
       // syscall 'watch'): the host's own disk answers, real or simulated.
-      if (fs.statSync(args[0] as string, { throwIfNoEntry: false }) === undefined) return -os.constants.errno.ENOENT;
+      if (fs.statSync(args[0] as string, { throwIfNoEntry: false }) === undefined) return uvErrno('ENOENT');
       throw new UnsupportedError(inFsWatch ? 'fs.watch()' : 'fs.promises.watch()', watchInstead);
     };
     mirrorSignature(start, realStart);
