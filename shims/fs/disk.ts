@@ -28,6 +28,7 @@ import { UnsupportedError } from '../../runtime/errors.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { NODE_MAJOR, type Host } from '../context.js';
+import type { RandomStream } from '../../runtime/random/stream.js';
 import { nodeBinding } from '../node-binding.js';
 import { beginRealCall, completeRealCall, deliverAfter } from '../thread-pool/real-work.js';
 import { completeListed, trackRequest } from '../net/native-handles.js';
@@ -170,6 +171,11 @@ class Failure {
     return error;
   }
 }
+/** The error Node's libuv completion makes for an asynchronous call that failed (no stack frames). */
+export function asyncFsError(code: string, syscall: string, path?: string): Error {
+  return new Failure(code, syscall, path).toError(undefined);
+}
+
 function fail(code: string, syscall: string, path?: string, dest?: string): never {
   throw new Failure(code, syscall, path, dest);
 }
@@ -255,7 +261,8 @@ function positionOf(value: unknown): number | undefined {
   return undefined;
 }
 
-function encode(name: string, encoding: unknown): string | Buffer {
+/** A path as the binding hands it back for `encoding` (a Buffer for 'buffer'). */
+export function encode(name: string, encoding: unknown): string | Buffer {
   if (encoding === 'buffer') return Buffer.from(name);
   if (encoding === undefined || encoding === null || encoding === 'utf8' || encoding === 'utf-8') return name;
   return Buffer.from(name).toString(encoding as BufferEncoding);
@@ -515,6 +522,22 @@ function copyFile(disk: Disk, args: unknown[]): void {
 
 const RANDOM_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
+/** Each host incarnation's mkdtemp stream, drawn on from call to call as libuv draws afresh. */
+const tempNames = new WeakMap<Host, RandomStream>();
+
+/**
+ * The six characters mkdtemp puts after a prefix (libuv's alphabet), from the host's seeded
+ * stream: on the simulated disk and on the real one (fs.ts), so a run names its temporary
+ * directories the same way every time.
+ */
+export function tempSuffix(host: Host): string {
+  let stream = tempNames.get(host);
+  if (stream === undefined) tempNames.set(host, (stream = host.stream('disk:mkdtemp')));
+  let suffix = '';
+  for (let i = 0; i < 6; i++) suffix += RANDOM_CHARS[stream.int(0, RANDOM_CHARS.length - 1)];
+  return suffix;
+}
+
 /**
  * Whether this process may access an entry with `stat` in `wanted` ways (R_OK 4, W_OK 2, X_OK 1),
  * as access(2) decides: root may read and write anything, and execute what has an execute bit
@@ -679,10 +702,8 @@ const OPERATIONS: Record<string, Operation> = {
     return encode(onDisk(() => disk.realpath(absolute(path)), pathText(path)), encoding);
   },
   mkdtemp: (host, disk, [prefix, encoding]) => {
-    const stream = host.stream('disk:mkdtemp');
-    const draw = () => Array.from({ length: 6 }, () => RANDOM_CHARS[stream.int(0, RANDOM_CHARS.length - 1)]).join('');
     // An error names the template, as Node's does ('prefix' + 'XXXXXX').
-    const made = onDisk(() => disk.mkdtemp(absolute(prefix), draw), `${pathText(prefix)}XXXXXX`);
+    const made = onDisk(() => disk.mkdtemp(absolute(prefix), () => tempSuffix(host)), `${pathText(prefix)}XXXXXX`);
     return encode(pathText(prefix) + made.slice(absolute(prefix).length), encoding);
   },
   utimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)), atime, mtime, disk),

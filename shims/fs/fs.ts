@@ -21,9 +21,9 @@
 import { captureContext } from '../async-hooks/async-context.js';
 import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { currentHost, type Host } from '../context.js';
-import { callDisk, diskOf, noteInstalled, noteRestored, serveReadFile, servesCall, unsupportedOnDisk } from './disk.js';
+import { asyncFsError, callDisk, diskOf, encode, noteInstalled, noteRestored, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
 import fs from 'node:fs';
-import { realDiskCall } from '../../runtime/disk/real.js';
+import { onRealDisk, realDiskCall } from '../../runtime/disk/real.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
 import { loadingModuleGraph } from '../module/module-hosts.js';
@@ -147,6 +147,33 @@ function mayChangeFiles(name: string, args: unknown[]): boolean {
   return true;
 }
 
+/**
+ * mkdtemp on the real disk from a host: the directory libuv would name with six random
+ * characters gets six from the host's seeded stream instead (the simulated disk's own rule), so
+ * a program that prints, sorts or compares its temporary paths replays by seed. A name already
+ * taken (a directory a killed run left behind) is drawn again, as mkdtemp(3) retries. Another
+ * failure (no parent, no permission) gives its code and the name last tried, which an
+ * asynchronous mkdtemp's error carries in Node (a synchronous one's carries the template).
+ * Undefined for a prefix of another type, or after 100 taken names: Node's own call then runs.
+ */
+function seededMkdtemp(host: Host, prefix: unknown, encoding: unknown): { made: string | Buffer } | { code: string; tried: string } | undefined {
+  if (typeof prefix !== 'string' && !Buffer.isBuffer(prefix)) return undefined;
+  const text = Buffer.isBuffer(prefix) ? prefix.toString('latin1') : prefix;
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const candidate = text + tempSuffix(host);
+    const path = Buffer.isBuffer(prefix) ? Buffer.from(candidate, 'latin1') : candidate;
+    try {
+      onRealDisk(() => fs.mkdirSync(path, 0o700));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      return { code: code ?? 'EIO', tried: path.toString() };
+    }
+    return { made: Buffer.isBuffer(path) ? (encoding === 'buffer' ? path : path.toString((encoding ?? 'utf8') as BufferEncoding)) : encode(path, encoding) };
+  }
+  return undefined;
+}
+
 function holding(name: string, original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
   const held = function (this: unknown, ...args: unknown[]): unknown {
     if (mayChangeFiles(name, args)) filesChanged();
@@ -158,15 +185,25 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
       const host = currentHost();
       const disk = host === undefined ? undefined : diskOf(host);
       if (disk !== undefined && servesCall(name, args)) return callDisk(name, host!, disk, args, undefined, held);
+      if (name === 'mkdtemp' && host !== undefined) {
+        // A failure is Node's own (its error names the template, prefix + 'XXXXXX').
+        const outcome = seededMkdtemp(host, args[0], args[1]);
+        if (outcome !== undefined && 'made' in outcome) return outcome.made;
+      }
       return Reflect.apply(original, this, args);
     }
     const host = holderOf();
     if (host === undefined) return Reflect.apply(original, this, args);
     const disk = diskOf(host);
     const served = disk !== undefined && servesCall(name, args);
+    const made = !served && name === 'mkdtemp' ? seededMkdtemp(host, args[0], args[1]) : undefined;
     if (marker === kUsePromises) {
       const listed = trackRequest(host, 'FSReqPromise');
-      const result = (served ? callDisk(name, host, disk!, args, marker, held) : heldPromise(host, () => hideRealPromiseRequest('FSReqPromise', () => Reflect.apply(original, this, args) as Promise<unknown>))) as Promise<unknown>;
+      const real =
+        made === undefined
+          ? () => hideRealPromiseRequest('FSReqPromise', () => Reflect.apply(original, this, args) as Promise<unknown>)
+          : () => ('made' in made ? Promise.resolve(made.made) : Promise.reject(asyncFsError(made.code, 'mkdtemp', made.tried)));
+      const result = (served ? callDisk(name, host, disk!, args, marker, held) : heldPromise(host, real)) as Promise<unknown>;
       result.then(listed, listed);
       return result;
     }
@@ -176,6 +213,12 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
     if (serveReadFile(name, host, served ? disk : undefined, args, marker, listed)) return undefined;
     if (served) return callDisk(name, host, disk!, args, marker, held);
     heldCallback(host, req);
+    if (made !== undefined) {
+      // Made already: the completion goes through the line as the real call's would.
+      if ('made' in made) req.oncomplete!(null, made.made);
+      else req.oncomplete!(asyncFsError(made.code, 'mkdtemp', made.tried));
+      return undefined;
+    }
     try {
       return Reflect.apply(original, this, args);
     } catch (error) {

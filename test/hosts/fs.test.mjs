@@ -160,6 +160,66 @@ describe('fs in a host: real files, held in virtual time, completions in call or
     for (const output of outputs.slice(1)) assert.deepEqual(output, outputs[0]);
   });
 
+  it('mkdtemp on the real disk: names drawn from the seed, the same every run, a taken name drawn again, Node\'s errors', async () => {
+    const runOnce = async (seed, taken = []) => {
+      const base = fs.mkdtempSync(path.join(dir, 'tmp-'));
+      for (const name of taken) fs.mkdirSync(path.join(base, name));
+      const names = [];
+      const errors = [];
+      const sim = new Sim({ seed });
+      sim.client('maker', async () => {
+        names.push(fs.mkdtempSync(path.join(base, 'a-')));
+        names.push(await new Promise((resolve, reject) => fs.mkdtemp(path.join(base, 'b-'), (e, made) => (e ? reject(e) : resolve(made)))));
+        names.push(await fs.promises.mkdtemp(path.join(base, 'c-')));
+        names.push(fs.mkdtempSync(path.join(base, 'd-'), 'buffer'));
+        try {
+          fs.mkdtempSync(path.join(base, 'missing', 'e-'));
+        } catch (error) {
+          errors.push(error);
+        }
+        errors.push(await fs.promises.mkdtemp(path.join(base, 'missing', 'f-')).catch((error) => error));
+      });
+      const result = await sim.run();
+      assert.equal(result.stopReason, 'clients-done');
+      const made = names.map((n) => path.relative(base, n.toString()));
+      for (const name of made) assert.ok(fs.statSync(path.join(base, name)).isDirectory(), name);
+      assert.ok(Buffer.isBuffer(names[3]));
+      return { base, made, errors };
+    };
+    const first = await runOnce(0xf5);
+    const again = await runOnce(0xf5);
+    const other = await runOnce(0xf6);
+    assert.deepEqual(again.made, first.made);
+    assert.notDeepEqual(other.made, first.made);
+    assert.deepEqual(first.made.map((n) => n.slice(0, 2)), ['a-', 'b-', 'c-', 'd-']);
+    for (const name of first.made) assert.match(name, /^[a-d]-[a-zA-Z0-9]{6}$/);
+    // Each call draws afresh: the four suffixes differ.
+    assert.equal(new Set(first.made.map((n) => n.slice(2))).size, 4);
+    // A name a killed run left behind is skipped: the next draw is taken, as mkdtemp(3) retries.
+    const blocked = await runOnce(0xf5, [first.made[0]]);
+    assert.notEqual(blocked.made[0], first.made[0]);
+    assert.match(blocked.made[0], /^a-[a-zA-Z0-9]{6}$/);
+    // A prefix in a missing directory fails as plainly: ENOENT, syscall mkdtemp, the template.
+    const plain = (() => {
+      try {
+        fs.mkdtempSync(path.join(first.base, 'missing', 'e-'));
+      } catch (error) {
+        return error;
+      }
+    })();
+    assert.equal(plain.code, 'ENOENT');
+    const [sync, promised] = first.errors;
+    assert.equal(sync.message, plain.message);
+    assert.equal(sync.syscall, 'mkdtemp');
+    assert.equal(sync.path, path.join(first.base, 'missing', 'e-XXXXXX'));
+    // An asynchronous one names the last name it tried, as libuv's completion does: seeded here.
+    assert.equal(promised.code, 'ENOENT');
+    assert.equal(promised.syscall, 'mkdtemp');
+    assert.match(path.relative(first.base, promised.path), /^missing\/f-[a-zA-Z0-9]{6}$/);
+    assert.equal(promised.message, `ENOENT: no such file or directory, mkdtemp '${promised.path}'`);
+    assert.equal(path.relative(again.base, again.errors[1].path), path.relative(first.base, promised.path));
+  });
+
   it('passes errors on unchanged: ENOENT reaches callbacks and promises with Node\'s code and message', async () => {
     const missing = path.join(dir, 'missing.txt');
     const plain = await fs.promises.readFile(missing).catch((error) => error);
