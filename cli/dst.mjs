@@ -356,7 +356,7 @@ async function loadScenario(file) {
  * child process; its register-mode exit code and DST_REPORT give the result.
  * `inherit` shows the program's output; otherwise the tail of its stderr names the failure.
  */
-function runApp(file, seed, { trace, inherit = false } = {}) {
+function runApp(file, seed, { trace, inherit = false, capture = false } = {}) {
   const dir = tempDir();
   const report = path.join(dir, 'report.json');
   const env = { ...process.env, DST_SEED: seed, DST_REPORT: report };
@@ -364,7 +364,8 @@ function runApp(file, seed, { trace, inherit = false } = {}) {
   else delete env.DST_TRACE;
   if (!inherit) env.DST_QUIET = '1';
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', REGISTER, path.resolve(file)], { env, stdio: inherit ? 'inherit' : ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', REGISTER, path.resolve(file)], { env, stdio: inherit ? 'inherit' : ['ignore', capture ? 'pipe' : 'ignore', 'pipe'] });
+    const output = capture ? captureOutput(child, { echoStderr: false }) : undefined;
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
       stderr = (stderr + chunk).slice(-16384);
@@ -379,9 +380,66 @@ function runApp(file, seed, { trace, inherit = false } = {}) {
       const dstLine = stderr.split('\n').find((l) => l.startsWith('dst: ') && !l.startsWith('dst: seed ') && !l.startsWith('dst: faults '));
       const exitCode = code ?? 128;
       const message = dstLine?.slice(5) ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
-      resolve(appResult(file, seed, { exitCode, elapsedNs: data.elapsedNs ?? 0, events: data.events ?? 0, fingerprint: data.fingerprint ?? 'unknown', message, faults: data.faults }));
+      const result = appResult(file, seed, { exitCode, elapsedNs: data.elapsedNs ?? 0, events: data.events ?? 0, fingerprint: data.fingerprint ?? 'unknown', message, faults: data.faults });
+      resolve(output === undefined ? result : { ...result, output: output() });
     });
   });
+}
+
+/**
+ * Collects everything a child writes to its piped stdout and stderr (for `dst check`, which
+ * compares two runs' output), echoing stderr as it comes when asked. Returns a function that
+ * gives both streams' bytes once the child has closed.
+ */
+function captureOutput(child, { echoStderr }) {
+  const chunks = { stdout: [], stderr: [] };
+  for (const name of ['stdout', 'stderr']) {
+    child[name]?.on('data', (chunk) => {
+      chunks[name].push(chunk);
+      if (name === 'stderr' && echoStderr) process.stderr.write(chunk);
+    });
+  }
+  return () => ({ stdout: Buffer.concat(chunks.stdout), stderr: Buffer.concat(chunks.stderr) });
+}
+
+/**
+ * Where two runs' output first differs: the stream, the 1-based line and column, and that line
+ * of each run (undefined past a run's end); undefined when both streams are the same bytes.
+ */
+export function firstOutputDifference(a, b) {
+  for (const stream of ['stdout', 'stderr']) {
+    const x = a[stream];
+    const y = b[stream];
+    if (x.equals(y)) continue;
+    let i = 0;
+    while (i < x.length && i < y.length && x[i] === y[i]) i++;
+    // (lastIndexOf takes a negative offset from the end: a difference at byte 0 is line 1.)
+    const lineStart = i === 0 ? 0 : x.lastIndexOf(10, i - 1) + 1;
+    const line = 1 + countNewlines(x, lineStart);
+    const lineOf = (bytes) => {
+      if (lineStart >= bytes.length) return undefined;
+      const end = bytes.indexOf(10, lineStart);
+      return bytes.subarray(lineStart, end === -1 ? bytes.length : end).toString('utf8');
+    };
+    return { stream, line, column: i - lineStart + 1, run1: lineOf(x), run2: lineOf(y), bytes1: x.length, bytes2: y.length };
+  }
+  return undefined;
+}
+
+const records = (n) => `${n} trace record${n === 1 ? '' : 's'}`;
+
+function countNewlines(bytes, end) {
+  let n = 0;
+  for (let i = bytes.indexOf(10); i !== -1 && i < end; i = bytes.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+/** One run's side of an output difference: the line (quoted, cut around the column), or its end. */
+function describeOutputLine(text, column, bytes) {
+  if (text === undefined) return `(ends after ${bytes} bytes)`;
+  const from = Math.max(0, column - 60);
+  const shown = text.slice(from, from + 160);
+  return `${from > 0 ? '…' : ''}${JSON.stringify(shown)}${from + 160 < text.length ? '…' : ''}`;
 }
 
 /**
@@ -446,19 +504,22 @@ class AppWorker {
  * Runs one seed in a fresh child process, of either kind: the result, as `dst run` would give it.
  * (Scenarios run through the hidden `__seed` command, which writes the result to a file.)
  */
-async function runSeedInChild(target, seed, { trace, swarm = false } = {}) {
-  if (target.kind === 'app') return runApp(target.file, seed, { trace });
+async function runSeedInChild(target, seed, { trace, swarm = false, capture = false } = {}) {
+  if (target.kind === 'app') return runApp(target.file, seed, { trace, capture });
   const dir = tempDir();
   const out = path.join(dir, 'result.json');
   try {
     const args = [CLI, '__seed', target.file, '--seed', seed, '--result', out, ...(trace ? ['--trace', trace] : []), ...(swarm ? ['--swarm'] : [])];
+    let output;
     const code = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawn(process.execPath, args, { stdio: ['ignore', capture ? 'pipe' : 'ignore', capture ? 'pipe' : 'inherit'] });
+      if (capture) output = captureOutput(child, { echoStderr: true });
       child.on('error', reject);
       child.on('close', resolve);
     });
     if (code !== 0) throw new Error(`Failed to run seed ${seed} of ${target.file} in a child process: it exited with code ${code}`);
-    return JSON.parse(readFileSync(out, 'utf8'));
+    const result = JSON.parse(readFileSync(out, 'utf8'));
+    return output === undefined ? result : { ...result, output: output() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -996,17 +1057,27 @@ async function check(file, flags) {
   try {
     // Two fresh processes, one after the other: whatever the simulator does not control (pids,
     // the real clock, files) gets a chance to differ.
-    const first = await runSeedInChild(target, seed, { trace: traces[0], swarm });
-    const second = await runSeedInChild(target, seed, { trace: traces[1], swarm });
+    // The program's output is compared too: a value from outside the simulation's control that
+    // is only printed (or sent, then printed) changes no event, so the traces alone miss it.
+    const first = await runSeedInChild(target, seed, { trace: traces[0], swarm, capture: true });
+    const second = await runSeedInChild(target, seed, { trace: traces[1], swarm, capture: true });
     const { divergence, compared } = await firstDivergence(traces[0], traces[1]);
+    const printed = firstOutputDifference(first.output, second.output);
     const outcome = (r) => (r.ok ? 'ok' : `${r.failure.kind}: ${r.failure.message}`);
-    if (divergence === undefined && first.fingerprint === second.fingerprint) {
-      console.log(`deterministic  seed ${seed}  fingerprint ${first.fingerprint}  (${compared} trace records compared; outcome ${outcome(first)})`);
+    if (divergence === undefined && first.fingerprint === second.fingerprint && printed === undefined) {
+      const bytes = first.output.stdout.length + first.output.stderr.length;
+      console.log(`deterministic  seed ${seed}  fingerprint ${first.fingerprint}  (${records(compared)} and ${bytes} bytes of output compared; outcome ${outcome(first)})`);
       if (flags.trace !== undefined) console.log(`traces         ${traces.join(' ')}`);
       return ExitCode.ok;
     }
     console.log(`NONDETERMINISTIC  seed ${seed}: two runs of ${file} differ`);
-    if (divergence === undefined) {
+    if (divergence === undefined && first.fingerprint === second.fingerprint) {
+      console.log(`  the events agree (${records(compared)}, fingerprint ${first.fingerprint}) but the program's output differs:`);
+      console.log(`  first difference: ${printed.stream} line ${printed.line}, column ${printed.column}`);
+      console.log(`  run 1  ${describeOutputLine(printed.run1, printed.column, printed.bytes1)}`);
+      console.log(`  run 2  ${describeOutputLine(printed.run2, printed.column, printed.bytes2)}`);
+      console.log(`  the program printed something the simulator does not control (the real world: a real file's contents or times, /proc, a source guide §5 lists as not seeded)`);
+    } else if (divergence === undefined) {
       console.log(`  the traces agree (${compared} records) but the fingerprints differ: ${first.fingerprint} vs ${second.fingerprint}`);
     } else {
       const n = divergence.a?.n ?? divergence.b?.n;

@@ -66,6 +66,21 @@ describe('dst check', () => {
     const good = await dst(['check', APP, '--seed', '3']);
     assert.equal(good.code, ExitCode.ok, good.stdout);
     assert.match(good.stdout, /^deterministic\s+seed 0x3\s+fingerprint fail:crash:/);
+    assert.match(good.stdout, /\d+ trace records? and [1-9]\d* bytes of output compared/);
+  });
+
+  it('compares the output too: a value from outside the simulation that is only printed is caught', async () => {
+    // The events are the same in both runs (one timer); the printed value is not.
+    const { code, stdout } = await dst(['check', 'test/scenario/fixtures/app-prints-nondeterministic.mjs', '--seed', '1']);
+    assert.equal(code, ExitCode.nondeterminism, stdout);
+    assert.match(stdout, /NONDETERMINISTIC\s+seed 0x1/);
+    assert.match(stdout, /the events agree \(1 trace record, fingerprint \w+\) but the program's output differs/);
+    // Two fresh UUIDs differ from some column of the id on (the first 11 are 'request id ').
+    const column = Number(/first difference: stdout line 2, column (\d+)/.exec(stdout)?.[1]);
+    assert.ok(column >= 12 && column <= 47, stdout);
+    const [one, two] = ['1', '2'].map((side) => new RegExp(`run ${side}  "request id ([0-9a-f-]{36})"`).exec(stdout)?.[1]);
+    assert.ok(one !== undefined && two !== undefined, stdout);
+    assert.notEqual(one, two);
   });
 });
 
