@@ -39,7 +39,10 @@ const nodeProcess: NodeJS.Process = originals.process;
 export interface SimResult {
   /** The seed, as 0x-hex: pass it back as `seed` (or DST_SEED) to replay the run. */
   seed: string;
-  /** A hash of every scheduling decision; equal fingerprints mean equal executions. */
+  /**
+   * A hash of every scheduling decision; equal fingerprints mean equal schedules (the same events
+   * in the same order at the same virtual times), not equal data.
+   */
   fingerprint: string;
   /** Virtual time at the end of the run, in nanoseconds. */
   elapsedNs: number;

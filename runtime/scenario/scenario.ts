@@ -198,7 +198,9 @@ export interface ScheduledFault {
 export interface ScenarioResult {
   seed: string;
   /**
-   * Equal fingerprints mean equal executions. A failed run's fingerprint names where it failed
+   * Equal fingerprints mean equal schedules: the same events, in the same order, at the same
+   * virtual times, on the same hosts and sockets (not the data the events carry; `dst check`
+   * compares the output too). A failed run's fingerprint names where it failed
    * and hashes the run up to there ("fail:<kind>:<timeNs>:<event>:<hash>"): two runs that fail
    * at the same instant by different paths differ, and a faithful replay reproduces it exactly.
    */
