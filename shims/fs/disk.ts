@@ -176,7 +176,7 @@ export function asyncFsError(code: string, syscall: string, path?: string): Erro
   return new Failure(code, syscall, path).toError(undefined);
 }
 
-function fail(code: string, syscall: string, path?: string, dest?: string): never {
+export function fail(code: string, syscall: string, path?: string, dest?: string): never {
   throw new Failure(code, syscall, path, dest);
 }
 
@@ -227,7 +227,7 @@ function fileOf(host: Host, fd: number, syscall: string): OpenFile {
 // ---- arguments -------------------------------------------------------------------------------
 
 /** A path argument as the binding got it: a string, or a Buffer (Node passes those on). */
-function pathText(value: unknown): string {
+export function pathText(value: unknown): string {
   if (typeof value === 'string') return value;
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString();
   return String(value);
@@ -268,7 +268,7 @@ export function encode(name: string, encoding: unknown): string | Buffer {
   return Buffer.from(name).toString(encoding as BufferEncoding);
 }
 
-function statArray(stat: DiskStat, bigint: boolean): Float64Array | BigInt64Array {
+export function statArray(stat: DiskStat, bigint: boolean): Float64Array | BigInt64Array {
   const times = [stat.atimeNs, stat.mtimeNs, stat.ctimeNs, stat.birthtimeNs];
   const head = [stat.dev, stat.mode, stat.nlink, stat.uid, stat.gid, stat.rdev, stat.blksize, stat.ino, stat.size, stat.blocks];
   if (bigint) {
@@ -543,7 +543,7 @@ export function tempSuffix(host: Host): string {
  * as access(2) decides: root may read and write anything, and execute what has an execute bit
  * (any directory); others get the owner's, the group's or everyone's bits.
  */
-function permits(stat: DiskStat, wanted: number): boolean {
+export function permits(stat: DiskStat, wanted: number): boolean {
   const uid = process.getuid?.() ?? 0;
   const isDir = (stat.mode & 0o170000) === 0o040000;
   if (uid === 0) return (wanted & C.X_OK) === 0 || isDir || (stat.mode & 0o111) !== 0;
@@ -1065,7 +1065,16 @@ export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], 
       ? (h: Host, d: Disk, a: unknown[]) => syncFile(h, d, a[0] as number, name, true)
       : OPERATIONS[name]!;
   // A DiskError that no step turned into the program's error (a file grown past the limit).
-  const operation = (): unknown => onDisk(() => served(host, disk, args));
+  return serve(host, args, marker, callee, () => onDisk(() => served(host, disk, args)), latencyNs);
+}
+
+/**
+ * Answers a binding call from `host` with what `operation` gives (or the Failure it throws), in
+ * the call's form: returned or thrown (into Node 20's ctx where the call has one) for a
+ * synchronous call, and otherwise delivered as the callback's or the promise's settlement in an
+ * 'io' event of the host, after `latencyNs` (0: at the current instant, in call order).
+ */
+export function serve(host: Host, args: unknown[], marker: unknown, callee: (...args: any[]) => unknown, operation: () => unknown, latencyNs = 0): unknown {
   if (marker === undefined) {
     // A synchronous call blocks its process for as long as the disk takes.
     if (latencyNs > 0) host.world.busy(host, latencyNs);

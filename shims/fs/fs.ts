@@ -21,7 +21,8 @@
 import { captureContext } from '../async-hooks/async-context.js';
 import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { currentHost, type Host } from '../context.js';
-import { asyncFsError, callDisk, diskOf, encode, noteInstalled, noteRestored, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
+import { asyncFsError, callDisk, diskOf, encode, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
+import { socketOperation } from './socket-names.js';
 import fs from 'node:fs';
 import { onRealDisk, realDiskCall } from '../../runtime/disk/real.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
@@ -185,6 +186,8 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
       const host = currentHost();
       const disk = host === undefined ? undefined : diskOf(host);
       if (disk !== undefined && servesCall(name, args)) return callDisk(name, host!, disk, args, undefined, held);
+      const socketFile = host === undefined || disk !== undefined ? undefined : socketOperation(name, host, args);
+      if (socketFile !== undefined) return serve(host!, args, undefined, held, socketFile);
       if (name === 'mkdtemp' && host !== undefined) {
         // A failure is Node's own (its error names the template, prefix + 'XXXXXX').
         const outcome = seededMkdtemp(host, args[0], args[1]);
@@ -196,9 +199,16 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
     if (host === undefined) return Reflect.apply(original, this, args);
     const disk = diskOf(host);
     const served = disk !== undefined && servesCall(name, args);
-    const made = !served && name === 'mkdtemp' ? seededMkdtemp(host, args[0], args[1]) : undefined;
+    // A kept unix socket's file on the real disk (socket-names.ts), answered as a disk would.
+    const socketFile = disk === undefined ? socketOperation(name, host, args) : undefined;
+    const made = !served && socketFile === undefined && name === 'mkdtemp' ? seededMkdtemp(host, args[0], args[1]) : undefined;
     if (marker === kUsePromises) {
       const listed = trackRequest(host, 'FSReqPromise');
+      if (socketFile !== undefined) {
+        const result = serve(host, args, marker, held, socketFile) as Promise<unknown>;
+        result.then(listed, listed);
+        return result;
+      }
       const real =
         made === undefined
           ? () => hideRealPromiseRequest('FSReqPromise', () => Reflect.apply(original, this, args) as Promise<unknown>)
@@ -210,6 +220,7 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
     const req = marker as InstanceType<typeof FSReqCallback> & { [kCall]?: RealCall };
     if (typeof req.oncomplete !== 'function') return Reflect.apply(original, this, args);
     const listed = listRequest(host, req);
+    if (socketFile !== undefined) return serve(host, args, marker, held, socketFile);
     if (serveReadFile(name, host, served ? disk : undefined, args, marker, listed)) return undefined;
     if (served) return callDisk(name, host, disk!, args, marker, held);
     heldCallback(host, req);

@@ -28,10 +28,26 @@ import type { World } from '../../runtime/world.js';
 import { NODE_MAJOR, type Host } from '../context.js';
 import { diskOf, umask, uvErrno } from '../fs/disk.js';
 
+/** What stat(2) shows of a socket's file kept in the world for the real disk (shims/fs/socket-names.ts). */
+export interface SocketMeta {
+  dev: number;
+  ino: number;
+  /** S_IFSOCK and the permission bits. */
+  mode: number;
+  uid: number;
+  gid: number;
+  atimeNs: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  birthtimeNs: bigint;
+}
+
 /** A socket's file: what connect(2) through its name reaches. */
 export class SocketFile {
   /** The socket listening on it, once listen(2) ran (closed when the socket went away). */
   listener: TcpListener | undefined;
+  /** A name on the real disk: what the file system shows of it (abstract names have none). */
+  meta: SocketMeta | undefined;
   constructor(
     /** Kept apart from any disk (the real disk, an abstract name): gone with its socket. */
     readonly virtual: boolean,
@@ -54,7 +70,15 @@ const UV_1_51 = UV_MAJOR > 1 || UV_MINOR >= 51;
 /** Names kept in the world (real disk, abstract): per world, by host name and then name. */
 const kept = new WeakMap<World, Map<string, Map<string, SocketFile>>>();
 
-function keptOf(host: Host): Map<string, SocketFile> {
+/** Inode numbers of the socket files kept for the real disk, per world (high: no real file's). */
+const inodes = new WeakMap<World, number>();
+const S_IFSOCK = fs.constants.S_IFSOCK;
+
+/**
+ * The names of unix sockets kept in the world for `host` (the real disk and abstract names), by
+ * absolute path: shims/fs/socket-names.ts shows those on the real disk to the host's fs calls.
+ */
+export function keptOf(host: Host): Map<string, SocketFile> {
   const world = host.world as World;
   let byHost = kept.get(world);
   if (byHost === undefined) kept.set(world, (byHost = new Map()));
@@ -97,8 +121,19 @@ export function bindName(host: Host, name: string): SocketFile | number {
     if (err !== 0) return err;
   }
   const file = new SocketFile(true);
+  if (!name.startsWith('\0')) file.meta = metaFor(host, name);
   names.set(name, file);
   return file;
+}
+
+/** The new socket file at `name` on the real disk, as bind(2) makes it: mode 0777 less the umask, the host's clock. */
+function metaFor(host: Host, name: string): SocketMeta {
+  const world = host.world as World;
+  const ino = (inodes.get(world) ?? 0x7000_0000) + 1;
+  inodes.set(world, ino);
+  const dev = onRealDisk(() => fs.statSync(nodePath.dirname(name)).dev);
+  const now = BigInt(host.dateNowMs()) * 1_000_000n;
+  return { dev, ino, mode: S_IFSOCK | (0o777 & ~umask()), uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, atimeNs: now, mtimeNs: now, ctimeNs: now, birthtimeNs: now };
 }
 
 /** What bind(2) of a real path would say of the real disk: a name taken, or a directory missing. */
@@ -131,11 +166,11 @@ export function findName(host: Host, name: string): SocketFile | number {
 
 /**
  * The name libuv unlinks when the socket bound to `bound` closes: that one, or (libuv before
- * 1.51) the name the program gave, made absolute, which is not the file's when it was truncated.
- * A name kept in the world (`file.virtual`) goes by the name it was bound to.
+ * 1.51) the name the program gave, made absolute, which is not the file's when it was truncated:
+ * on a disk, real or simulated, that file stays. An abstract name goes by the name it was bound to.
  */
 export function unlinkedName(given: string, bound: string, file: SocketFile): string {
-  return UV_1_51 || file.virtual ? bound : nodePath.resolve(given);
+  return UV_1_51 || (file.virtual && file.meta === undefined) ? bound : nodePath.resolve(given);
 }
 
 /** The socket bound to `name` closed: libuv unlinks `name` (unlinkedName). */
@@ -171,7 +206,10 @@ function forgetName(host: Host, name: string, file: SocketFile): void {
  * becomes exactly that (libuv 1.51 on), or gets those bits added (before).
  */
 export function chmodName(host: Host, name: string, file: SocketFile, bits: number): number {
-  if (file.virtual) return 0;
+  if (file.virtual) {
+    if (file.meta !== undefined) file.meta.mode = S_IFSOCK | (UV_1_51 ? bits : (file.meta.mode & 0o7777) | bits);
+    return 0;
+  }
   const disk = diskOf(host);
   if (disk === undefined) return 0;
   try {

@@ -4,6 +4,7 @@
  * then meets, names kept per host on the real disk, and the same run for the same seed.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -142,7 +143,7 @@ describe('unix domain sockets', function () {
   });
 
   describe('on the real disk', () => {
-    it('makes no file; names are per host, refuse a real file, and go with their process', async () => {
+    it('makes no real file (the host alone sees its name); names are per host, refuse a real file, and go with their process', async () => {
       const log = [];
       const sock = path.join(dir, 's.sock');
       const file = path.join(dir, 'plain-file');
@@ -152,7 +153,9 @@ describe('unix domain sockets', function () {
       sim.host('server', async () => {
         boots++;
         await listen(sock);
-        log.push(`boot ${boots}: listening, real file ${fs.existsSync(sock)}`);
+        // The host sees its socket's file (shims/fs/socket-names.ts); the real directory, listed by
+        // a real process (a synchronous child runs for real), has none.
+        log.push(`boot ${boots}: listening, file seen ${fs.existsSync(sock)} ${fs.statSync(sock).isSocket()}, real directory [${execFileSync('ls', ['-A', dir], { encoding: 'utf8' }).trim()}]`);
       });
       sim.client('client', async () => {
         await sleep(5);
@@ -172,11 +175,11 @@ describe('unix domain sockets', function () {
       });
       await sim.run();
       assert.deepEqual(log, [
-        'boot 1: listening, real file false',
+        'boot 1: listening, file seen true true, real directory [plain-file]',
         'own host: echo:c',
         'other host: error ENOENT',
         'a real file: error ECONNREFUSED',
-        'boot 2: listening, real file false',
+        'boot 2: listening, file seen true true, real directory [plain-file]',
       ]);
       assert.deepEqual(fs.readdirSync(dir), ['plain-file']);
     });
