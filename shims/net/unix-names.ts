@@ -10,9 +10,10 @@
  *   program unlinks it.
  * - On the real disk no file is made: runs (seeds explored in parallel, a replay beside its
  *   exploration) would otherwise take each other's socket names, and a simulated socket is no
- *   socket another process could use. The names are kept per host, in the world; a real entry at
- *   the name makes bind fail (EADDRINUSE) and connect refuse (ECONNREFUSED: no simulated socket
- *   is there), as it would plainly; the name goes with its socket, whatever ended it.
+ *   socket another process could use. The names are kept per host, in the world, and the host's
+ *   own fs calls see them as files (shims/fs/socket-names.ts); a real entry at the name makes
+ *   bind fail (EADDRINUSE) and connect refuse (ECONNREFUSED: no simulated socket is there), as it
+ *   would plainly. Closing unlinks the name; a process that dies leaves it, stale, as on a disk.
  * - Abstract names (a leading NUL byte, Linux's abstract namespace) are kept the same way.
  *
  * Errors follow libuv on Linux: a missing directory in bind is EACCES (uv_pipe_bind turns ENOENT
@@ -49,7 +50,7 @@ export class SocketFile {
   /** A name on the real disk: what the file system shows of it (abstract names have none). */
   meta: SocketMeta | undefined;
   constructor(
-    /** Kept apart from any disk (the real disk, an abstract name): gone with its socket. */
+    /** Kept in the world, not on a simulated disk (the real disk, an abstract name). */
     readonly virtual: boolean,
   ) {}
 }
@@ -190,10 +191,12 @@ export function closeName(host: Host, name: string, file: SocketFile): void {
 
 /**
  * The socket bound to `name` went away without closing (its process died, its machine crashed,
- * the run ended): a name kept in the world goes with it; a file on a simulated disk stays.
+ * the run ended): its file stays, on a simulated disk and, kept in the world, on the real one (a
+ * stale socket file, as in production: connect is refused, and a new bind fails with EADDRINUSE
+ * until the name is unlinked). An abstract name goes with its socket, as Linux frees it.
  */
 export function abandonName(host: Host, name: string, file: SocketFile): void {
-  if (file.virtual) forgetName(host, name, file);
+  if (file.virtual && file.meta === undefined) forgetName(host, name, file);
 }
 
 function forgetName(host: Host, name: string, file: SocketFile): void {
