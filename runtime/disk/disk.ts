@@ -81,7 +81,8 @@ const LINKS_MAX = 40;
 /** The device number of a simulated disk with no real root under it ("DS" in ASCII). */
 const DISK_DEV = 0x4453;
 
-interface Meta {
+/** What stat(2) shows of an entry, besides its kind's own fields (a unix socket's name on the real disk has one too). */
+export interface Meta {
   /** The device: a real entry's own; a new one's is its directory's. */
   dev: number;
   ino: number;

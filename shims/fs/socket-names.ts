@@ -25,7 +25,7 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import { onRealDisk } from '../../runtime/disk/real.js';
 import { NODE_MAJOR, type Host } from '../context.js';
-import { keptOf, type SocketFile } from '../net/unix-names.js';
+import { keptOf, type SocketFile, type SocketMeta } from '../net/unix-names.js';
 import { fail, pathText, permits, statArray } from './disk.js';
 
 const C = fs.constants;
@@ -98,6 +98,11 @@ function nowNs(host: Host): bigint {
   return BigInt(host.dateNowMs()) * 1_000_000n;
 }
 
+/** A change of the socket file's inode (chmod, chown, utimes): its ctime is the host's now. */
+function changed(host: Host, file: SocketFile, fields: Partial<SocketMeta>): () => void {
+  return () => void Object.assign(file.meta!, fields, { ctimeNs: nowNs(host) });
+}
+
 /** Seconds as the binding gets a time (a number or a bigint of seconds) in ns. */
 function secondsToNs(value: unknown): bigint {
   if (typeof value === 'bigint') return value * 1_000_000_000n;
@@ -155,32 +160,15 @@ function answer(name: string, host: Host, args: unknown[]): (() => unknown) | ty
       if (args[2] === true) for (const name of namesUnder(host, abs)) keptOf(host).delete(name);
       return NOT_SERVED;
     case 'chmod':
-      if (file !== undefined) {
-        return () => {
-          file.meta!.mode = C.S_IFSOCK | (Number(args[1]) & 0o7777);
-          file.meta!.ctimeNs = nowNs(host);
-        };
-      }
+      if (file !== undefined) return changed(host, file, { mode: C.S_IFSOCK | (Number(args[1]) & 0o7777) });
       break;
     case 'chown':
     case 'lchown':
-      if (file !== undefined) {
-        return () => {
-          file.meta!.uid = Number(args[1]);
-          file.meta!.gid = Number(args[2]);
-          file.meta!.ctimeNs = nowNs(host);
-        };
-      }
+      if (file !== undefined) return changed(host, file, { uid: Number(args[1]), gid: Number(args[2]) });
       break;
     case 'utimes':
     case 'lutimes':
-      if (file !== undefined) {
-        return () => {
-          file.meta!.atimeNs = secondsToNs(args[1]);
-          file.meta!.mtimeNs = secondsToNs(args[2]);
-          file.meta!.ctimeNs = nowNs(host);
-        };
-      }
+      if (file !== undefined) return changed(host, file, { atimeNs: secondsToNs(args[1]), mtimeNs: secondsToNs(args[2]) });
       break;
     case 'realpath':
       if (file !== undefined) return () => nodePath.join(onRealDisk(() => fs.realpathSync(nodePath.dirname(abs))), nodePath.basename(abs));

@@ -22,26 +22,15 @@
  */
 import fs from 'node:fs';
 import nodePath from 'node:path';
-import { DiskError } from '../../runtime/disk/disk.js';
+import { DiskError, type Meta } from '../../runtime/disk/disk.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
 import type { TcpListener } from '../../runtime/network/tcp.js';
 import type { World } from '../../runtime/world.js';
 import { NODE_MAJOR, type Host } from '../context.js';
 import { diskOf, umask, uvErrno } from '../fs/disk.js';
 
-/** What stat(2) shows of a socket's file kept in the world for the real disk (shims/fs/socket-names.ts). */
-export interface SocketMeta {
-  dev: number;
-  ino: number;
-  /** S_IFSOCK and the permission bits. */
-  mode: number;
-  uid: number;
-  gid: number;
-  atimeNs: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-  birthtimeNs: bigint;
-}
+/** What stat(2) shows of a socket's file kept in the world for the real disk (shims/fs/socket-names.ts): mode is S_IFSOCK and the permission bits. */
+export type SocketMeta = Meta;
 
 /** A socket's file: what connect(2) through its name reaches. */
 export class SocketFile {

@@ -13,23 +13,14 @@ import { describeNetCompliance, listPrograms } from '../support/programs.mjs';
 
 const PROGRAMS_DIR = fileURLToPath(new URL('./programs/', import.meta.url));
 
-describeNetCompliance({
-  name: 'Unix domain socket',
+const programs = {
   dir: PROGRAMS_DIR,
   programs: listPrograms(PROGRAMS_DIR, /^\d+-unix-.*\.mjs$/),
   minPrograms: 12,
   seedMain: '0x51c',
   seedOther: '0xd0e',
   plainFinished: (stdout) => stdout.length > 0,
-  simulatedEnv: { DST_DISK: 'simulated' },
-});
+};
 
-describeNetCompliance({
-  name: 'Unix domain socket (real disk)',
-  dir: PROGRAMS_DIR,
-  programs: listPrograms(PROGRAMS_DIR, /^\d+-unix-.*\.mjs$/),
-  minPrograms: 12,
-  seedMain: '0x51c',
-  seedOther: '0xd0e',
-  plainFinished: (stdout) => stdout.length > 0,
-});
+describeNetCompliance({ name: 'Unix domain socket', ...programs, simulatedEnv: { DST_DISK: 'simulated' } });
+describeNetCompliance({ name: 'Unix domain socket (real disk)', ...programs });
