@@ -909,6 +909,8 @@ async function explore(file, flags) {
   const shard = parseShard(flags.shard);
   // Everything that could fail at the end fails now, before any seed runs.
   if (flags.report !== undefined) checkWritable(flags.report, '--report');
+  // The failing seeds' traces are written at the end, by name (t.<seed>.jsonl): the first seed's stands for them.
+  if (flags.trace !== undefined) checkWritable(`${flags.trace}.${formatSeed(first)}.jsonl`, '--trace');
   const target = await resolveTarget(file);
   const swarm = applyFaults(flags, target);
   const name = target.kind === 'scenario' ? (await loadScenario(file)).name : `${file} (program)`;
@@ -1054,6 +1056,8 @@ async function check(file, flags) {
   const swarm = applyFaults(flags, target);
   const dir = flags.trace === undefined ? tempDir() : undefined;
   const traces = flags.trace === undefined ? [path.join(dir, 'run-1.jsonl'), path.join(dir, 'run-2.jsonl')] : [`${flags.trace}.1.jsonl`, `${flags.trace}.2.jsonl`];
+  // Before either run: a trace that cannot be written is a usage error, not a crash after the runs.
+  if (flags.trace !== undefined) for (const trace of traces) checkWritable(trace, '--trace');
   try {
     // Two fresh processes, one after the other: whatever the simulator does not control (pids,
     // the real clock, files) gets a chance to differ.

@@ -69,6 +69,16 @@ describe('dst check', () => {
     assert.match(good.stdout, /\d+ trace records? and [1-9]\d* bytes of output compared/);
   });
 
+  it('a --trace that cannot be written is a usage error before any run (check, explore)', async () => {
+    const checked = await dst(['check', APP, '--seed', '4', '--trace', path.join(tmp, 'missing-dir', 't')]);
+    assert.equal(checked.code, ExitCode.usage, checked.stderr);
+    assert.match(checked.stderr, /Failed to write --trace .*missing-dir\/t\.1\.jsonl: no such directory/);
+    const explored = await dst(['explore', APP, '--seeds', '2', '--trace', path.join(tmp, 'missing-dir', 't')]);
+    assert.equal(explored.code, ExitCode.usage, explored.stderr);
+    assert.match(explored.stderr, /Failed to write --trace .*missing-dir\/t\.0x1\.jsonl: no such directory/);
+    assert.doesNotMatch(explored.stdout + explored.stderr, /seeds passed/);
+  });
+
   it('compares the output too: a value from outside the simulation that is only printed is caught', async () => {
     // The events are the same in both runs (one timer); the printed value is not.
     const { code, stdout } = await dst(['check', 'test/scenario/fixtures/app-prints-nondeterministic.mjs', '--seed', '1']);
