@@ -109,7 +109,7 @@ export const SHIMS: readonly Shim[] = [
 
 setNetworkResolver((host) => host.world.network);
 
-let installed: { world: World; patches: PatchSet } | undefined;
+let installed: { world: World; patches: PatchSet; whole: boolean } | undefined;
 
 /** process.stdout/stderr/stdin are created lazily from net.Socket: create them first. */
 function touchStdio(): void {
@@ -173,12 +173,19 @@ function insideFacadeSync(): boolean {
   return sites?.some((site) => site.getFunctionName() === 'syncExports' && site.getFileName() === 'node:internal/bootstrap/realm') ?? false;
 }
 
-export function installShims(world: World): void {
+/**
+ * Installs the shims for `world`. `whole`: the world simulates the whole program (register mode,
+ * and a worker's program seeds), not a Sim the program built (library mode).
+ */
+export function installShims(world: World, { whole = false }: { whole?: boolean } = {}): void {
   const refusal = unsupportedRuntime();
   if (refusal !== undefined) throw new UsageError(refusal);
   if (installed !== undefined) {
-    throw new Error(
-      `Failed to install dst-runtime shims: they are already installed (seed ${installed.world.seedText})`,
+    // One simulation at a time per process: say which one is in the way, and what to do.
+    throw new UsageError(
+      installed.whole
+        ? `Failed to start a simulation: this program already runs simulated as a whole (node --import dst-runtime/register, or dst run/explore/check, seed ${installed.world.seedText}), and a program that builds its own Sim (library mode) cannot run inside it; run that program with plain node`
+        : `Failed to start a simulation: another simulation (seed ${installed.world.seedText}) is running in this process; one runs at a time per process, so await its sim.run() before starting the next`,
     );
   }
   setActiveWorld(world);
@@ -218,7 +225,7 @@ export function installShims(world: World): void {
   }
   // ESM named imports of builtins are live bindings of these synced exports.
   syncBuiltinESMExports();
-  installed = { world, patches };
+  installed = { world, patches, whole };
 }
 
 export function uninstallShims(world: World): void {

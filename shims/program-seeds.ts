@@ -393,7 +393,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
       run.end(exitCodeOfFailure(report.kind) ?? ExitCode.hostCrash, true, report);
     };
     running = run;
-    installShims(world);
+    installShims(world, { whole: true });
     // After the shims: the process shim's own process.exit (library mode only) sits under this.
     nodeProcess.exit = function exitSeed(code?: number | string | null): never {
       if (code !== undefined && code !== null) nodeProcess.exitCode = code as number;

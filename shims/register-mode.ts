@@ -444,7 +444,7 @@ export function startRegisterMode(): World {
   };
 
   try {
-    installShims(world);
+    installShims(world, { whole: true });
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;

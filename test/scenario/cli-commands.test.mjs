@@ -95,6 +95,12 @@ describe('dst check', () => {
 });
 
 describe('dst with plain programs', () => {
+  it('a library-mode script run as a plain program is told to run with plain node', async () => {
+    const { code, stderr } = await dst(['run', 'test/scenario/fixtures/app-builds-sim.mjs', '--seed', '1']);
+    assert.notEqual(code, ExitCode.ok);
+    assert.match(stderr, /UsageError: Failed to start a simulation: this program already runs simulated as a whole .*run that program with plain node/);
+  });
+
   it('run: exit code of register mode (seed 3 throws, seed 4 passes); the program output is shown', async () => {
     const failing = await dst(['run', APP, '--seed', '3']);
     assert.equal(failing.code, ExitCode.hostCrash);

@@ -72,4 +72,22 @@ describe('Sim options', () => {
     await sim.run();
     await assert.rejects(sim.run(), /a Sim runs once/);
   });
+
+  it('one simulation at a time: a second run while one runs is a usage error that says so; after it, runs go on', async () => {
+    const first = new Sim({ seed: 1 });
+    first.host('a', () => new Promise((resolve) => setTimeout(resolve, 10)));
+    const second = new Sim({ seed: 2 });
+    second.host('b', () => {});
+    const running = first.run();
+    await assert.rejects(second.run(), (error) => {
+      assert.ok(error instanceof UsageError);
+      assert.equal(error.code, 'DST_USAGE');
+      assert.match(error.message, /another simulation \(seed 0x1\) is running in this process; .*await its sim\.run\(\)/);
+      return true;
+    });
+    await running;
+    const third = new Sim({ seed: 3 });
+    third.client('c', () => {});
+    assert.equal((await third.run()).stopReason, 'clients-done');
+  });
 });
