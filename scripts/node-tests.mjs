@@ -10,6 +10,10 @@
 // usage: node scripts/node-tests.mjs --list LIST.txt --out OUT.tsv
 //          [--node BIN] [--tree DIR] [--jobs 2] [--register dist/register.mjs] [--seed 1]
 //          [--keep DIR]   (keep each run's output as DIR/<file>.{plain,sim}.txt)
+//          [--twice 1]    (run each file that passes simulated a second time, same seed, and
+//                          add a column: 1 when both runs printed the same, byte for byte,
+//                          summary line and fingerprint included; 0 and the first differing
+//                          line otherwise)
 //
 // LIST.txt: one file name of test/parallel per line. The `// Flags:` line of a test file is
 // passed to node, as Node's test runner does. Plain runs stop after 30 s, simulated after 60 s
@@ -47,7 +51,8 @@ await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, (_, w) =>
 rmSync(scratch, { recursive: true, force: true });
 const plain = rows.filter((r) => r.plain === 0).length;
 const both = rows.filter((r) => r.plain === 0 && r.sim === 0).length;
-console.log(`${node}: ${files.length} files, ${plain} pass plainly, ${both} of those also simulated`);
+const replayed = rows.filter((r) => r.same === 1).length;
+console.log(`${node}: ${files.length} files, ${plain} pass plainly, ${both} of those also simulated${args.twice ? `, ${replayed} printed the same twice` : ''}`);
 
 async function worker(w) {
   while (next < files.length) {
@@ -56,7 +61,9 @@ async function worker(w) {
     // Lines are written in list order, whatever order the runs finish in.
     while (written < rows.length && rows[written]) {
       const r = rows[written++];
-      appendFileSync(args.out, [r.file, r.plain, r.sim, r.plainCpuMs, r.simCpuMs, r.why].join('\t') + '\n');
+      const columns = [r.file, r.plain, r.sim, r.plainCpuMs, r.simCpuMs, r.why];
+      if (args.twice) columns.push(r.same ?? '');
+      appendFileSync(args.out, columns.join('\t') + '\n');
     }
   }
 }
@@ -69,15 +76,29 @@ async function runFile(file, i, w) {
   // removed each other's files.
   const env = { ...process.env, NODE_TEST_KNOWN_GLOBALS: '0', TEST_THREAD_ID: String(w) };
   const p = await run(`${i}.plain`, 30, [...flags, path], env);
-  const s = await run(`${i}.sim`, 60, ['--import', register, ...flags, path],
-    { ...env, DST_SEED: seed, DST_QUIET: '1' });
+  const simulated = () => run(`${i}.sim`, 60, ['--import', register, ...flags, path], { ...env, DST_SEED: seed, DST_QUIET: args.twice ? '' : '1' });
+  const s = await simulated();
+  // A replay: the same seed must print the same (the summary line carries the fingerprint).
+  let same;
+  if (args.twice && s.code === 0) {
+    const again = await simulated();
+    same = again.output === s.output ? 1 : `0 ${firstDifference(s.output, again.output)}`;
+  }
   if (args.keep) {
     writeFileSync(join(args.keep, `${file}.plain.txt`), p.output);
     writeFileSync(join(args.keep, `${file}.sim.txt`), s.output);
   }
   const why = (s.output.match(/^.*(Error|error|DST_|strict|exit).*$/m)?.[0] ?? '')
     .slice(0, 160).replace(/[\t\n]/g, ' ');
-  return { file, plain: p.code, sim: s.code, plainCpuMs: p.cpuMs, simCpuMs: s.cpuMs, why };
+  return { file, plain: p.code, sim: s.code, plainCpuMs: p.cpuMs, simCpuMs: s.cpuMs, why, same };
+}
+
+function firstDifference(a, b) {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  let i = 0;
+  while (i < x.length && x[i] === y[i]) i++;
+  return `line ${i + 1}: ${JSON.stringify((x[i] ?? '<end>').slice(0, 100))} then ${JSON.stringify((y[i] ?? '<end>').slice(0, 100))}`.replace(/[\t\n]/g, ' ');
 }
 
 function run(name, seconds, nodeArgs, env) {
