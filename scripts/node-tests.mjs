@@ -11,9 +11,9 @@
 //          [--node BIN] [--tree DIR] [--jobs 2] [--register dist/register.mjs] [--seed 1]
 //          [--keep DIR]   (keep each run's output as DIR/<file>.{plain,sim}.txt)
 //          [--twice 1]    (run each file that passes simulated a second time, same seed, and
-//                          add a column: 1 when both runs printed the same, byte for byte,
-//                          summary line and fingerprint included; 0 and the first differing
-//                          line otherwise)
+//                          add a column: 1 when both runs printed the same on stdout and on
+//                          stderr, byte for byte, summary line and fingerprint included; 0, the
+//                          stream and the first differing line otherwise)
 //
 // LIST.txt: one file name of test/parallel per line. The `// Flags:` line of a test file is
 // passed to node, as Node's test runner does. Plain runs stop after 30 s, simulated after 60 s
@@ -82,7 +82,8 @@ async function runFile(file, i, w) {
   let same;
   if (args.twice && s.code === 0) {
     const again = await simulated();
-    same = again.output === s.output ? 1 : `0 ${firstDifference(s.output, again.output)}`;
+    const stream = ['stdout', 'stderr'].find((name) => again[name] !== s[name]);
+    same = stream === undefined ? 1 : `0 ${stream} ${firstDifference(s[stream], again[stream])}`;
   }
   if (args.keep) {
     writeFileSync(join(args.keep, `${file}.plain.txt`), p.output);
@@ -107,16 +108,20 @@ function run(name, seconds, nodeArgs, env) {
     // Node's tests resolve fixtures relative to the tree's test/ directory and the cwd.
     const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', timeFile,
       'timeout', String(seconds), 'nice', node, ...nodeArgs], { cwd: tree, env });
+    // Both streams in arrival order (for reading), and each on its own (for comparing: how two
+    // pipes interleave in this process depends on the real machine, not on the program).
     const chunks = [];
-    child.stdout.on('data', (c) => chunks.push(c));
-    child.stderr.on('data', (c) => chunks.push(c));
+    const streams = { stdout: [], stderr: [] };
+    child.stdout.on('data', (c) => chunks.push(c) && streams.stdout.push(c));
+    child.stderr.on('data', (c) => chunks.push(c) && streams.stderr.push(c));
     child.on('close', (code, signal) => {
       let cpuMs = -1;
       try {
         const t = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
         cpuMs = Math.round((t[0] + t[1]) * 1000);
       } catch { /* killed before time(1) wrote it */ }
-      done({ code: code ?? 128 + (signal ? 9 : 0), cpuMs, output: Buffer.concat(chunks).toString() });
+      const text = (list) => Buffer.concat(list).toString();
+      done({ code: code ?? 128 + (signal ? 9 : 0), cpuMs, output: text(chunks), stdout: text(streams.stdout), stderr: text(streams.stderr) });
     });
   });
 }
