@@ -406,7 +406,7 @@ function captureOutput(child, { echoStderr }) {
  * Where two runs' output first differs: the stream, the 1-based line and column, and that line
  * of each run (undefined past a run's end); undefined when both streams are the same bytes.
  */
-export function firstOutputDifference(a, b) {
+function firstOutputDifference(a, b) {
   for (const stream of ['stdout', 'stderr']) {
     const x = a[stream];
     const y = b[stream];

@@ -22,7 +22,7 @@
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import util from 'node:util';
-import { blockBytes, Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Node } from '../../runtime/disk/disk.js';
+import { blockBytes, Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Meta, type Node } from '../../runtime/disk/disk.js';
 import type { PathFaults } from '../../runtime/disk/faults.js';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
@@ -706,14 +706,14 @@ const OPERATIONS: Record<string, Operation> = {
     const made = onDisk(() => disk.mkdtemp(absolute(prefix), () => tempSuffix(host)), `${pathText(prefix)}XXXXXX`);
     return encode(pathText(prefix) + made.slice(absolute(prefix).length), encoding);
   },
-  utimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)), atime, mtime, disk),
-  lutimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime', false), pathText(path)), atime, mtime, disk),
-  futimes: (host, disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node, atime, mtime, disk),
-  chmod: (_host, disk, [path, mode]) => setMode(onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)), mode),
-  fchmod: (host, _disk, [fd, mode]) => setMode(fileOf(host, fd as number, 'fchmod').node, mode),
-  chown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)), uid, gid),
-  lchown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'lchown', false), pathText(path)), uid, gid),
-  fchown: (host, _disk, [fd, uid, gid]) => setOwner(fileOf(host, fd as number, 'fchown').node, uid, gid),
+  utimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)).meta, atime, mtime, disk.now()),
+  lutimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime', false), pathText(path)).meta, atime, mtime, disk.now()),
+  futimes: (host, disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node.meta, atime, mtime, disk.now()),
+  chmod: (_host, disk, [path, mode]) => setMode(onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)).meta, mode),
+  fchmod: (host, _disk, [fd, mode]) => setMode(fileOf(host, fd as number, 'fchmod').node.meta, mode),
+  chown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)).meta, uid, gid),
+  lchown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'lchown', false), pathText(path)).meta, uid, gid),
+  fchown: (host, _disk, [fd, uid, gid]) => setOwner(fileOf(host, fd as number, 'fchown').node.meta, uid, gid),
   readFileUtf8: (host, disk, [pathOrFd, flags]) => withFile(host, disk, pathOrFd, Number(flags), 0o666, (fd) => readRest(host, fd, disk).toString('utf8')),
   writeFileUtf8: (host, disk, [pathOrFd, data, flags, mode]) =>
     void withFile(host, disk, pathOrFd, Number(flags), Number(mode), (fd) => writeFrom(host, fd, Buffer.from(String(data), 'utf8'), null, disk)),
@@ -786,28 +786,34 @@ function timespecNs(time: number): bigint {
   return BigInt(seconds) * NS_PER_S + BigInt(nanos);
 }
 
-/** utimes: NaN leaves a time as it is and Infinity sets it to now (UTIME_OMIT, UTIME_NOW). */
-function setTimes(node: Node, atime: unknown, mtime: unknown, disk: Disk): undefined {
+/**
+ * utimes of an entry's `meta` (a disk node's, or a unix socket name's on the real disk:
+ * socket-names.ts): NaN leaves a time as it is and Infinity sets it to now (UTIME_OMIT,
+ * UTIME_NOW).
+ */
+export function setTimes(meta: Meta, atime: unknown, mtime: unknown, now: bigint): undefined {
   const set = (value: unknown, current: bigint): bigint => {
     const time = Number(value);
     if (Number.isNaN(time)) return current;
-    if (!Number.isFinite(time)) return disk.now();
+    if (!Number.isFinite(time)) return now;
     return timespecNs(time);
   };
-  node.meta.atimeNs = set(atime, node.meta.atimeNs);
-  node.meta.mtimeNs = set(mtime, node.meta.mtimeNs);
-  node.meta.ctimeNs = disk.now();
+  meta.atimeNs = set(atime, meta.atimeNs);
+  meta.mtimeNs = set(mtime, meta.mtimeNs);
+  meta.ctimeNs = now;
   return undefined;
 }
 
-function setMode(node: Node, mode: unknown): undefined {
-  node.meta.mode = (node.meta.mode & ~0o7777) | (Number(mode) & 0o7777);
+/** chmod of an entry's `meta`: the permission bits change, the kind stays. */
+export function setMode(meta: Meta, mode: unknown): undefined {
+  meta.mode = (meta.mode & ~0o7777) | (Number(mode) & 0o7777);
   return undefined;
 }
 
-function setOwner(node: Node, uid: unknown, gid: unknown): undefined {
-  if (Number(uid) !== -1) node.meta.uid = Number(uid);
-  if (Number(gid) !== -1) node.meta.gid = Number(gid);
+/** chown of an entry's `meta`: -1 leaves an id as it is. */
+export function setOwner(meta: Meta, uid: unknown, gid: unknown): undefined {
+  if (Number(uid) !== -1) meta.uid = Number(uid);
+  if (Number(gid) !== -1) meta.gid = Number(gid);
   return undefined;
 }
 

@@ -23,10 +23,11 @@
  */
 import fs from 'node:fs';
 import nodePath from 'node:path';
+import type { Meta } from '../../runtime/disk/disk.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
 import { NODE_MAJOR, type Host } from '../context.js';
-import { keptOf, type SocketFile, type SocketMeta } from '../net/unix-names.js';
-import { fail, pathText, permits, statArray } from './disk.js';
+import { keptOf, type SocketFile } from '../net/unix-names.js';
+import { encode, fail, pathText, permits, setMode, setOwner, setTimes, statArray } from './disk.js';
 
 const C = fs.constants;
 const UV = C as unknown as Record<string, number>;
@@ -98,15 +99,16 @@ function nowNs(host: Host): bigint {
   return BigInt(host.dateNowMs()) * 1_000_000n;
 }
 
-/** A change of the socket file's inode (chmod, chown, utimes): its ctime is the host's now. */
-function changed(host: Host, file: SocketFile, fields: Partial<SocketMeta>): () => void {
-  return () => void Object.assign(file.meta!, fields, { ctimeNs: nowNs(host) });
-}
-
-/** Seconds as the binding gets a time (a number or a bigint of seconds) in ns. */
-function secondsToNs(value: unknown): bigint {
-  if (typeof value === 'bigint') return value * 1_000_000_000n;
-  return BigInt(Math.round(Number(value) * 1e9));
+/**
+ * A change of the socket file's inode by the simulated disk's own rule (`change`: setMode,
+ * setOwner, setTimes); chmod and chown also set its ctime to the host's now, as Linux does.
+ */
+function changed(host: Host, file: SocketFile, change: (meta: Meta, now: bigint) => void): () => void {
+  return () => {
+    const now = nowNs(host);
+    change(file.meta!, now);
+    file.meta!.ctimeNs = now;
+  };
 }
 
 /**
@@ -160,15 +162,15 @@ function answer(name: string, host: Host, args: unknown[]): (() => unknown) | ty
       if (args[2] === true) for (const name of namesUnder(host, abs)) keptOf(host).delete(name);
       return NOT_SERVED;
     case 'chmod':
-      if (file !== undefined) return changed(host, file, { mode: C.S_IFSOCK | (Number(args[1]) & 0o7777) });
+      if (file !== undefined) return changed(host, file, (meta) => setMode(meta, args[1]));
       break;
     case 'chown':
     case 'lchown':
-      if (file !== undefined) return changed(host, file, { uid: Number(args[1]), gid: Number(args[2]) });
+      if (file !== undefined) return changed(host, file, (meta) => setOwner(meta, args[1], args[2]));
       break;
     case 'utimes':
     case 'lutimes':
-      if (file !== undefined) return changed(host, file, { atimeNs: secondsToNs(args[1]), mtimeNs: secondsToNs(args[2]) });
+      if (file !== undefined) return changed(host, file, (meta, now) => setTimes(meta, args[1], args[2], now));
       break;
     case 'realpath':
       if (file !== undefined) return () => nodePath.join(onRealDisk(() => fs.realpathSync(nodePath.dirname(abs))), nodePath.basename(abs));
@@ -232,12 +234,12 @@ function listing(host: Host, dir: string, args: unknown[]): unknown {
     return fail((error as NodeJS.ErrnoException).code ?? 'EIO', 'scandir', pathText(args[0]));
   }
   const extra = namesIn(host, dir);
-  const encode = (text: string) => (encoding === 'buffer' ? Buffer.from(text) : encoding === undefined || encoding === 'utf8' ? text : Buffer.from(text).toString(encoding as BufferEncoding));
-  if (withTypes !== true) return [...(real as Array<string | Buffer>), ...extra.map(encode)];
+  const named = extra.map((name) => encode(name, encoding));
+  if (withTypes !== true) return [...(real as Array<string | Buffer>), ...named];
   const dirents = real as fs.Dirent[];
   const typeOf = (d: fs.Dirent) =>
     d.isFile() ? UV.UV_DIRENT_FILE : d.isDirectory() ? UV.UV_DIRENT_DIR : d.isSymbolicLink() ? UV.UV_DIRENT_LINK : d.isSocket() ? DIRENT_SOCKET : d.isFIFO() ? UV.UV_DIRENT_FIFO : d.isCharacterDevice() ? UV.UV_DIRENT_CHAR : d.isBlockDevice() ? UV.UV_DIRENT_BLOCK : UV.UV_DIRENT_UNKNOWN;
-  return [[...dirents.map((d) => d.name), ...extra.map(encode)], [...dirents.map(typeOf), ...extra.map(() => DIRENT_SOCKET)]];
+  return [[...dirents.map((d) => d.name), ...named], [...dirents.map(typeOf), ...extra.map(() => DIRENT_SOCKET)]];
 }
 
 /**

@@ -106,33 +106,35 @@ export function bindName(host: Host, name: string): SocketFile | number {
   }
   const names = keptOf(host);
   if (names.has(name)) return uvErrno('EADDRINUSE');
-  if (!name.startsWith('\0')) {
-    const err = onRealDisk(() => realBindError(name));
-    if (err !== 0) return err;
-  }
   const file = new SocketFile(true);
-  if (!name.startsWith('\0')) file.meta = metaFor(host, name);
+  if (!name.startsWith('\0')) {
+    const dir = onRealDisk(() => realBindDirectory(name));
+    if (typeof dir === 'number') return dir;
+    file.meta = metaFor(host, dir.dev);
+  }
   names.set(name, file);
   return file;
 }
 
-/** The new socket file at `name` on the real disk, as bind(2) makes it: mode 0777 less the umask, the host's clock. */
-function metaFor(host: Host, name: string): SocketMeta {
+/** The new socket file in a directory on device `dev`, as bind(2) makes it: mode 0777 less the umask, the host's clock. */
+function metaFor(host: Host, dev: number): SocketMeta {
   const world = host.world as World;
   const ino = (inodes.get(world) ?? 0x7000_0000) + 1;
   inodes.set(world, ino);
-  const dev = onRealDisk(() => fs.statSync(nodePath.dirname(name)).dev);
   const now = BigInt(host.dateNowMs()) * 1_000_000n;
   return { dev, ino, mode: S_IFSOCK | (0o777 & ~umask()), uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0, atimeNs: now, mtimeNs: now, ctimeNs: now, birthtimeNs: now };
 }
 
-/** What bind(2) of a real path would say of the real disk: a name taken, or a directory missing. */
-function realBindError(name: string): number {
+/**
+ * The real directory bind(2) of `name` would make its file in, or what bind(2) would say of the
+ * real disk: a name taken, or a directory missing.
+ */
+function realBindDirectory(name: string): fs.Stats | number {
   if (fs.lstatSync(name, { throwIfNoEntry: false }) !== undefined) return uvErrno('EADDRINUSE');
   const dir = fs.statSync(nodePath.dirname(name), { throwIfNoEntry: false });
   if (dir === undefined) return uvErrno('EACCES');
   if (!dir.isDirectory()) return uvErrno('ENOTDIR');
-  return 0;
+  return dir;
 }
 
 /** connect(2): the socket file at `name`, or a UV error code (ENOENT, ECONNREFUSED). */
