@@ -29,6 +29,7 @@ import { dateShim } from './clock/date.js';
 import { dgramShim } from './net/dgram-binding.js';
 import { dnsShim } from './net/dns-binding.js';
 import { dnsResolverShim } from './net/dns-resolver.js';
+import { childProcessShim } from './process/child-processes.js';
 import { childProcessEscapesShim, escapesShim, workerEscapesShim } from './strict/escapes.js';
 import { fetchShim } from './net/fetch.js';
 import { fsShim } from './fs/fs.js';
@@ -101,6 +102,7 @@ export const SHIMS: readonly Shim[] = [
   processHostShim,
   escapesShim,
   childProcessEscapesShim,
+  childProcessShim,
   workerEscapesShim,
   activeResourcesShim,
   // Last: the net shim's attempt-timer adoption sees its timers first.

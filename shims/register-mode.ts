@@ -32,6 +32,7 @@ import { NODE_MAJOR } from './context.js';
 import { shapesKept } from '../runtime/scheduler/shape-keeper.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
+import { childKeepAlive } from './process/child-processes.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
 import { installTripwire } from './strict/tripwire.js';
 import { originals } from '../runtime/originals.js';
@@ -179,7 +180,7 @@ export function recordCreationSites(): void {
 
 /** Every ref'd simulated handle of `world`, described; refs the runtime cannot name are counted. */
 export function keepAliveReport(world: World): string[] {
-  const keepers: KeepAlive[] = [...tcpKeepAlive(world)];
+  const keepers: KeepAlive[] = [...tcpKeepAlive(world), ...childKeepAlive(world)];
   for (const socket of world.network.udp.boundSockets()) {
     const owner = socket.owner as { holdsRef?: boolean; handle?: Record<PropertyKey, unknown> } | undefined;
     if (owner?.holdsRef !== true || !socket.receiving || socket.host.state !== 'running') continue;
@@ -380,7 +381,7 @@ export function startRegisterMode(): World {
     world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(
-      `${formatFailure(report)}\n  fix      close them (server.close(), socket.end()) or unref() them; ` +
+      `${formatFailure(report)}\n  fix      close them (server.close(), socket.end(), child.kill()) or unref() them; ` +
         `DST_IDLE=exit exits with the program's own code instead\n`,
     );
     nodeProcess.exit(ExitCode.idle);

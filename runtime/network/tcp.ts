@@ -40,14 +40,14 @@ export const WINDOW_BYTES = 256 * 1024;
 /** The most libuv hands to one read callback (it reads into 64 KiB buffers). */
 export const READ_CHUNK_BYTES = 64 * 1024;
 /** The most reads libuv makes of one socket in one poll (uv__read's count). */
-const READS_PER_POLL = 32;
+export const READS_PER_POLL = 32;
 /**
  * Whether this Node's libuv reports EOF straight after a partial read under EPOLLHUP (before
  * 1.52: Node 20 and 22). libuv 1.52 (Node 24) reads again in the next poll instead (libuv
  * #4997, which dropped that shortcut while POLLIN is set, as it always is for TCP then).
  */
 const [UV_MAJOR, UV_MINOR] = process.versions.uv.split('.').map(Number) as [number, number];
-const HANGUP_EOF = UV_MAJOR === 1 && UV_MINOR < 52;
+export const HANGUP_EOF = UV_MAJOR === 1 && UV_MINOR < 52;
 const RTO_INITIAL_NS = 200_000_000;
 const RTO_MAX_NS = 60_000_000_000;
 const SYN_RTO_INITIAL_NS = 1_000_000_000;

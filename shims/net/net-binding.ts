@@ -767,7 +767,8 @@ function writevEncoding(encoding: unknown): BufferEncoding {
   return Buffer.isEncoding(name) ? (name as BufferEncoding) : 'utf8';
 }
 
-function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[], allBuffers: boolean): number | NativeHandle {
+/** The bytes of a writev() call: its chunks (buffers, or string and encoding pairs), joined. */
+export function joinWritev(chunks: unknown[], allBuffers: boolean): Buffer {
   const parts: Buffer[] = [];
   if (allBuffers) {
     for (const chunk of chunks) parts.push(Buffer.from(chunk as Uint8Array));
@@ -777,7 +778,11 @@ function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[],
       parts.push(typeof chunk === 'string' ? Buffer.from(chunk, writevEncoding(chunks[i + 1])) : Buffer.from(chunk as Uint8Array));
     }
   }
-  return write(this, req, Buffer.concat(parts));
+  return Buffer.concat(parts);
+}
+
+function writev(this: NativeHandle, req: NativeHandle | null, chunks: unknown[], allBuffers: boolean): number | NativeHandle {
+  return write(this, req, joinWritev(chunks, allBuffers));
 }
 
 function shutdown(this: NativeHandle, req: NativeHandle): number {

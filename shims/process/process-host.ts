@@ -15,6 +15,7 @@ import type { World } from '../../runtime/world.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { callSites } from '../builtin-captures.js';
 import { currentHost, type Host } from '../context.js';
+import { killChild, setHostPidSource } from './child-processes.js';
 import { clearDomains, giveToDomain, leaveScopeDomain } from './domain-errors.js';
 import { hasIpcChannel, IPC_PROPERTIES } from './ipc-channel.js';
 import { ipcSentForHost } from './real-loads.js';
@@ -192,6 +193,7 @@ function exitOf(p: NodeJS.Process, realExit: Method): Method {
 }
 
 const realPid = process.pid;
+setHostPidSource((host) => idsOf(host).pid);
 const pids = new WeakMap<Host, { pid: number; ppid: number }>();
 
 /**
@@ -298,6 +300,13 @@ function killOf(realKill: Method, proc: NodeJS.Process): Method {
     const current = pidHost();
     const integral = pid == ((pid as number) | 0);
     const own = current !== undefined && integral && Number(pid) === idsOf(current).pid;
+    if (!own && current !== undefined && integral) {
+      // One of the host's children (shims/process/child-processes.ts): never a real process.
+      const signum = signalNumber(pid, signal);
+      const answer = signum === undefined ? undefined : killChild(current, Number(pid), signum);
+      if (answer === 0) return true;
+      if (answer !== undefined) return Reflect.apply(realKill, this, [NO_SUCH_PID, signal]) as true;
+    }
     if (!own) {
       // A library host is a machine of its own: no other pid names a process on it, and a real
       // process that happens to have the number (or a process group, pid 0 or below) must never

@@ -1,14 +1,18 @@
 /**
- * Strict mode for APIs the simulation cannot own: child processes and worker threads run
- * outside the simulated world (real time, real I/O, real scheduling), and fs.watch reports real
- * changes at real times (fs.watchFile, a stat poll, is simulated: shims/fs/stat-watcher.ts), so calling them from a simulated host is an error that names the
- * API and says what to do instead. Outside hosts (the test runner) they are untouched.
+ * Strict mode for APIs the simulation cannot own: worker threads run alongside the simulated
+ * world and talk with it (real time, real I/O, real scheduling), and fs.watch reports real
+ * changes at real times (fs.watchFile, a stat poll, is simulated: shims/fs/stat-watcher.ts), so
+ * calling them from a simulated host is an error that names the API and says what to do instead.
+ * Outside hosts (the test runner) they are untouched. A forked child (an IPC channel) is refused
+ * where it would start, after Node's own argument checks (shims/process/child-processes.ts).
  *
- * The synchronous children (spawnSync, execSync, execFileSync) are the exception: the host is
- * blocked until the child has exited, as in Node, so nothing of the simulation can interleave
- * with it and what the program sees is the child's result alone (its output, its exit status),
- * as reading a real file gives that file's contents. They run for real, on the real disk; on a
- * simulated disk they are refused (the child would not see the host's files).
+ * Other children run for real, on the real disk, as a whole at one point: the synchronous ones
+ * (spawnSync, execSync, execFileSync) as in Node, the host blocked until the child has exited, so
+ * nothing of the simulation can interleave with it and what the program sees is the child's
+ * result alone (its output, its exit status), as reading a real file gives that file's contents;
+ * the asynchronous ones (spawn, exec, execFile) when the turn that spawned them is over
+ * (shims/process/child-processes.ts). On a simulated disk they are refused (the child would not
+ * see the host's files).
  *
  * The child_process and worker_threads guards are installed at those builtins' first load
  * (Shim.builtins): loading them at start cost every program 2-3 ms of CPU each (figure 12).
@@ -24,12 +28,9 @@ import { nodeBinding } from '../node-binding.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
-/** The asynchronous children: a child runs alongside the simulation, in real time. */
-const CHILD_PROCESS = ['spawn', 'exec', 'execFile', 'fork'] as const;
 /** The synchronous children: the host waits for the child's exit, so they run for real. */
 const SYNC_CHILD_PROCESS = ['spawnSync', 'execSync', 'execFileSync'] as const;
-const AS_HOST = 'run the other program as another simulated host (sim.host(name, { main }))';
-const CHILD_INSTEAD = `a child process runs outside the simulation; ${AS_HOST}`;
+export const AS_HOST = 'run the other program as another simulated host (sim.host(name, { main }))';
 
 /** `original`, throwing inside a host the error `refusal` gives for it (none: the call runs). */
 function guard<T extends (...args: any[]) => any>(original: T, refusal: (host: Host) => UnsupportedError | undefined): T {
@@ -43,8 +44,8 @@ function guard<T extends (...args: any[]) => any>(original: T, refusal: (host: H
   return guarded as unknown as T;
 }
 
-/** A synchronous child's refusal: only on a simulated disk, which the child would not see. */
-function simulatedDiskRefusal(api: string, host: Host): UnsupportedError | undefined {
+/** A child's refusal: only on a simulated disk, which the child would not see. */
+export function simulatedDiskRefusal(api: string, host: Host): UnsupportedError | undefined {
   if (diskOf(host) === undefined) return undefined;
   return new UnsupportedError(
     `${api} on a simulated disk (host "${host.name}")`,
@@ -58,9 +59,6 @@ export const childProcessEscapesShim: Shim = {
   builtins: ['child_process'],
   install(patches: PatchSet) {
     const cp = createRequire(__filename)('node:child_process') as typeof childProcessModule as unknown as Record<string, (...args: any[]) => any>;
-    for (const name of CHILD_PROCESS) {
-      patches.replace(cp, name, guard(cp[name]!, () => new UnsupportedError(`child_process.${name}()`, CHILD_INSTEAD)));
-    }
     for (const name of SYNC_CHILD_PROCESS) {
       patches.replace(cp, name, guard(cp[name]!, (host) => simulatedDiskRefusal(`child_process.${name}()`, host)));
     }

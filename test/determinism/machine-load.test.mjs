@@ -18,6 +18,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REGISTER = path.join(HERE, '../../dist/register.mjs');
 const LOAD = path.join(HERE, '../support/real-time-load.mjs');
 const HTTP_PROGRAM = path.join(HERE, '../net/fixtures/http-register.mjs');
+const CHILDREN_PROGRAM = path.join(HERE, 'fixtures/children.mjs');
 const execFileAsync = promisify(execFile);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,6 +73,20 @@ describe('determinism: a simulated run does not depend on the machine\'s load', 
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  /** Runs `program` under register mode with `seed` in each of `ways`: its stdout and fingerprint per way. */
+  async function underLoads(program, seed, ways) {
+    const results = {};
+    for (const [name, way] of Object.entries(ways)) {
+      const report = path.join(dir, `${name.replaceAll(' ', '-')}.json`);
+      const env = childEnv({ ...way.env, DST_SEED: seed, DST_REPORT: report, DST_QUIET: '1' });
+      const result = await runNode([...way.args, '--import', REGISTER, program], { env, stopped: way.stopped });
+      assert.equal(result.code, 0, `${name}: ${result.stderr}`);
+      const { fingerprint, events } = JSON.parse(fs.readFileSync(report, 'utf8'));
+      results[name] = { stdout: result.stdout, fingerprint, events };
+    }
+    return results;
+  }
+
   it('a server that fetches from itself prints the same lines with the same fingerprint under load (seed 0x2b)', async function () {
     // Once, on a heavily loaded machine, test/net/http.test.mjs saw plain Node print
     // "one two |three" for the /stream response where this program prints "one |two |three":
@@ -82,17 +97,24 @@ describe('determinism: a simulated run does not depend on the machine\'s load', 
       'a one-thread pool and a 1 MB young generation': { args: ['--max-semi-space-size=1'], env: { UV_THREADPOOL_SIZE: '1' } },
       'stopped and continued': { args: [], env: {}, stopped: true },
     };
-    const results = {};
-    for (const [name, way] of Object.entries(ways)) {
-      const report = path.join(dir, `${name.replaceAll(' ', '-')}.json`);
-      const env = childEnv({ ...way.env, DST_SEED: '0x2b', DST_REPORT: report, DST_QUIET: '1' });
-      const result = await runNode([...way.args, '--import', REGISTER, HTTP_PROGRAM], { env, stopped: way.stopped });
-      assert.equal(result.code, 0, `${name}: ${result.stderr}`);
-      const { fingerprint, events } = JSON.parse(fs.readFileSync(report, 'utf8'));
-      results[name] = { stdout: result.stdout, fingerprint, events };
-    }
+    const results = await underLoads(HTTP_PROGRAM, '0x2b', ways);
     assert.match(results.quiet.stdout, /^GET \/stream 200 chunked one \|two \|three$/m);
     for (const [name, result] of Object.entries(results)) assert.deepEqual(result, results.quiet, name);
+  });
+
+  it('children racing timers print the same lines with the same fingerprint under load, and another seed gives other timing (seed 0xc1)', async function () {
+    const ways = {
+      quiet: { args: [], env: {} },
+      'real pauses and garbage collections': { args: ['--expose-gc', '--import', LOAD], env: { LOAD_SEED: '7', LOAD_SPIN_MS: '12' } },
+      'stopped and continued': { args: [], env: {}, stopped: true },
+    };
+    const results = await underLoads(CHILDREN_PROGRAM, '0xc1', ways);
+    for (const line of ['slow says slow', 'bursts stdout "burst 1\\nburst 2\\nburst 3\\n"', 'sort "c\\nb\\na\\n"', 'exec null from exec', 'execFile code 4', 'raced says late']) {
+      assert.ok(results.quiet.stdout.includes(line), `${line}\n${results.quiet.stdout}`);
+    }
+    for (const [name, result] of Object.entries(results)) assert.deepEqual(result, results.quiet, name);
+    const other = await underLoads(CHILDREN_PROGRAM, '0xc2', { quiet: ways.quiet });
+    assert.notEqual(other.quiet.fingerprint, results.quiet.fingerprint);
   });
 
   it('plain Node hands a fetch body over as one chunk when a due timer wrote twice before the socket was read (the fact the program avoids)', async function () {

@@ -69,6 +69,15 @@ describe('register mode: a program that would wait for ever (DST_SEED=0x75)', fu
     assert.match(child.stderr, /^dst: seed 0x75 .* exit 75$/m);
   });
 
+  it('a child that does not exit by itself and is never killed: exit 75, the report names it and its spawn() line', () => {
+    const child = run('child-lingers.mjs');
+    assert.equal(child.status, 75, show(child));
+    assert.equal(child.stdout, '');
+    assert.deepEqual(handleLines(child.stderr).map((line) => line.replace(/pid \d+/, 'pid N')), [
+      `child process sh "-c" "exec sleep 30" (pid N), still running: it did not exit within 5 s of real time, so it runs until the program kills it: spawn() at ${siteOf('child-lingers.mjs', '// SPAWN', 'spawn(')}`,
+    ]);
+  });
+
   it('a listening server alone under DST_FAULTS=skew: still exit 75 at once (the clock steps queued keep no run going)', () => {
     const child = run('server-only.mjs', { DST_FAULTS: 'skew' });
     assert.equal(child.status, 75, show(child));

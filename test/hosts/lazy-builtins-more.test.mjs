@@ -36,7 +36,7 @@ describe('child_process, worker_threads, v8 and readline shims installed at the 
   });
 
   const expected = {
-    child_process: /^child_process refused: DST_UNSUPPORTED child_process\.spawn\(\) is not supported inside a dst-runtime simulation/,
+    child_process: /^child_process ran: pid \d+, exit 0 at \d+ ms, said hi\nfork refused: DST_UNSUPPORTED child_process\.fork\(\), or any child process with an IPC channel/,
     worker_threads: /^worker refused: DST_UNSUPPORTED new worker_threads\.Worker\(\) is not supported inside a dst-runtime simulation/,
     v8: /^v8 used_heap_size \d+ heap_size_limit \d+$/,
     readline: /^readline lines \["a","","b"\]$/,
