@@ -120,6 +120,8 @@ interface StdioEntry {
   handle?: NativeHandle;
   ipc?: boolean;
   fd?: number;
+  /** A 'wrap' of another child's output pipe as this child's stdin: a pipeline (cat | grep). */
+  source?: ChildPipe;
 }
 
 /** The options Node gives the Process handle (normalizeSpawnArguments, then ChildProcess.spawn). */
@@ -301,6 +303,8 @@ class ChildPipe {
   reading = false;
   /** The end of file has been read. */
   ended = false;
+  /** An output that is another child's stdin (a pipeline): the program reads none of it. */
+  diverted = false;
   refed = true;
   closed = false;
   /** Each readStart/readStop starts a new generation: reads queued by an older one do nothing. */
@@ -338,7 +342,7 @@ class ChildPipe {
    */
   supply(data: Buffer | null | undefined, eof = true): number[] {
     const chunks: Array<Buffer | null> = [];
-    if (data !== null && data !== undefined) {
+    if (data !== null && data !== undefined && !this.diverted) {
       for (let at = 0; at < data.length; at += READ_CHUNK_BYTES) chunks.push(data.subarray(at, at + READ_CHUNK_BYTES));
     }
     const last = chunks[chunks.length - 1];
@@ -591,6 +595,11 @@ function realStdio(child: SimChild, stdio: StdioEntry[]): unknown[] {
       if (fd === 0) return { type: 'pipe', readable: true, writable: false, input: pipe?.takeInput() ?? Buffer.alloc(0) };
       return { type: 'pipe', readable: false, writable: true };
     }
+    if (entry.source !== undefined) {
+      // What the other child wrote there, then its end: it ran first (spawned first).
+      const { child: writer, fd: from } = entry.source;
+      return { type: 'pipe', readable: true, writable: false, input: writer.result?.output?.[from] ?? Buffer.alloc(0) };
+    }
     if (entry.type === 'wrap') return { type: 'fd', fd: entry.fd };
     return entry;
   });
@@ -607,11 +616,18 @@ function stdioRefusal(host: Host, stdio: StdioEntry[]): UnsupportedError | undef
     }
     if (entry.type === 'wrap') {
       const handle = entry.handle;
+      const source = handle?.[kPipe] as ChildPipe | undefined;
+      if (fd === 0 && source !== undefined && source.fd !== 0 && source.host === host && source.child.state !== 'failed') {
+        // Another child's output as this one's input: its bytes go here, not to the program.
+        source.diverted = true;
+        entry.source = source;
+        continue;
+      }
       const realFd = typeof handle?.fd === 'number' ? handle.fd : -1;
       if (realFd < 0) {
         return new UnsupportedError(
           `a socket of the simulation as a child process's stdio ${fd} (host "${host.name}")`,
-          `a child is a real process and cannot read or write a simulated socket (or another child's pipe); use 'pipe' and copy between the two, or ${AS_HOST}`,
+          `a child is a real process and cannot read or write a simulated socket (another child's output can be its stdin, as in a pipeline, but not its stdout); use 'pipe' and copy between the two, or ${AS_HOST}`,
         );
       }
       entry.fd = realFd;

@@ -301,9 +301,10 @@ function killOf(realKill: Method, proc: NodeJS.Process): Method {
     const integral = pid == ((pid as number) | 0);
     const own = current !== undefined && integral && Number(pid) === idsOf(current).pid;
     if (!own && current !== undefined && integral) {
-      // One of the host's children (shims/process/child-processes.ts): never a real process.
+      // One of the host's children (shims/process/child-processes.ts), or its process group
+      // (-pid, a detached child's): never a real process.
       const signum = signalNumber(pid, signal);
-      const answer = signum === undefined ? undefined : killChild(current, Number(pid), signum);
+      const answer = signum === undefined ? undefined : killChild(current, Math.abs(Number(pid)), signum);
       if (answer === 0) return true;
       if (answer !== undefined) return Reflect.apply(realKill, this, [NO_SUCH_PID, signal]) as true;
     }

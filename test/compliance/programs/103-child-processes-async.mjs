@@ -3,7 +3,7 @@
 // and spawnargs (a missing command, a file that cannot run, a missing working directory), input
 // written to stdin in the spawning turn, a kill() in that turn (the child ends by the signal), a
 // child that kills itself, a third output pipe, a shell with its environment, an aborted signal,
-// maxBuffer, output larger than one pipe read, and input larger than the pipe takes. The order between different pipes' reads and
+// maxBuffer, output larger than one pipe read, input larger than the pipe takes, and a pipeline. The order between different pipes' reads and
 // the exit is left out: plainly it depends on how fast the child runs.
 import { exec, execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -54,6 +54,11 @@ let counted = '';
 wc.stdout.on('data', (d) => (counted += d));
 await new Promise((resolve) => wc.on('close', resolve));
 log(`big stdin: the child counted every byte ${Number(counted) === writes * 1024 + (1 << 20)}`);
+
+// A pipeline: one child's stdout as the next one's stdin.
+const printf = spawn('printf', ['b\\na\\nc\\nab\\n']);
+const grep = spawn('grep', ['a'], { stdio: [printf.stdout, 'pipe', 'pipe'] });
+await collect('pipeline', spawn('sort', { stdio: [grep.stdout, 'pipe', 'pipe'] }));
 
 const sleeper = spawn('sleep', ['5']);
 const slept = collect('kill', sleeper);
