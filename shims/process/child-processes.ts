@@ -696,18 +696,23 @@ function run(child: SimChild, stdio: StdioEntry[]): void {
   if (child.killedBefore !== undefined) {
     child.result = { status: null, signal: signalName(child.killedBefore), output: null, pid: child.pid };
   } else {
-    const { file, args, envPairs, detached, uid, gid, windowsHide, windowsVerbatimArguments } = options;
+    const { file, args, envPairs, uid, gid, windowsHide, windowsVerbatimArguments } = options;
     // uv_spawn ignores an empty cwd (ProcessWrap does; spawn_sync would chdir to it).
     const cwd = typeof options.cwd === 'string' && options.cwd.length > 0 ? options.cwd : undefined;
+    // In a process group of its own, so that a child killed at the limit takes what it started
+    // with it: `exec('node server.js')` is a shell whose node would run on, an orphan, for ever.
     child.result = onRealDisk(() =>
       B().spawnSync.spawn({
-        file, args, cwd, envPairs, detached, uid, gid, windowsHide, windowsVerbatimArguments,
+        file, args, cwd, envPairs, detached: true, uid, gid, windowsHide, windowsVerbatimArguments,
         stdio: realStdio(child, stdio),
         maxBuffer: Infinity,
         timeout: CHILD_REAL_LIMIT_MS,
         killSignal: os.constants.signals.SIGKILL,
       }),
     );
+    if (child.result.error === ETIMEDOUT && child.result.pid > 0) {
+      (process as unknown as { _kill(pid: number, signal: number): number })._kill(-child.result.pid, os.constants.signals.SIGKILL);
+    }
   }
   child.state = child.result.error === ETIMEDOUT ? 'lingering' : 'ran';
   for (const pipe of child.pipes) pipe.inputRead();

@@ -126,7 +126,8 @@ describe('asynchronous child processes inside hosts (seed 0xc4)', () => {
     const log = [];
     await run(0xc4, async () => {
       const start = Date.now();
-      const child = childProcess.spawn('sh', ['-c', 'echo started; head -c 300000 /dev/zero; exec sleep 30']);
+      // Not exec'd: the shell's own child (sleep) must not outlive it as an orphan.
+      const child = childProcess.spawn('sh', ['-c', 'echo started; head -c 300000 /dev/zero; sleep 30.0421']);
       // Not read at first: the socket's buffer fills, the pipe stops reading, the rest waits.
       child.stdout.pause();
       let bytes = 0;
@@ -145,6 +146,14 @@ describe('asynchronous child processes inside hosts (seed 0xc4)', () => {
       setTimeout(() => log.push(`kill at ${Date.now() - start}: ${child.kill()}`), 250);
       await new Promise((resolve) => child.on('close', resolve));
     });
+    const orphans = fs.readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u000030.0421\u0000';
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(orphans, [], 'the lingering child\'s own child was left running');
     assert.deepEqual(log, [
       'at 100 ms: some of it buffered true',
       'at 150 ms: read 300008 bytes, the first at 100 ms',
