@@ -822,11 +822,27 @@ export function shardSeeds(first, count, shard) {
   return seeds;
 }
 
+/**
+ * Whether a failing seed's confirmation run replayed it: the same events (fingerprint) and the
+ * same failure. Equal fingerprints mean equal schedules, not equal data: a failure that depends
+ * on something from outside the simulation (a real file, a child's output) can pass, or fail
+ * otherwise, on the same schedule. `replayedAs` then says what the fresh run did.
+ */
+function replayOutcome(r, again) {
+  if (again === undefined || again.fingerprint !== r.fingerprint) return { replays: false };
+  if (!again.ok && again.failure?.kind === r.failure.kind && again.failure?.message === r.failure.message) return { replays: true };
+  return { replays: false, replayedAs: again.ok ? 'passed' : `failed otherwise: ${again.failure?.kind}: ${again.failure?.message}` };
+}
+
 function printFailureTable(rows, total) {
   console.log(`\n${rows.length} failing seed(s) of ${total}:`);
   console.log('seed        kind        replays  replay command');
   for (const row of rows) console.log(`${row.seed.padEnd(11)} ${row.kind.padEnd(11)} ${(row.replays ? 'yes' : 'NO').padEnd(8)} ${row.replay}`);
   for (const row of rows.slice(0, 3)) console.log(`  ${row.seed}: ${row.message}`);
+  for (const row of rows) {
+    if (row.replayedAs === undefined) continue;
+    console.log(`  ${row.seed}: the fresh run had the same events but ${row.replayedAs}: the failure depends on data from outside the simulation (a real file, a child process's output, the machine)`);
+  }
   // The fault mix of every failing seed: what it takes to fail is part of the finding.
   for (const row of rows) {
     if (row.swarm !== undefined) console.log(`  ${row.seed} swarm: ${formatFaultMix(row.swarm)}`);
@@ -998,7 +1014,7 @@ async function explore(file, flags) {
     message: r.failure.message,
     timeNs: r.failure.timeNs,
     fingerprint: r.fingerprint,
-    replays: bySeed.get(r.seed)?.fingerprint === r.fingerprint,
+    ...replayOutcome(r, bySeed.get(r.seed)),
     replay: replayCommand(file, r.seed, swarm),
     ...(r.failure.exitCode === undefined ? {} : { exitCode: r.failure.exitCode }),
     ...(r.swarm === undefined ? {} : { swarm: r.swarm }),

@@ -46,6 +46,7 @@ import { NODE_MAJOR } from './context.js';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
+import timers from 'node:timers';
 import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { type FailureReport, runtimeError } from '../runtime/failure.js';
 import { DEFAULTS } from '../runtime/options.js';
@@ -434,10 +435,30 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
       (error: unknown) => {
         run.topLevelSettled = true;
         nodeProcess.removeListener('exit', handleProcessExit);
-        if (running !== run) return;
-        const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        run.end(ExitCode.hostCrash, true, world.report('crash', main, error, `host "main" crashed with an uncaught exception: ${head} (Node's report follows)`));
+        if (running !== run || error === kExit) return;
+        reportEntryRejection(error);
       },
     );
   });
+}
+
+/**
+ * What Node does when the evaluation of the entry module rejects (a top-level throw): its
+ * uncaught-exception handler with origin 'unhandledRejection' (triggerUncaughtException(error,
+ * true), not the 'unhandledRejection' event): 'uncaughtExceptionMonitor', then 'uncaughtException',
+ * which the program's listeners may handle, and which is otherwise fatal (hookProcess). Handled,
+ * Node then queues an empty immediate "so that any ticks get processed", through the timers
+ * module: a simulated immediate, as in the seed's own process.
+ */
+function reportEntryRejection(error: unknown): void {
+  const emit = nodeProcess.emit as (event: string, ...args: unknown[]) => boolean;
+  try {
+    emit.call(nodeProcess, 'uncaughtExceptionMonitor', error, 'unhandledRejection');
+    emit.call(nodeProcess, 'uncaughtException', error, 'unhandledRejection');
+  } catch (thrown) {
+    // A listener's process.exit() ends the seed there, as it ends the process.
+    if (thrown === kExit) return;
+    throw thrown;
+  }
+  if (nodeProcess.listenerCount('uncaughtException') > 1) timers.setImmediate(() => {});
 }

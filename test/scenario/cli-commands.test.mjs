@@ -125,6 +125,16 @@ describe('dst with plain programs', () => {
     assert.match(replayed.stdout, /seed 0xc .*\n[\s\S]*reproduced/);
   });
 
+  it('explore: a failure whose message changes on the same events does not count as replaying, and says why', async () => {
+    const report = path.join(tmp, 'outside.json');
+    const { code, stdout } = await dst(['explore', 'test/scenario/fixtures/app-fails-on-outside-data.mjs', '--seeds', '2', '--jobs', '1', '--report', report]);
+    assert.equal(code, ExitCode.nondeterminism, stdout);
+    const r = readJson(report);
+    assert.deepEqual(r.failing.map((f) => [f.seed, f.replays]), [['0x1', false], ['0x2', false]]);
+    assert.ok(r.failing.every((f) => /^failed otherwise: crash: .*request [0-9a-f-]{36} failed/.test(f.replayedAs)), JSON.stringify(r.failing));
+    assert.match(stdout, /^ {2}0x1: the fresh run had the same events but failed otherwise: .* the failure depends on data from outside the simulation/m);
+  });
+
   it('the file itself decides: a scenario is never run as a program, a program never loaded in the CLI', async () => {
     // A program with a default export that is not a scenario is still a program.
     const app = path.join(tmp, 'default-export.mjs');
