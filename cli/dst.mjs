@@ -1153,7 +1153,8 @@ async function replay(reportFile, flags) {
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
-  const same = result.fingerprint === row.fingerprint && !result.ok && result.failure.kind === row.kind;
+  const sameEvents = result.fingerprint === row.fingerprint;
+  const same = sameEvents && !result.ok && result.failure.kind === row.kind && result.failure.message === row.message;
   const ordinal = ['first', 'second', 'third'][index] ?? `${index + 1}th`;
   console.log(`replay       ${report.file} seed ${row.seed} (--index ${index}: the ${ordinal} of the ${report.failing.length} failing seed(s) in ${reportFile}, counted from 0)`);
   if (result.swarm !== undefined) console.log(`swarm        ${formatFaultMix(result.swarm)}`);
@@ -1163,7 +1164,9 @@ async function replay(reportFile, flags) {
   if (flags.trace !== undefined) console.log(`trace        ${flags.trace}`);
   if (page !== undefined) console.log(`view         ${pathToFileURL(path.resolve(page)).href}`);
   if (!same) {
-    console.log('NOT REPRODUCED: the seed ran differently than recorded (nondeterminism, or the code or settings changed)');
+    console.log(sameEvents
+      ? `NOT REPRODUCED: the same events as recorded, but it ${result.ok ? 'passed' : 'failed otherwise'}: the failure depends on data from outside the simulation (a real file, a child process's output, the machine)`
+      : 'NOT REPRODUCED: the seed ran differently than recorded (nondeterminism, or the code or settings changed)');
     return ExitCode.nondeterminism;
   }
   console.log('reproduced   same failure, same fingerprint');

@@ -133,6 +133,9 @@ describe('dst with plain programs', () => {
     assert.deepEqual(r.failing.map((f) => [f.seed, f.replays]), [['0x1', false], ['0x2', false]]);
     assert.ok(r.failing.every((f) => /^failed otherwise: crash: .*request [0-9a-f-]{36} failed/.test(f.replayedAs)), JSON.stringify(r.failing));
     assert.match(stdout, /^ {2}0x1: the fresh run had the same events but failed otherwise: .* the failure depends on data from outside the simulation/m);
+    const replayed = await dst(['replay', report, '--index', '0']);
+    assert.equal(replayed.code, ExitCode.nondeterminism, replayed.stdout);
+    assert.match(replayed.stdout, /^NOT REPRODUCED: the same events as recorded, but it failed otherwise: the failure depends on data from outside the simulation/m);
   });
 
   it('the file itself decides: a scenario is never run as a program, a program never loaded in the CLI', async () => {
