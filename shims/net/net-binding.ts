@@ -389,34 +389,22 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
 
   data(chunk: Buffer): void {
     if (this.closed) return;
-    if (this.userBuffer !== undefined) {
-      // The C++ side reads into the user's buffer and passes only the length (readSizeMax keeps
-      // chunks within it); the callback may return the buffer for the next read.
-      this.userBuffer.set(chunk, 0);
-      streamBaseState[kReadBytesOrError] = chunk.length;
-      const next = this.handle.onread(undefined);
-      if (next instanceof Uint8Array) this.userBuffer = next;
-      return;
-    }
-    streamBaseState[kReadBytesOrError] = chunk.length;
-    streamBaseState[kArrayBufferOffset] = chunk.byteOffset;
-    this.handle.onread(chunk.buffer);
+    // readSizeMax keeps chunks within the user's buffer, if there is one.
+    this.userBuffer = deliverRead(this.handle, chunk, this.userBuffer);
   }
 
   end(): void {
     this.reading = false;
     this.updateRefs();
     if (this.closed) return;
-    streamBaseState[kReadBytesOrError] = UV.EOF;
-    this.handle.onread(undefined);
+    deliverReadStatus(this.handle, UV.EOF);
   }
 
   readError(code: number): void {
     this.reading = false;
     this.updateRefs();
     if (this.closed) return;
-    streamBaseState[kReadBytesOrError] = code;
-    this.handle.onread(undefined);
+    deliverReadStatus(this.handle, code);
   }
 
   writeFailed(code: number): void {
@@ -467,6 +455,49 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     // per socket (server keepAlive option) after 'connection', through setKeepAlive.
     this.handle.onconnection(0, client);
   }
+}
+
+// ---- StreamBase's protocol with its JavaScript side (what a native stream's reads and writes
+// tell net.js), shared by every simulated stream handle: sockets here, a child's stdio pipes
+// (shims/process/child-processes.ts) ------------------------------------------------------------
+
+/**
+ * Hands `chunk` to the handle's onread as one read. With a user's buffer (`net.Socket({ onread:
+ * { buffer } })`, useUserBuffer) the C++ side reads into it and passes only the length, and the
+ * callback may return the buffer for the next read: returned here (the chunk must fit in it).
+ */
+export function deliverRead(handle: NativeHandle, chunk: Buffer, userBuffer: Uint8Array | undefined): Uint8Array | undefined {
+  if (userBuffer !== undefined) {
+    userBuffer.set(chunk, 0);
+    streamBaseState[kReadBytesOrError] = chunk.length;
+    const next = handle.onread(undefined);
+    return next instanceof Uint8Array ? next : userBuffer;
+  }
+  streamBaseState[kReadBytesOrError] = chunk.length;
+  streamBaseState[kArrayBufferOffset] = chunk.byteOffset;
+  handle.onread(chunk.buffer);
+  return undefined;
+}
+
+/** Ends the handle's reads: its onread with end of file (UV.EOF) or a read error. */
+export function deliverReadStatus(handle: NativeHandle, code: number): void {
+  streamBaseState[kReadBytesOrError] = code;
+  handle.onread(undefined);
+}
+
+/** What a write of `bytes` bytes tells net.js before it returns: done now, or (`async`) pending. */
+export function noteWrite(bytes: number, async: boolean): void {
+  streamBaseState[kBytesWritten] = bytes;
+  if (kLastWriteErr !== undefined) streamBaseState[kLastWriteErr] = 0;
+  streamBaseState[kLastWriteWasAsync] = async ? 1 : 0;
+}
+
+/**
+ * The request a pending write completes through (req.oncomplete): Node 20/22's own WriteWrap, or
+ * on Node 24 (`req` null) a new one, which the write method returns for Node to keep.
+ */
+export function pendingWriteRequest(req: NativeHandle | null): NativeHandle {
+  return req ?? new WriteWrap();
 }
 
 /** On a TCP handle: a TLS layer reads and writes it (its bytes are ciphertext). */
@@ -548,9 +579,7 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource, pipe 
 
 /** A released handle's write methods (see SimTcp.release): no bytes, a closed descriptor. */
 function releasedWrite(): number {
-  streamBaseState[kBytesWritten] = 0;
-  streamBaseState[kLastWriteWasAsync] = 0;
-  if (kLastWriteErr !== undefined) streamBaseState[kLastWriteErr] = 0;
+  noteWrite(0, false);
   return UV.EBADF;
 }
 
@@ -722,20 +751,12 @@ function readStop(this: NativeHandle): number {
 function write(handle: NativeHandle, req: NativeHandle | null, data: Buffer): number | NativeHandle {
   const sim = simOf(handle)!;
   const endpoint = sim.endpoint;
-  streamBaseState[kBytesWritten] = data.length;
-  if (kLastWriteErr !== undefined) streamBaseState[kLastWriteErr] = 0;
   const err = endpoint === undefined ? UV.EPIPE : endpoint.write(Buffer.from(data));
-  if (err !== 0) {
-    streamBaseState[kLastWriteWasAsync] = 0;
-    return err;
-  }
-  if (!endpoint!.windowFull) {
-    streamBaseState[kLastWriteWasAsync] = 0;
-    return 0;
-  }
   // The window is full: this write completes when the reader catches up (backpressure).
-  streamBaseState[kLastWriteWasAsync] = 1;
-  const pending = req ?? new WriteWrap();
+  const waits = err === 0 && endpoint!.windowFull;
+  noteWrite(data.length, waits);
+  if (!waits) return err;
+  const pending = pendingWriteRequest(req);
   pending.bytes = data.length;
   pending[kListed] = trackRequest(sim.host, 'WriteWrap');
   handle.writeQueueSize = (handle.writeQueueSize as number) + data.length;

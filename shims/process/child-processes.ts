@@ -49,7 +49,7 @@ import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { uvErrno } from '../fs/disk.js';
 import { AS_HOST, simulatedDiskRefusal } from '../strict/escapes.js';
-import { joinWritev, type KeepAlive, ownerOf } from '../net/net-binding.js';
+import { deliverRead, deliverReadStatus, joinWritev, type KeepAlive, noteWrite, ownerOf, pendingWriteRequest } from '../net/net-binding.js';
 import { own, type NativeHandle } from '../net/native-handles.js';
 import { nodeBinding } from '../node-binding.js';
 import { nodeError } from '../node-errors.js';
@@ -59,47 +59,28 @@ import { beginRealCall, completeInPlace, type RealCall } from '../thread-pool/re
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-/** Node's bindings for children and streams, taken when child_process first loads (install). */
+/** Node's bindings for children, taken when child_process first loads (install). */
 interface Bindings {
   Process: { prototype: Record<string, (...args: any[]) => any> };
   /** process_wrap's flags (Node 24 passes spawn flags as a number: kProcessFlagDetached, ...). */
   processConstants: Record<string, number>;
-  streamBaseState: Int32Array;
-  kReadBytesOrError: number;
-  kArrayBufferOffset: number;
-  kBytesWritten: number;
-  kLastWriteWasAsync: number;
-  kLastWriteErr: number | undefined;
   /** HandleWrap.prototype.close: frees a native handle (a ProcessWrap never spawned, a PipeWrap never opened). */
   nativeClose: (this: NativeHandle, cb?: () => void) => void;
   /** uv_spawn_sync: what child_process.spawnSync runs on; the same options as an asynchronous spawn. */
   spawnSync: { spawn(options: unknown): SyncResult };
-  WriteWrap: new () => NativeHandle;
 }
 
 let bindings: Bindings | undefined;
 
 function B(): Bindings {
-  return bindings ?? load();
-}
-
-function load(): Bindings {
   if (bindings !== undefined) return bindings;
-  const streamWrap = nodeBinding('stream_wrap');
   const processWrap = nodeBinding('process_wrap');
   const Pipe = nodeBinding('pipe_wrap').Pipe as { prototype: object };
   bindings = {
     Process: processWrap.Process,
     processConstants: processWrap.constants ?? {},
-    streamBaseState: streamWrap.streamBaseState,
-    kReadBytesOrError: streamWrap.kReadBytesOrError,
-    kArrayBufferOffset: streamWrap.kArrayBufferOffset,
-    kBytesWritten: streamWrap.kBytesWritten,
-    kLastWriteWasAsync: streamWrap.kLastWriteWasAsync,
-    kLastWriteErr: streamWrap.kLastWriteErr,
     nativeClose: Object.getPrototypeOf(Object.getPrototypeOf(Pipe.prototype)).close,
     spawnSync: nodeBinding('spawn_sync'),
-    WriteWrap: streamWrap.WriteWrap,
   };
   return bindings;
 }
@@ -170,13 +151,18 @@ interface Family {
 
 const families = new WeakMap<Host, Family>();
 
-/** Per world, the children that hold refs of their host (themselves or through their pipes). */
-const keepers = new WeakMap<World, Set<SimChild>>();
-
-/** The children that keep `world` alive, for the idle report (shims/register-mode.ts). */
+/**
+ * The children that keep `world` alive, themselves or through their pipes, for the idle report
+ * (shims/register-mode.ts): found among the native resources their hosts hold.
+ */
 export function childKeepAlive(world: World): KeepAlive[] {
+  const children = new Set<SimChild>();
+  for (const resource of world.natives.held(undefined)) {
+    if (resource instanceof SimChild) children.add(resource);
+    else if (resource instanceof ChildPipe) children.add(resource.child);
+  }
   const out: KeepAlive[] = [];
-  for (const child of keepers.get(world) ?? []) {
+  for (const child of children) {
     if (child.host.state !== 'running' || child.refsHeld === 0) continue;
     const lingering = child.state === 'lingering'
       ? `, still running: it did not exit within ${CHILD_REAL_LIMIT_MS / 1000} s of real time, so it runs until the program kills it`
@@ -237,7 +223,7 @@ class SimChild {
   durationNs = 0;
   refed = true;
   closed = false;
-  private holdsRef = false;
+  holdsRef = false;
   readonly pipes: ChildPipe[] = [];
   call: RealCall | undefined;
   options: SpawnOptions | undefined;
@@ -257,22 +243,11 @@ class SimChild {
     this.holdsRef = want;
     if (want) this.host.world.refHandle(this.host);
     else this.host.world.unrefHandle(this.host);
-    this.noteKeeping();
   }
 
   /** The refs of the host this child and its pipes hold. */
   get refsHeld(): number {
     return (this.holdsRef ? 1 : 0) + this.pipes.reduce((sum, pipe) => sum + (pipe.holdsRef ? 1 : 0), 0);
-  }
-
-  /** Keeps the world's list of children that keep it alive (childKeepAlive) up to date. */
-  noteKeeping(): void {
-    const world = this.host.world as World;
-    let set = keepers.get(world);
-    if (this.refsHeld > 0) {
-      if (set === undefined) keepers.set(world, (set = new Set()));
-      set.add(this);
-    } else set?.delete(this);
   }
 
   release(): void {
@@ -331,7 +306,6 @@ class ChildPipe {
     this.holdsRef = want;
     if (want) this.host.world.refHandle(this.host);
     else this.host.world.unrefHandle(this.host);
-    this.child.noteKeeping();
   }
 
   /**
@@ -390,8 +364,7 @@ class ChildPipe {
       this.reading = false;
       this.generation++;
       this.updateRefs();
-      B().streamBaseState[B().kReadBytesOrError] = UV.EOF;
-      this.handle.onread(undefined);
+      deliverReadStatus(this.handle, UV.EOF);
       return;
     }
     this.bytesRead += chunk.length;
@@ -402,16 +375,10 @@ class ChildPipe {
         this.pending!.unshift(chunk.subarray(fits.length));
         this.scheduleReads(1);
       }
-      this.userBuffer.set(fits, 0);
-      B().streamBaseState[B().kReadBytesOrError] = fits.length;
-      const next = this.handle.onread(undefined);
-      if (next instanceof Uint8Array) this.userBuffer = next;
+      this.userBuffer = deliverRead(this.handle, fits, this.userBuffer);
       return;
     }
-    const copy = Buffer.from(chunk);
-    B().streamBaseState[B().kReadBytesOrError] = copy.length;
-    B().streamBaseState[B().kArrayBufferOffset] = copy.byteOffset;
-    this.handle.onread(copy.buffer);
+    deliverRead(this.handle, Buffer.from(chunk), undefined);
   }
 
   readStart(): number {
@@ -439,11 +406,7 @@ class ChildPipe {
    * false), and completes once the child has run. After that, the child has had its input.
    */
   write(req: NativeHandle | null, data: Buffer): number | NativeHandle {
-    const state = B().streamBaseState;
-    state[B().kBytesWritten] = data.length;
-    state[B().kLastWriteWasAsync] = 0;
-    const { kLastWriteErr } = B();
-    if (kLastWriteErr !== undefined) state[kLastWriteErr] = 0;
+    noteWrite(data.length, false);
     if (this.closed) return UV.EBADF;
     const child = this.child;
     if (child.state === 'pending') {
@@ -451,8 +414,8 @@ class ChildPipe {
       this.bytesWritten += data.length;
       this.buffered += data.length;
       if (this.buffered <= PIPE_CAPACITY) return 0;
-      state[B().kLastWriteWasAsync] = 1;
-      const pending = req ?? new (B().WriteWrap)();
+      noteWrite(data.length, true);
+      const pending = pendingWriteRequest(req);
       pending.bytes = data.length;
       this.handle.writeQueueSize = (this.handle.writeQueueSize as number) + data.length;
       this.waiting.push(pending);
@@ -928,7 +891,7 @@ export const childProcessShim: Shim = {
   name: 'child-processes',
   builtins: ['child_process'],
   install(patches: PatchSet) {
-    const { Process } = load();
+    const { Process } = B();
     const realSpawn = Process.prototype.spawn!;
     const spawn = function spawn(this: NativeHandle, ...args: unknown[]): number {
       const host = currentHost();
