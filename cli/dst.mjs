@@ -822,15 +822,18 @@ export function shardSeeds(first, count, shard) {
   return seeds;
 }
 
+/** Why a run with the recorded events can still end otherwise. */
+const OUTSIDE_DATA = 'the failure depends on data from outside the simulation (a real file, a child process\'s output, the machine)';
+
 /**
- * Whether a failing seed's confirmation run replayed it: the same events (fingerprint) and the
- * same failure. Equal fingerprints mean equal schedules, not equal data: a failure that depends
- * on something from outside the simulation (a real file, a child's output) can pass, or fail
- * otherwise, on the same schedule. `replayedAs` then says what the fresh run did.
+ * Whether a run of a failing seed in a fresh process (`again`) replayed the one `recorded`
+ * (fingerprint, kind, message): the same events and the same failure. Equal fingerprints mean
+ * equal schedules, not equal data: a failure that depends on something from outside the
+ * simulation can pass, or fail otherwise, on the same schedule; `replayedAs` then says which.
  */
-function replayOutcome(r, again) {
-  if (again === undefined || again.fingerprint !== r.fingerprint) return { replays: false };
-  if (!again.ok && again.failure?.kind === r.failure.kind && again.failure?.message === r.failure.message) return { replays: true };
+function replayOutcome(recorded, again) {
+  if (again === undefined || again.fingerprint !== recorded.fingerprint) return { replays: false };
+  if (!again.ok && again.failure?.kind === recorded.kind && again.failure?.message === recorded.message) return { replays: true };
   return { replays: false, replayedAs: again.ok ? 'passed' : `failed otherwise: ${again.failure?.kind}: ${again.failure?.message}` };
 }
 
@@ -841,7 +844,7 @@ function printFailureTable(rows, total) {
   for (const row of rows.slice(0, 3)) console.log(`  ${row.seed}: ${row.message}`);
   for (const row of rows) {
     if (row.replayedAs === undefined) continue;
-    console.log(`  ${row.seed}: the fresh run had the same events but ${row.replayedAs}: the failure depends on data from outside the simulation (a real file, a child process's output, the machine)`);
+    console.log(`  ${row.seed}: the fresh run had the same events but ${row.replayedAs}: ${OUTSIDE_DATA}`);
   }
   // The fault mix of every failing seed: what it takes to fail is part of the finding.
   for (const row of rows) {
@@ -1014,7 +1017,7 @@ async function explore(file, flags) {
     message: r.failure.message,
     timeNs: r.failure.timeNs,
     fingerprint: r.fingerprint,
-    ...replayOutcome(r, bySeed.get(r.seed)),
+    ...replayOutcome({ fingerprint: r.fingerprint, kind: r.failure.kind, message: r.failure.message }, bySeed.get(r.seed)),
     replay: replayCommand(file, r.seed, swarm),
     ...(r.failure.exitCode === undefined ? {} : { exitCode: r.failure.exitCode }),
     ...(r.swarm === undefined ? {} : { swarm: r.swarm }),
@@ -1153,8 +1156,7 @@ async function replay(reportFile, flags) {
   } finally {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   }
-  const sameEvents = result.fingerprint === row.fingerprint;
-  const same = sameEvents && !result.ok && result.failure.kind === row.kind && result.failure.message === row.message;
+  const { replays, replayedAs } = replayOutcome(row, result);
   const ordinal = ['first', 'second', 'third'][index] ?? `${index + 1}th`;
   console.log(`replay       ${report.file} seed ${row.seed} (--index ${index}: the ${ordinal} of the ${report.failing.length} failing seed(s) in ${reportFile}, counted from 0)`);
   if (result.swarm !== undefined) console.log(`swarm        ${formatFaultMix(result.swarm)}`);
@@ -1163,9 +1165,9 @@ async function replay(reportFile, flags) {
   console.log(`now          ${result.ok ? 'ok' : `${result.failure.kind}: ${result.failure.message}`}   fingerprint ${result.fingerprint}`);
   if (flags.trace !== undefined) console.log(`trace        ${flags.trace}`);
   if (page !== undefined) console.log(`view         ${pathToFileURL(path.resolve(page)).href}`);
-  if (!same) {
-    console.log(sameEvents
-      ? `NOT REPRODUCED: the same events as recorded, but it ${result.ok ? 'passed' : 'failed otherwise'}: the failure depends on data from outside the simulation (a real file, a child process's output, the machine)`
+  if (!replays) {
+    console.log(replayedAs !== undefined
+      ? `NOT REPRODUCED: the same events as recorded, but it ${result.ok ? 'passed' : 'failed otherwise'}: ${OUTSIDE_DATA}`
       : 'NOT REPRODUCED: the seed ran differently than recorded (nondeterminism, or the code or settings changed)');
     return ExitCode.nondeterminism;
   }
