@@ -32,13 +32,13 @@
  * test/hosts/register-code-cache.test.mjs). NODE_DISABLE_COMPILE_CACHE=1 (Node's own switch) turns both
  * off.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import Module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
+import { nodeCrypto } from './node-crypto.js';
 
 /** Turns Node's compile cache on; false when this Node has none (Node 20 and 22.0). */
 export function enableCompileCache(): boolean {
@@ -120,7 +120,7 @@ export class OwnCodeCache {
 
   private compile(module: NodeJS.Module, filename: string): void {
     const bytes = fs.readFileSync(filename);
-    const key = createHash('sha1').update(`${process.version}\0${process.arch}\0${filename}\0`).update(bytes).digest('hex');
+    const key = nodeCrypto().createHash('sha1').update(`${process.version}\0${process.arch}\0${filename}\0`).update(bytes).digest('hex');
     const entry = path.join(this.cacheDir, `${path.basename(filename, '.cjs')}-${key}.bin`);
     let cachedData: Buffer | undefined;
     try {

@@ -1,5 +1,4 @@
 import { certificatesOf, type TlsCertificates } from './tls/certificates.js';
-import { randomBytes } from 'node:crypto';
 import { NS_PER_MS } from './clock/units.js';
 import { UsageError } from './errors.js';
 import { runtimeError, SimulationError } from './failure.js';
@@ -16,6 +15,7 @@ import { ipv4Of, ipv6Of } from './network/addresses.js';
 import { type CrashPolicy, kUntilIdle } from './hosts/lifecycle.js';
 import { World } from './world.js';
 import { originals } from './originals.js';
+import { nodeCrypto } from './node-crypto.js';
 
 /**
  * Writes a fault or other change to the world (crash, partition, setLink, ...) to the trace as an
@@ -86,7 +86,7 @@ interface PendingHost {
 
 /** Real randomness for a fresh seed: the only place the runtime reads it. */
 function drawSeed(): bigint {
-  return randomBytes(8).readBigUInt64BE() >> 32n; // 32 bits: short enough to type
+  return nodeCrypto().randomBytes(8).readBigUInt64BE() >> 32n; // 32 bits: short enough to type
 }
 
 function replayCommand(resolved: ResolvedOptions, seedText: string): string {

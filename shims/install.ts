@@ -75,6 +75,8 @@ export const SHIMS: readonly Shim[] = [
   machineShim,
   gcShim,
   v8HeapShim,
+  // Installed at the first load of node:crypto or of globalThis.crypto (Shim.builtins), as are
+  // the jobs, keys and signatures shims below: node:crypto cost 7-10 ms at start on Node 24.
   cryptoShim,
   mathShim,
   netShim,
@@ -143,14 +145,16 @@ function installAtFirstLoad(patches: PatchSet, waiting: Map<string, Shim[]>, ins
     for (const shims of waiting.values()) for (const shim of shims) if (!done.has(shim)) (done.add(shim), install(shim));
     return;
   }
-  watchBuiltinLoads(patches, (id) => {
+  const loaded = (id: string) => {
     const shims = waiting.get(id);
     if (shims === undefined) return;
     waiting.delete(id);
-    for (const shim of shims) {
-      // Not ready: it is still waiting under its other builtins' ids.
-      if (done.has(shim) || shim.ready?.() === false) continue;
-      done.add(shim);
+    // Not ready: it is still waiting under its other builtins' ids. All of them are marked done
+    // before the first installs: an install may load another of their builtins (node:crypto's
+    // shim reads `webcrypto`), and they must still go in in the table's order, not nested.
+    const now = shims.filter((shim) => !done.has(shim) && shim.ready?.() !== false);
+    for (const shim of now) done.add(shim);
+    for (const shim of now) {
       try {
         install(shim);
       } catch (error) {
@@ -163,7 +167,11 @@ function installAtFirstLoad(patches: PatchSet, waiting: Map<string, Shim[]>, ins
     // others are synced once it has.
     if (insideFacadeSync()) nodeQueueMicrotask(syncBuiltinESMExports);
     else syncBuiltinESMExports();
-  });
+  };
+  watchBuiltinLoads(patches, loaded);
+  // Builtins a shim installed after a waiting one loaded (in library mode the fetch shim loads
+  // undici, which loads http2, tls and node:crypto): their shims go in now, in the table's order.
+  for (const id of [...waiting.keys()]) if (builtinLoaded(id)) loaded(id);
 }
 
 /** Node's queueMicrotask, taken before the process-host shim replaces the global. */

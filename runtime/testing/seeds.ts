@@ -7,7 +7,7 @@ import type { Environment } from '../options.js';
  * asks for a sweep: DST_SEEDS=random:100 or DST_SWEEP=100 draws 100 fresh random seeds (printed,
  * so a failure can be replayed), DST_SEEDS=0x6,0x9 runs exactly those seeds.
  */
-import { getRandomValues } from 'node:crypto';
+import { nodeCrypto } from '../node-crypto.js';
 import { UsageError } from '../errors.js';
 import { replayEnvironment, shellQuote } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
@@ -68,7 +68,7 @@ export class ScenarioSeedFailure extends Error {
 }
 
 function drawSeeds(count: number, log: (line: string) => void, source: string): string[] {
-  const words = getRandomValues(new Uint32Array(count)); // outside any simulation: real randomness
+  const words = nodeCrypto().getRandomValues(new Uint32Array(count)); // outside any simulation: real randomness
   const seeds = [...words].map((w) => formatSeed(BigInt(w)));
   log(`dst: ${source}: ${count} random seed(s): ${seeds.join(' ')}`);
   return seeds;

@@ -13,7 +13,8 @@
  * instead; `localhost` also gets 127.0.0.1 and ::1). They are valid from 2000 through 2099:
  * OpenSSL checks validity against the machine's real clock, not the virtual one (guide § TLS).
  */
-import { createPrivateKey, createPublicKey, createHash, sign, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { nodeCrypto } from '../node-crypto.js';
 import { isIP } from 'node:net';
 import { RandomStream } from '../random/stream.js';
 import { parseSeed, type SeedInput } from '../random/seed.js';
@@ -59,7 +60,7 @@ function drawn(seed: bigint, name: string, length: number): Buffer {
 }
 
 function keyFor(seed: bigint, label: string): KeyObject {
-  return createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, drawn(seed, `tls:key:${label}`, 32)]), format: 'der', type: 'pkcs8' });
+  return nodeCrypto().createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, drawn(seed, `tls:key:${label}`, 32)]), format: 'der', type: 'pkcs8' });
 }
 
 function distinguishedName(commonName: string, organization?: string): Buffer {
@@ -74,7 +75,7 @@ function extension(oid: string, critical: boolean, value: Buffer): Buffer {
 }
 
 function keyIdentifier(spki: Buffer): Buffer {
-  return createHash('sha1').update(spki).digest();
+  return nodeCrypto().createHash('sha1').update(spki).digest();
 }
 
 /** An IP address's bytes, for an iPAddress subjectAltName. */
@@ -99,7 +100,7 @@ interface Issuer {
 }
 
 function certificate(seed: bigint, label: string, subject: Buffer, subjectKey: KeyObject, issuer: Issuer | undefined, altNames: Buffer[]): string {
-  const spki = createPublicKey(subjectKey).export({ type: 'spki', format: 'der' });
+  const spki = nodeCrypto().createPublicKey(subjectKey).export({ type: 'spki', format: 'der' });
   const ownKeyId = keyIdentifier(spki);
   const signer = issuer ?? { name: subject, key: subjectKey, keyId: ownKeyId };
   const isCa = issuer === undefined;
@@ -127,7 +128,7 @@ function certificate(seed: bigint, label: string, subject: Buffer, subjectKey: K
     spki,
     explicit(3, sequence(...extensions)),
   );
-  return pem(sequence(tbs, algorithm, bitString(sign(null, tbs, signer.key))));
+  return pem(sequence(tbs, algorithm, bitString(nodeCrypto().sign(null, tbs, signer.key))));
 }
 
 /** The subjectAltName entries of a host name: DNS, or IP for an address; localhost's loopback addresses. */
@@ -165,7 +166,7 @@ function build(root: bigint): TlsCertificates {
   const caKeyObject = keyFor(root, 'ca');
   const caName = distinguishedName('dst-runtime test CA', 'dst-runtime');
   const ca = certificate(root, 'ca', caName, caKeyObject, undefined, []);
-  const caKeyId = keyIdentifier(createPublicKey(caKeyObject).export({ type: 'spki', format: 'der' }));
+  const caKeyId = keyIdentifier(nodeCrypto().createPublicKey(caKeyObject).export({ type: 'spki', format: 'der' }));
   const issuer: Issuer = { name: caName, key: caKeyObject, keyId: caKeyId };
   const hosts = new Map<string, { cert: string; key: string }>();
   const forHost = (name: string, api: string) => {

@@ -22,7 +22,7 @@
  *   the job's promise), so the hook sees them all.
  */
 import asyncHooks from 'node:async_hooks';
-import cryptoModule from 'node:crypto';
+import { CRYPTO_BUILTINS, nodeCrypto } from './node-crypto.js';
 import { types } from 'node:util';
 import { UsageError } from '../../runtime/errors.js';
 import { captureContext } from '../async-hooks/async-context.js';
@@ -198,6 +198,7 @@ export function withJobsHeld(original: Fn): Fn {
 
 export const cryptoJobsShim: Shim = {
   name: 'crypto-jobs',
+  builtins: CRYPTO_BUILTINS,
   install(patches: PatchSet) {
     const jobClasses = bindingJobClasses();
     if (jobClasses !== undefined) {
@@ -208,11 +209,12 @@ export const cryptoJobsShim: Shim = {
       }
       return;
     }
-    const mod = cryptoModule as unknown as Record<string, Fn>;
+    const crypto = nodeCrypto();
+    const mod = crypto as unknown as Record<string, Fn>;
     for (const key of CALLBACK_FUNCTIONS) {
       if (typeof mod[key] === 'function' && !KEYED_MODULE_FUNCTIONS.has(key)) patches.replace(mod, key, watched(mod[key]));
     }
-    const subtle = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Record<string, Fn>;
+    const subtle = Object.getPrototypeOf(crypto.webcrypto.subtle) as Record<string, Fn>;
     for (const key of Object.getOwnPropertyNames(subtle).sort()) {
       const descriptor = Object.getOwnPropertyDescriptor(subtle, key)!;
       if (key !== 'constructor' && !KEYED_SUBTLE_METHODS.has(key) && typeof descriptor.value === 'function') patches.replace(subtle, key, watched(descriptor.value));

@@ -3,7 +3,7 @@
  * patches go in: the patches (shims/crypto/keys.ts) and the code they load at the first call
  * (shims/crypto/keys-impl.ts) both call them.
  */
-import cryptoModule from 'node:crypto';
+import { nodeCrypto } from './node-crypto.js';
 import { withJobsHeld } from './jobs.js';
 import type { Fn } from './material.js';
 
@@ -32,10 +32,11 @@ export const protoOf = (ctor: unknown) => (ctor as { prototype: Proto }).prototy
 
 /** Node's functions (those that start jobs held as jobs.ts holds them). */
 function realFunctions(): Real {
-  const mod = cryptoModule as unknown as Record<string, Fn>;
-  const ecdhProto = protoOf(cryptoModule.ECDH);
-  const dhProto = protoOf(cryptoModule.DiffieHellman);
-  const subtleProto = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Proto;
+  const crypto = nodeCrypto();
+  const mod = crypto as unknown as Record<string, Fn>;
+  const ecdhProto = protoOf(crypto.ECDH);
+  const dhProto = protoOf(crypto.DiffieHellman);
+  const subtleProto = Object.getPrototypeOf(crypto.webcrypto.subtle) as Proto;
   return {
     generateKeyPair: withJobsHeld(mod.generateKeyPair!),
     generateKeyPairSync: mod.generateKeyPairSync!,
@@ -43,7 +44,7 @@ function realFunctions(): Real {
     generateKeySync: mod.generateKeySync!,
     ecdhGenerateKeys: ecdhProto.generateKeys!,
     dhGenerateKeys: dhProto.generateKeys!,
-    dhGroupGenerateKeys: protoOf(cryptoModule.DiffieHellmanGroup).generateKeys!,
+    dhGroupGenerateKeys: protoOf(crypto.DiffieHellmanGroup).generateKeys!,
     dhGetPrivateKey: dhProto.getPrivateKey!,
     dhGetPrime: dhProto.getPrime!,
     getDiffieHellman: mod.getDiffieHellman!,

@@ -28,7 +28,7 @@
  * Left to OpenSSL (documented in the guide): DSA, DH and RSA-PSS key types, other curves,
  * explicit EC parameters, `generatePrime`, and the salt and IV of an encrypted PEM export.
  */
-import cryptoModule from 'node:crypto';
+import { CRYPTO_BUILTINS, nodeCrypto } from './node-crypto.js';
 import { lazyModule } from '../../runtime/lazy-module.js';
 import { captureReal, type Proto, protoOf, real } from './keys-real.js';
 import type { Fn } from './material.js';
@@ -60,21 +60,23 @@ function forwardDh(original: () => Fn): Fn {
 
 export const cryptoKeysShim: Shim = {
   name: 'crypto-keys',
+  builtins: CRYPTO_BUILTINS,
   install(patches: PatchSet) {
     captureReal();
-    const mod = cryptoModule as unknown as Record<string, Fn>;
+    const crypto = nodeCrypto();
+    const mod = crypto as unknown as Record<string, Fn>;
     patches.replace(mod, 'generateKeyPairSync', mirrorFunction(forward('simGenerateKeyPairSync'), real.generateKeyPairSync));
     patches.replace(mod, 'generateKeyPair', mirrorFunction(forward('simGenerateKeyPair'), real.generateKeyPair));
     patches.replace(mod, 'generateKeySync', mirrorFunction(forward('simGenerateKeySync'), real.generateKeySync));
     patches.replace(mod, 'generateKey', mirrorFunction(forward('simGenerateKey'), real.generateKey));
-    patches.replace(protoOf(cryptoModule.ECDH), 'generateKeys', mirrorFunction(forward('simEcdhGenerateKeys'), real.ecdhGenerateKeys));
-    patches.replace(protoOf(cryptoModule.DiffieHellman), 'generateKeys', mirrorFunction(forwardDh(() => real.dhGenerateKeys), real.dhGenerateKeys));
+    patches.replace(protoOf(crypto.ECDH), 'generateKeys', mirrorFunction(forward('simEcdhGenerateKeys'), real.ecdhGenerateKeys));
+    patches.replace(protoOf(crypto.DiffieHellman), 'generateKeys', mirrorFunction(forwardDh(() => real.dhGenerateKeys), real.dhGenerateKeys));
     patches.replace(
-      protoOf(cryptoModule.DiffieHellmanGroup),
+      protoOf(crypto.DiffieHellmanGroup),
       'generateKeys',
       mirrorFunction(forwardDh(() => real.dhGroupGenerateKeys), real.dhGroupGenerateKeys),
     );
-    const subtleProto = Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Proto;
+    const subtleProto = Object.getPrototypeOf(crypto.webcrypto.subtle) as Proto;
     patches.replace(subtleProto, 'generateKey', mirrorFunction(forward('simSubtleGenerateKey'), real.subtleGenerateKey));
   },
 };

@@ -18,7 +18,7 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import { kMaxLength } from 'node:buffer';
-import cryptoModule from 'node:crypto';
+import { CRYPTO_BUILTINS, nodeCrypto } from './node-crypto.js';
 import { deprecate, types } from 'node:util';
 import type { RandomStream } from '../../runtime/random/stream.js';
 import { currentHost, NODE_MAJOR, type Host } from '../context.js';
@@ -62,9 +62,10 @@ let real: RealCrypto | undefined;
 
 function captureReal(): RealCrypto {
   if (real !== undefined) return real;
-  const mod = cryptoModule as unknown as Record<string, AnyFunction | undefined>;
+  const crypto = nodeCrypto();
+  const mod = crypto as unknown as Record<string, AnyFunction | undefined>;
   // Reading `webcrypto` loads Node's lazy internal webcrypto module; the instance is unique.
-  const webcrypto = cryptoModule.webcrypto as unknown as Record<string, AnyFunction>;
+  const webcrypto = crypto.webcrypto as unknown as Record<string, AnyFunction>;
   real = {
     randomBytes: mod.randomBytes!,
     randomFill: mod.randomFill!,
@@ -471,6 +472,7 @@ const ALIASES = ['prng', 'pseudoRandomBytes', 'rng'] as const;
 
 export const cryptoShim: Shim = {
   name: 'crypto',
+  builtins: CRYPTO_BUILTINS,
   install(patches: PatchSet) {
     const r = captureReal();
     mirrorSignature(simRandomBytes, r.randomBytes);
@@ -481,7 +483,7 @@ export const cryptoShim: Shim = {
     mirrorSignature(simGetRandomValues, r.getRandomValues);
     mirrorSignature(simWebRandomUUID, r.webRandomUUID);
 
-    const mod = cryptoModule as unknown as Record<string, unknown>;
+    const mod = nodeCrypto() as unknown as Record<string, unknown>;
     patches.replace(mod, 'randomBytes', simRandomBytes);
     patches.replace(mod, 'randomFill', simRandomFill);
     patches.replace(mod, 'randomFillSync', simRandomFillSync);

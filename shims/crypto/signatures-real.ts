@@ -3,7 +3,7 @@
  * patches go in: the patches (shims/crypto/signatures.ts) and the code they load at the first call
  * (shims/crypto/signatures-impl.ts) both call them.
  */
-import cryptoModule from 'node:crypto';
+import { nodeCrypto } from './node-crypto.js';
 import { withJobsHeld } from './jobs.js';
 import type { Fn } from './material.js';
 
@@ -24,11 +24,11 @@ interface Real {
 export let real: Real;
 
 export type Proto = Record<string, Fn>;
-export const signProto = () => (cryptoModule.Sign as unknown as { prototype: Proto }).prototype;
-export const subtleProto = () => Object.getPrototypeOf(cryptoModule.webcrypto.subtle) as Proto;
+export const signProto = () => (nodeCrypto().Sign as unknown as { prototype: Proto }).prototype;
+export const subtleProto = () => Object.getPrototypeOf(nodeCrypto().webcrypto.subtle) as Proto;
 
 function realFunctions(): Real {
-  const mod = cryptoModule as unknown as Record<string, Fn>;
+  const mod = nodeCrypto() as unknown as Record<string, Fn>;
   return {
     sign: withJobsHeld(mod.sign!),
     createSign: mod.createSign!,

@@ -23,7 +23,7 @@
  * padding), other curves, `subtle.wrapKey` with RSA-OAEP, and a non-extractable CryptoKey a host
  * neither generated nor imported (Node 24 gives no way to its material without a warning).
  */
-import cryptoModule from 'node:crypto';
+import { CRYPTO_BUILTINS, nodeCrypto } from './node-crypto.js';
 import { lazyModule } from '../../runtime/lazy-module.js';
 import { captureReal, real, signProto, subtleProto } from './signatures-real.js';
 import type { Fn } from './material.js';
@@ -57,9 +57,10 @@ function forwardSign(RealSign: Fn): Fn {
 
 export const cryptoSignaturesShim: Shim = {
   name: 'crypto-signatures',
+  builtins: CRYPTO_BUILTINS,
   install(patches: PatchSet) {
     captureReal();
-    const mod = cryptoModule as unknown as Record<string, Fn>;
+    const mod = nodeCrypto() as unknown as Record<string, Fn>;
     patches.replace(mod, 'sign', mirrorFunction(forward('simSign'), real.sign));
     patches.replace(mod, 'createSign', mirrorFunction(forward('simCreateSign'), real.createSign));
     patches.replace(mod, 'Sign', mirrorFunction(forwardSign(real.Sign), real.Sign));

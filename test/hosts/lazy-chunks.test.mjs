@@ -1,10 +1,10 @@
 /**
  * Feature code that loads at its first use (runtime/lazy-module.ts): the key and signature code
  * of node:crypto's shims sits in chunks of its own (dist/chunks/keys-impl-*, signatures-impl-*)
- * that an empty program never loads. The patches themselves are installed at start, so no way
- * into node:crypto can miss them: each way is tried in a fresh `node --import
- * dst-runtime/register` process and must load the code at the call and make the seed's key and
- * signature, the same whatever the way.
+ * that an empty program never loads. The patches themselves are installed at node:crypto's first
+ * load, whoever loads it (test/hosts/lazy-crypto-shims.test.mjs), so no way into node:crypto can
+ * miss them: each way is tried in a fresh `node --import dst-runtime/register` process and must
+ * load the code at the call and make the seed's key and signature, the same whatever the way.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
