@@ -25,6 +25,7 @@ import { cryptoShim } from './crypto/random.js';
 import { cryptoJobsShim } from './crypto/jobs.js';
 import { cryptoKeysShim } from './crypto/keys.js';
 import { cryptoSignaturesShim } from './crypto/signatures.js';
+import { objectUrlsShim } from './crypto/object-urls.js';
 import { dateShim } from './clock/date.js';
 import { dgramShim } from './net/dgram-binding.js';
 import { dnsShim } from './net/dns-binding.js';
@@ -99,6 +100,7 @@ export const SHIMS: readonly Shim[] = [
   cryptoJobsShim,
   cryptoKeysShim,
   cryptoSignaturesShim,
+  objectUrlsShim,
   wasmShim,
   blobShim,
   processHostShim,

@@ -373,7 +373,8 @@ function serializeUuid(b: Uint8Array, version: number): string {
   );
 }
 
-function uuidV4(host: Host): string {
+/** A version 4 UUID from the host's `crypto` stream (crypto.randomUUID, URL.createObjectURL). */
+export function uuidV4(host: Host): string {
   const bytes = new Uint8Array(16);
   host.crypto.fill(bytes);
   return serializeUuid(bytes, 0x40);
