@@ -2,8 +2,8 @@
  * Where register mode's start-up CPU goes (figure 12, docs/benchmarks.md), timed inside one
  * process with process.cpuUsage: the builtins in the groups the runtime needs them (each group
  * with what it pulls in), the runtime's chunks (compile and top level), startRegisterMode(), and
- * then, not part of the start, what a program's first load of tls, https and http2 costs (their
- * shims install then).
+ * then, not part of the start, what a program's first load of crypto, tls, https and http2 costs
+ * (their shims install then).
  * One line per start; run it several times, and with each Node to compare.
  *
  *     DST_SEED=1 DST_QUIET=1 node bench/startup-phases.mjs [dist directory, default ./dist]
@@ -25,13 +25,13 @@ const cpuUsage = process.cpuUsage.bind(process);
  * installed at their first load (shims/builtin-loads.ts), timed last as `first use`.
  */
 const GROUPS = {
-  // They capture timer functions when they first load; crypto is patched at install.
-  capturing: ['node:net', 'node:child_process', 'node:readline', 'node:perf_hooks', 'node:http', 'node:crypto'],
+  // They capture timer functions when they first load.
+  capturing: ['node:net', 'node:child_process', 'node:readline', 'node:perf_hooks', 'node:http'],
   // Patched at install, or used by the runtime's own code.
   other: ['node:dgram', 'node:dns', 'node:dns/promises', 'node:timers/promises', 'node:worker_threads', 'node:v8', 'node:vm', 'node:os'],
 };
 /** Loaded by a program that uses them, after the start: each installs its shim as it loads. */
-const FIRST_USE = ['node:tls', 'node:https', 'node:http2'];
+const FIRST_USE = ['node:crypto', 'node:tls', 'node:https', 'node:http2'];
 
 const parts = [];
 let since = cpuUsage();
@@ -53,5 +53,5 @@ step('chunks');
 startRegisterMode();
 step('startRegisterMode');
 for (const builtin of FIRST_USE) require(builtin);
-step('first use of tls/https/http2');
+step('first use of crypto/tls/https/http2');
 process.stderr.write(`${process.version} CPU ms: ${parts.join(' | ')}\n`);

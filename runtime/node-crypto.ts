@@ -7,9 +7,19 @@
  */
 import { createRequire } from 'node:module';
 
+/** Node's process.getBuiltinModule, taken at load (a program may replace it); undefined before 20.16. */
+const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.bind(process);
+
 let loaded: typeof import('node:crypto') | undefined;
 
-/** node:crypto, required at the first call. */
+/**
+ * node:crypto, loaded at the first call: Node's own module whatever the program did to
+ * `require` (Module._load wrappers, module.registerHooks) by then, through
+ * process.getBuiltinModule where Node has it (20.16+, 22.3+).
+ */
 export function nodeCrypto(): typeof import('node:crypto') {
-  return (loaded ??= createRequire(__filename)('node:crypto') as typeof import('node:crypto'));
+  loaded ??= (
+    getBuiltinModule !== undefined ? getBuiltinModule('node:crypto') : createRequire(__filename)('node:crypto')
+  ) as typeof import('node:crypto');
+  return loaded;
 }

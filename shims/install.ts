@@ -136,25 +136,30 @@ function unsupportedRuntime(): string | undefined {
 }
 
 /**
- * Installs each waiting shim when the first of its builtins loads (shims/builtin-loads.ts), then
- * syncs the ES module facades: a builtin loaded by another builtin (tls by https) has none yet,
- * but the shim's own require of it made one.
+ * Watches builtin loads (shims/builtin-loads.ts) for the shims that wait in `waiting`, and
+ * installs each when the first of its builtins loads, then syncs the ES module facades: a
+ * builtin loaded by another builtin (tls by https) has none yet, but the shim's own require of it
+ * made one. On before the table's first shim installs: an install may load a builtin another shim
+ * waits for (in library mode the fetch shim loads undici, which loads http2, tls and node:crypto,
+ * and undici takes node:crypto's randomFillSync as it loads), and that shim must be in first.
+ * False when the list cannot be watched (a program froze or replaced it): then every shim is
+ * installed at once, as before.
  */
-function installAtFirstLoad(patches: PatchSet, waiting: Map<string, Shim[]>, install: (shim: Shim) => void): void {
+function watchFirstLoads(patches: PatchSet, waiting: Map<string, Shim[]>, install: (shim: Shim) => void): boolean {
+  if (!builtinLoadsWatchable()) return false;
   const done = new Set<Shim>();
-  if (!builtinLoadsWatchable()) {
-    // No list to watch (a program froze or replaced it): install them now, as before.
-    for (const shims of waiting.values()) for (const shim of shims) if (!done.has(shim)) (done.add(shim), install(shim));
-    return;
-  }
-  const loaded = (id: string) => {
+  watchBuiltinLoads(patches, (id) => {
     const shims = waiting.get(id);
     if (shims === undefined) return;
     waiting.delete(id);
     // Not ready: it is still waiting under its other builtins' ids. All of them are marked done
     // before the first installs: an install may load another of their builtins (node:crypto's
-    // shim reads `webcrypto`), and they must still go in in the table's order, not nested.
+    // shim reads `webcrypto`), and they still go in one after the other in the table's order,
+    // not one inside another.
     const now = shims.filter((shim) => !done.has(shim) && shim.ready?.() !== false);
+    // Seen again inside one of their installs (crypto's reads `webcrypto`): nothing to do, and
+    // no facade sync from a deeper stack.
+    if (now.length === 0) return;
     for (const shim of now) done.add(shim);
     for (const shim of now) {
       try {
@@ -169,11 +174,8 @@ function installAtFirstLoad(patches: PatchSet, waiting: Map<string, Shim[]>, ins
     // others are synced once it has.
     if (insideFacadeSync()) nodeQueueMicrotask(syncBuiltinESMExports);
     else syncBuiltinESMExports();
-  };
-  watchBuiltinLoads(patches, loaded);
-  // Builtins a shim installed after a waiting one loaded (in library mode the fetch shim loads
-  // undici, which loads http2, tls and node:crypto): their shims go in now, in the table's order.
-  for (const id of [...waiting.keys()]) if (builtinLoaded(id)) loaded(id);
+  });
+  return true;
 }
 
 /** Node's queueMicrotask, taken before the process-host shim replaces the global. */
@@ -216,12 +218,12 @@ export function installShims(world: World, { whole = false }: { whole?: boolean 
     // network shims.
     touchStdio();
     const waiting = new Map<string, Shim[]>();
+    const lazy = watchFirstLoads(patches, waiting, (shim) => install(shim, targets));
     for (const shim of SHIMS) {
-      const now = shim.builtins === undefined || (shim.builtins.some(builtinLoaded) && shim.ready?.() !== false);
+      const now = shim.builtins === undefined || !lazy || (shim.builtins.some(builtinLoaded) && shim.ready?.() !== false);
       if (now) install(shim, targets);
       else for (const id of shim.builtins) waiting.set(id, [...(waiting.get(id) ?? []), shim]);
     }
-    if (waiting.size > 0) installAtFirstLoad(patches, waiting, (shim) => install(shim, targets));
     if (world.mode === 'library' && world.options.strict === true) watchHostRealTimers(world, patches);
     if (world.mode === 'library') watchRealLoads(world);
     if (world.options.pending === true) {

@@ -18,6 +18,7 @@
  * revoked, so an explorer's thousands of seeds in one process do not keep every seed's blobs.
  */
 import buffer from 'node:buffer';
+import { URL as NodeURL } from 'node:url';
 import { currentHost } from '../context.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
@@ -27,22 +28,28 @@ type Fn = (this: unknown, ...args: unknown[]) => unknown;
 
 const PREFIX = 'blob:nodedata:';
 
+/** Node's URL class: the global slot may hold another (Jest's jsdom environment puts jsdom's). */
+const NodeUrl = NodeURL;
+
 /** Simulated id → Node's URL for it. */
 const paired = new Map<string, string>();
+
+/** The pathname of `url` parsed as a WHATWG URL, as Node parses it; undefined if it is none. */
+function pathnameOf(url: string): string | undefined {
+  try {
+    return new NodeUrl(url).pathname;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The id Node's resolveObjectURL finds in `url`: the URL's pathname split at ':' into exactly
  * `nodedata` and the id (lib/internal/blob.js); undefined when it would find none.
  */
 function resolvableId(url: string): string | undefined {
-  let pathname: string;
-  try {
-    pathname = new URL(url).pathname;
-  } catch {
-    return undefined;
-  }
-  const parts = pathname.split(':', 3);
-  return parts.length === 2 && parts[0] === 'nodedata' ? parts[1] : undefined;
+  const parts = pathnameOf(url)?.split(':', 3);
+  return parts?.length === 2 && parts[0] === 'nodedata' ? parts[1] : undefined;
 }
 
 /**
@@ -50,12 +57,8 @@ function resolvableId(url: string): string | undefined {
  * other ':' follows, whatever precedes it (BlobBindingData::RevokeObjectURL, src/node_blob.cc).
  */
 function revocableId(url: string): string | undefined {
-  let pathname: string;
-  try {
-    pathname = new URL(url).pathname;
-  } catch {
-    return undefined;
-  }
+  const pathname = pathnameOf(url);
+  if (pathname === undefined) return undefined;
   const first = pathname.indexOf(':');
   if (first === -1 || first === pathname.length - 1) return undefined;
   const id = pathname.slice(first + 1);
@@ -65,7 +68,7 @@ function revocableId(url: string): string | undefined {
 export const objectUrlsShim: Shim = {
   name: 'object-urls',
   install(patches: PatchSet) {
-    const urlStatics = URL as unknown as Record<string, Fn>;
+    const urlStatics = NodeUrl as unknown as Record<string, Fn>;
     const realCreate = urlStatics.createObjectURL;
     const realRevoke = urlStatics.revokeObjectURL;
     const bufferModule = buffer as unknown as Record<string, Fn>;
@@ -110,7 +113,7 @@ export const objectUrlsShim: Shim = {
       }, realResolve),
     );
     patches.onRestore(() => {
-      for (const real of paired.values()) Reflect.apply(realRevoke, URL, [real]);
+      for (const real of paired.values()) Reflect.apply(realRevoke, NodeUrl, [real]);
       paired.clear();
     });
   },

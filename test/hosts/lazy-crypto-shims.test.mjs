@@ -19,6 +19,7 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REGISTER = path.join(HERE, '../../dist/register.mjs');
 const WAYS = path.join(HERE, 'fixtures/lazy-crypto/random-ways.cjs');
 const LIBRARY = path.join(HERE, 'fixtures/lazy-crypto/library.cjs');
+const WEBSOCKET = path.join(HERE, 'fixtures/lazy-crypto/websocket-mask.cjs');
 const EMPTY = path.join(HERE, 'fixtures/lazy-crypto/empty.cjs');
 const STATIC_IMPORT = path.join(HERE, 'fixtures/lazy-crypto/static-import.mjs');
 const run = promisify(execFile);
@@ -103,6 +104,17 @@ describe('crypto shims installed at the first load of node:crypto or globalThis.
     const [a, b, other] = [await library('5'), await library('5'), await library('6')];
     assert.equal(a, b);
     assert.notEqual(other, a);
+  });
+
+  it("library mode: a WebSocket's handshake key and frame mask come from the seed (seeds 5, 6; Node 22+)", async function () {
+    const frames = async (seed) => (await run(process.execPath, [WEBSOCKET], { env: { ...process.env, SEED: seed } })).stdout.trim();
+    const first = await frames('5');
+    if (first === 'no WebSocket') this.skip(); // Node 20: no global WebSocket without a flag
+    assert.match(first, /^key \S+\nframe 8185[0-9a-f]{18}$/);
+    assert.equal(await frames('5'), first);
+    const other = await frames('6');
+    assert.notEqual(other.split('\n')[0], first.split('\n')[0]);
+    assert.notEqual(other.split('\n')[1], first.split('\n')[1]);
   });
 
   it('with the compile cache on as it is by default: the same bytes (seed 0x5)', async () => {
