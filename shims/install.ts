@@ -40,7 +40,7 @@ import { wasmShim } from './thread-pool/wasm.js';
 import { blobShim } from './thread-pool/blob.js';
 import { httpShim } from './net/http.js';
 import { httpsShim } from './net/https.js';
-import { gcShim, machineShim, v8HeapShim } from './process/machine.js';
+import { gcShim, machineShim, navigatorShim, v8HeapShim } from './process/machine.js';
 import { mathShim } from './math/random.js';
 import { messagingShim } from './worker-threads/messaging.js';
 import { moduleHostsShim } from './module/module-hosts.js';
@@ -76,6 +76,8 @@ export const SHIMS: readonly Shim[] = [
   machineShim,
   gcShim,
   v8HeapShim,
+  // Installed at the first read of globalThis.navigator (Node 21+).
+  navigatorShim,
   // Installed at the first load of node:crypto or of globalThis.crypto (Shim.builtins), as are
   // the jobs, keys and signatures shims below: node:crypto cost 7-10 ms at start on Node 24.
   cryptoShim,

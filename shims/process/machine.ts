@@ -10,7 +10,8 @@
  * - Memory is a fixed picture (MACHINE below): process.memoryUsage(), memoryUsage.rss(),
  *   resourceUsage().maxRSS, os.freemem()/totalmem(), constrainedMemory()/availableMemory(), and
  *   v8's heap statistics (Node's own keys, fixed values).
- * - The machine has MACHINE.cpus CPUs (os.cpus(), os.availableParallelism()) and no load
+ * - The machine has MACHINE.cpus CPUs (os.cpus(), os.availableParallelism(),
+ *   navigator.hardwareConcurrency) and no load
  *   (os.loadavg() is [0, 0, 0]).
  * - performance.eventLoopUtilization(): active time is the host's CPU time, idle time the rest of
  *   its uptime. monitorEventLoopDelay(): a histogram fed, every `resolution` ms of the host's
@@ -290,6 +291,35 @@ export const machineShim: Shim = {
       mirrorSignature(simulatedRecordDelta, realRecordDelta);
       patches.replace(histogramPrototype, 'recordDelta', simulatedRecordDelta);
     }
+  },
+};
+
+/**
+ * `navigator.hardwareConcurrency` (Node 21+) inside a host: the simulated machine's CPUs, as
+ * os.availableParallelism() says there. Plainly it is the real machine's count, so a pool sized
+ * by it ran differently under one seed on another machine (2 cores in CI, 16 on a laptop).
+ * Navigator's getter lives on Navigator.prototype and caches the real count in a private field;
+ * the replacement calls it first (its brand check throws Node's TypeError for a foreign `this`).
+ * Installed when Node's navigator module loads (the first read of `globalThis.navigator`): an
+ * empty program never loads it.
+ */
+export const navigatorShim: Shim = {
+  name: 'navigator',
+  builtins: ['internal/navigator'],
+  install(patches: PatchSet) {
+    // Inside the lazy global's first read this reads it again: the module has loaded by then.
+    const navigator = (globalThis as { navigator?: object }).navigator;
+    if (typeof navigator !== 'object' || navigator === null) return;
+    const prototype = Object.getPrototypeOf(navigator) as object;
+    const descriptor = Object.getOwnPropertyDescriptor(prototype, 'hardwareConcurrency');
+    const realGet = descriptor?.get;
+    if (realGet === undefined) return;
+    const get = function (this: unknown): unknown {
+      const real = Reflect.apply(realGet, this, []);
+      return currentHost() === undefined ? real : MACHINE.cpus;
+    };
+    Object.defineProperty(get, 'name', { value: realGet.name, configurable: true });
+    patches.defineGetter(prototype, 'hardwareConcurrency', get, descriptor!.enumerable ?? false);
   },
 };
 

@@ -9,6 +9,12 @@ import v8 from 'node:v8';
 import util from 'node:util';
 import perfHooks, { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Sim, STARTUP_MS } from 'dst-runtime';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+const REGISTER = fileURLToPath(new URL('../../dist/register.mjs', import.meta.url));
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,6 +94,30 @@ describe('machine readings inside a host (seed 0x3a)', () => {
     assert.deepEqual(Object.keys(r.heap), Object.keys(v8.getHeapStatistics()));
     assert.equal(r.heap.used_heap_size, 8 * 2 ** 20);
     assert.deepEqual(r.spaces.map((s) => s.space_name), v8.getHeapSpaceStatistics().map((s) => s.space_name));
+  });
+
+  it("navigator.hardwareConcurrency is the machine's CPU count inside a host, the real one outside (Node 21+)", async function () {
+    if (typeof globalThis.navigator !== 'object') this.skip(); // Node 20 has no navigator
+    let inside;
+    const sim = new Sim({ seed: 0x3a });
+    sim.client('c', () => {
+      inside = [navigator.hardwareConcurrency, os.availableParallelism()];
+    });
+    await sim.run();
+    assert.deepEqual(inside, [4, 4]);
+    assert.equal(navigator.hardwareConcurrency, os.availableParallelism());
+    // Node's brand check, inside a host as outside.
+    const get = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(navigator), 'hardwareConcurrency').get;
+    assert.equal(get.name, 'get hardwareConcurrency');
+    assert.throws(() => get.call({}), TypeError);
+  });
+
+  it('navigator.hardwareConcurrency read first in register mode (the shim installs as navigator loads): 4 (Node 21+)', async function () {
+    if (typeof globalThis.navigator !== 'object') this.skip();
+    const { stdout } = await execFileAsync(process.execPath, ['--import', REGISTER, '-e', 'console.log(navigator.hardwareConcurrency)'], {
+      env: { ...process.env, DST_SEED: '0x3a', DST_QUIET: '1' },
+    });
+    assert.equal(stdout.trim(), '4');
   });
 
   it('validate their arguments as Node does, inside a host too', async () => {
