@@ -12,8 +12,10 @@
  * read is done. A blocked pull holds the simulation until that wakeup, delivered the same way.
  * Node 24's blob streams then go on from an immediate of the real `setImmediate` (lib/internal/blob.js
  * took it at startup), which the simulation cannot see being queued: so after each delivered
- * callback or wakeup the simulation also waits for Node's next check phase, where that immediate
- * runs (and pulls again, from host code).
+ * callback or wakeup, and after each synchronous callback of in-memory data that is not the last
+ * chunk (a Blob of several parts, `new Response(blob)`), the simulation also waits for Node's next
+ * check phase, where that immediate runs (and pulls again, from host code). Without that wait the
+ * immediate was still pending at the next event and strict mode stopped the run (exit 74).
  */
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
 import { currentHost } from '../context.js';
@@ -59,6 +61,9 @@ export const blobShim: Shim = {
     const proto = readerPrototype();
     if (proto === undefined || typeof proto.pull !== 'function') return;
     const pull = proto.pull;
+    // Node 24's readers (they have setWakeup): its blob streams go on from a real immediate after
+    // every chunk that is not the last, in-memory data too (the callback queues it synchronously).
+    const moreComesFromAnImmediate = typeof proto.setWakeup === 'function';
     patches.replace(proto, 'pull', function pull_(this: Reader, ...args: unknown[]) {
       const host = currentHost();
       const callback = args[0];
@@ -70,7 +75,13 @@ export const blobShim: Shim = {
       args[0] = (...results: unknown[]) => {
         if (!returned) {
           status = results[0];
-          return Reflect.apply(callback, undefined, results);
+          const result = Reflect.apply(callback, undefined, results);
+          // More to come (not the end, an error or "blocked"): a stream's callback has queued
+          // Node's immediate for the next pull; the simulation waits for its check phase, as
+          // after a later callback (an arrayBuffer() read goes on from a microtask instead, and
+          // waits for nothing that a check phase would not also have run).
+          if (moreComesFromAnImmediate && typeof status === 'number' && status > 0 && status !== STATUS_BLOCK) holdForCheckPhases(host.world, 1);
+          return result;
         }
         deliverThenWait(call!, callback as Fn, results);
         return undefined;

@@ -215,6 +215,26 @@ describe('zlib, crypto jobs and WebAssembly compiles in a host: held in virtual 
     assert.equal(fingerprint(runs[1]), fingerprint(runs[0]));
   });
 
+  it('register mode: in-memory Blobs read as streams (Response(blob), stream(), FormData) take no virtual time, the same every run', () => {
+    // Node 24 goes on to a blob stream's next chunk from a real setImmediate (lib/internal/blob.js
+    // took it at startup): the simulation waits for it. Before, the chain advanced a chunk per
+    // batch of simulated events, 11 virtual seconds of a 1 ms interval for these reads, and
+    // `new Response(blob)` alone could stop a run in strict mode (exit 74).
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
+    const runs = [0, 1].map(() =>
+      spawnSync(process.execPath, ['--import', REGISTER_MJS, 'blob-streams.mjs'], { cwd: FIXTURES, env: { ...env, DST_SEED: '0x7b' }, encoding: 'utf8', timeout: 60_000 }),
+    );
+    for (const run of runs) assert.equal(run.status, 0, run.stderr);
+    assert.equal(
+      runs[0].stdout,
+      'Response(blob): 84000 bytes after 0 ticks, 0 immediates\nstream(): 84000 bytes in 6 chunks after 0 ticks\nFormData: true true\nResponse(stream): true after 0 ticks\n',
+    );
+    assert.equal(runs[1].stdout, runs[0].stdout);
+    const fingerprint = (run) => /fingerprint ([0-9a-f]{16})/.exec(run.stderr)?.[1];
+    assert.ok(fingerprint(runs[0]) !== undefined, runs[0].stderr);
+    assert.equal(fingerprint(runs[1]), fingerprint(runs[0]));
+  });
+
   it('register mode: a throw in the callback of work started in a node:domain reaches that domain', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
     const plain = spawnSync(process.execPath, ['domains.cjs'], { cwd: FIXTURES, env, encoding: 'utf8', timeout: 60_000 });
