@@ -234,7 +234,8 @@ export function simGenerateKey(this: unknown, type: unknown, options: unknown, c
     return Reflect.apply(real.generateKey, this, arguments);
   }
   const deliver = function (this: unknown, error: unknown, key: unknown) {
-    if (error) return Reflect.apply(callback as Fn, this, [error, key]);
+    // Node's own arguments: an error comes alone (`callback(err)`), not with an undefined key.
+    if (error) return Reflect.apply(callback as Fn, this, arguments);
     return Reflect.apply(callback as Fn, this, [null, secretLike(host, key)]);
   };
   return Reflect.apply(real.generateKey, this, [type, options, deliver]);

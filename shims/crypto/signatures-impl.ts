@@ -199,7 +199,8 @@ export function simSign(this: unknown, algorithm: unknown, data: unknown, key: u
   let sign: ((host: Host) => Buffer | undefined) | undefined;
   const deliver = function (this: unknown, error: unknown, signature: unknown) {
     const ours = error ? undefined : attempt(() => sign?.(host));
-    return Reflect.apply(callback as Fn, this, ours === undefined ? [error, signature] : [null, ours]);
+    // Node's own arguments when not replaced: an error comes alone (`callback(err)`), not with an undefined.
+    return Reflect.apply(callback as Fn, this, ours === undefined ? arguments : [null, ours]);
   };
   const result = Reflect.apply(real.sign, this, [algorithm, data, key, deliver]);
   // The digest is of the data as it is now, as the job reads it.

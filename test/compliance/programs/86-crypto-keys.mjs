@@ -109,3 +109,12 @@ console.log('settled:', settled.join(' '));
 const webPair = await subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-384' }, true, ['sign', 'verify']);
 const hmac = await subtle.generateKey({ name: 'HMAC', hash: 'SHA-256' }, true, ['sign']);
 console.log('pair prototype:', Object.getPrototypeOf(webPair) === null, 'hmac algorithm:', JSON.stringify(hmac.algorithm));
+// A failed job calls back with the error alone: arguments.length is 1, not 2 (Node's own; the
+// test harness's common.expectsError checks it).
+const edPrivate = crypto.generateKeyPairSync('ed25519').privateKey;
+await new Promise((resolve) =>
+  crypto.sign('sha256', data, edPrivate, function () {
+    console.log('failed sign callback:', arguments.length, arguments[0]?.message);
+    resolve();
+  }),
+);
