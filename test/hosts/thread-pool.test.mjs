@@ -13,6 +13,22 @@ import { crashWithWorkInFlight } from '../support/crash-in-flight.mjs';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const FIXTURES = fileURLToPath(new URL('./fixtures/thread-pool/', import.meta.url));
 const REGISTER_MJS = fileURLToPath(new URL('../../dist/register.mjs', import.meta.url));
+/**
+ * Runs fixtures/thread-pool/`file` twice under register mode (seed 0x7b): both exit 0 and print
+ * `expected`, with one fingerprint.
+ */
+function assertReplays(file, expected) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
+  const runs = [0, 1].map(() =>
+    spawnSync(process.execPath, ['--import', REGISTER_MJS, file], { cwd: FIXTURES, env: { ...env, DST_SEED: '0x7b' }, encoding: 'utf8', timeout: 60_000 }),
+  );
+  for (const run of runs) assert.equal(run.status, 0, run.stderr);
+  assert.equal(runs[0].stdout, expected);
+  assert.equal(runs[1].stdout, runs[0].stdout);
+  const fingerprint = (run) => /fingerprint ([0-9a-f]{16})/.exec(run.stderr)?.[1];
+  assert.ok(fingerprint(runs[0]) !== undefined, runs[0].stderr);
+  assert.equal(fingerprint(runs[1]), fingerprint(runs[0]));
+}
 const SLOW_ITERATIONS = 200_000; // a pbkdf2 of tens of ms: the thread pool finishes it last
 
 describe('zlib, crypto jobs and WebAssembly compiles in a host: held in virtual time, completions in call order (seed 0x7b)', function () {
@@ -198,21 +214,9 @@ describe('zlib, crypto jobs and WebAssembly compiles in a host: held in virtual 
   });
 
   it('register mode: an interval racing a gzip and a pbkdf2 prints the same every run', () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
-    const runs = [0, 1].map(() =>
-      spawnSync(process.execPath, ['--import', REGISTER_MJS, 'race.mjs'], { cwd: FIXTURES, env: { ...env, DST_SEED: '0x7b' }, encoding: 'utf8', timeout: 60_000 }),
-    );
-    for (const run of runs) assert.equal(run.status, 0, run.stderr);
     // The gzip takes several writes; its first completes before the pbkdf2, and the rest are
     // queued behind it.
-    assert.equal(
-      runs[0].stdout,
-      'pbkdf2 efc91758dce6821c58952fed9cd42ea1 after 0 ticks\ngzip 1983 after 0 ticks\nticks at the end: 9\n',
-    );
-    assert.equal(runs[1].stdout, runs[0].stdout);
-    const fingerprint = (run) => /fingerprint ([0-9a-f]{16})/.exec(run.stderr)?.[1];
-    assert.ok(fingerprint(runs[0]) !== undefined, runs[0].stderr);
-    assert.equal(fingerprint(runs[1]), fingerprint(runs[0]));
+    assertReplays('race.mjs', 'pbkdf2 efc91758dce6821c58952fed9cd42ea1 after 0 ticks\ngzip 1983 after 0 ticks\nticks at the end: 9\n');
   });
 
   it('register mode: in-memory Blobs read as streams (Response(blob), stream(), FormData) take no virtual time, the same every run', () => {
@@ -220,19 +224,10 @@ describe('zlib, crypto jobs and WebAssembly compiles in a host: held in virtual 
     // took it at startup): the simulation waits for it. Before, the chain advanced a chunk per
     // batch of simulated events, 11 virtual seconds of a 1 ms interval for these reads, and
     // `new Response(blob)` alone could stop a run in strict mode (exit 74).
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
-    const runs = [0, 1].map(() =>
-      spawnSync(process.execPath, ['--import', REGISTER_MJS, 'blob-streams.mjs'], { cwd: FIXTURES, env: { ...env, DST_SEED: '0x7b' }, encoding: 'utf8', timeout: 60_000 }),
-    );
-    for (const run of runs) assert.equal(run.status, 0, run.stderr);
-    assert.equal(
-      runs[0].stdout,
+    assertReplays(
+      'blob-streams.mjs',
       'Response(blob): 84000 bytes after 0 ticks, 0 immediates\nstream(): 84000 bytes in 6 chunks after 0 ticks\nFormData: true true\nResponse(stream): true after 0 ticks\n',
     );
-    assert.equal(runs[1].stdout, runs[0].stdout);
-    const fingerprint = (run) => /fingerprint ([0-9a-f]{16})/.exec(run.stderr)?.[1];
-    assert.ok(fingerprint(runs[0]) !== undefined, runs[0].stderr);
-    assert.equal(fingerprint(runs[1]), fingerprint(runs[0]));
   });
 
   it('register mode: a throw in the callback of work started in a node:domain reaches that domain', () => {
