@@ -18,7 +18,8 @@
  * revoked, so an explorer's thousands of seeds in one process do not keep every seed's blobs.
  */
 import buffer from 'node:buffer';
-import { URL as NodeURL } from 'node:url';
+// Node's URL class, not the global slot's: it may hold another (Jest's jsdom environment puts jsdom's).
+import { URL as NodeUrl } from 'node:url';
 import { currentHost } from '../context.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
@@ -27,9 +28,6 @@ import { uuidV4 } from './random.js';
 type Fn = (this: unknown, ...args: unknown[]) => unknown;
 
 const PREFIX = 'blob:nodedata:';
-
-/** Node's URL class: the global slot may hold another (Jest's jsdom environment puts jsdom's). */
-const NodeUrl = NodeURL;
 
 /** Simulated id → Node's URL for it. */
 const paired = new Map<string, string>();
