@@ -556,6 +556,15 @@ export class TcpEndpoint {
       return;
     }
     if (this.state === 'syn-sent') {
+      if (this.peer !== undefined && this.peer.host === this.host) {
+        // Loopback, accepted: the kernel finished the handshake inside connect(2)
+        // (connectLocal), so this reset hit an established connection. A slow loopback (a
+        // latency or reorder fault) can bring it before the SYN-ACK that reports the connect;
+        // that arrival fails the connect with ECONNRESET, as resetComing says. Never
+        // ECONNREFUSED: the server took the connection.
+        this.resetComing ??= 'yes';
+        return;
+      }
       this.fail('reset');
       this.notify((owner) => owner.connected(UV.ECONNREFUSED));
       this.owner = undefined;
