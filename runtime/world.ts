@@ -1000,10 +1000,15 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * something other than a timer.
    */
   private threwList: number | undefined;
+  /** The chain of the code that threw (program faults' chains; 0 without them). */
+  private threwChain = 0;
+  /** When the entry next() returned last came due: its instant, or earlier if a stall or pause held it. */
+  private takenDueNs = 0;
 
   /** An exception thrown by a simulated event's code was handled (the 'uncaughtException' path). */
   noteHandledThrow(): void {
     this.threw = true;
+    this.threwChain = this.chain;
     const entry = this.current;
     this.threwList = entry !== undefined && (entry[kKind] === KIND_TIMEOUT || entry[kKind] === KIND_INTERVAL) ? (entry as { _idleTimeout?: number })._idleTimeout : undefined;
   }
@@ -1038,7 +1043,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       if (thrown === PHASE_POLL) return pollTurn <= host.loopTurn;
       return thrown === PHASE_CLOSING && pollTurn <= host.loopTurn + 1;
     }
-    if (this.nowNs !== host.loopNs) return false;
+    // Due when the callback that threw ran, but held since by a stall of its process that began
+    // then (event-loop lag, a GC pause in that callback): Node goes on with the phase, late.
+    const heldFromThen = this.takenDueNs <= host.loopNs && (!this.chainsOn || this.chainOf(event) === this.threwChain);
+    if (this.nowNs !== host.loopNs && !heldFromThen) return false;
     if (thrown === PHASE_CLOSING && phase !== PHASE_CLOSING) return phase === PHASE_TIMERS || phase === PHASE_POLL;
     if (phase !== thrown) return false;
     if (phase === PHASE_TIMERS && this.threwList !== undefined) return (event as { _idleTimeout?: number })._idleTimeout === this.threwList;
@@ -1264,7 +1272,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       this.parking.repark(parked);
       return undefined;
     }
-    return this.taken(entry);
+    const taken = this.taken(entry);
+    this.takenDueNs = parked.timeNs;
+    return taken;
   }
 
   /**
@@ -1293,6 +1303,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   /** Accounts for an entry leaving the queue to run now; undefined when the event limit stops the run. */
   private taken(event: WorldEntry): WorldEntry | undefined {
+    this.takenDueNs = this.nowNs;
     if (this.watchedReads.size > 0) this.watchedReads.delete(event as SimEvent<WorldHost>);
     if (event[kRef]) {
       event[kHost].refs--;
