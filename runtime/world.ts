@@ -264,6 +264,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * (as Host.stalledUntilNs, stallPhase and stallSinceNs for a host).
    */
   private readonly chainStalls = new Map<number, { untilNs: number; phase: number; sinceNs: number }>();
+  /** The last stall of each chain that ended (its untilNs is when). */
+  private readonly chainStallsEnded = new Map<number, { untilNs: number; phase: number; sinceNs: number }>();
   /**
    * Set by a fault plan: the end of a stall window of `chain` that covers `timeNs`, or 0. Asked
    * when an entry of the chain comes due, so a stall also delays a chain that was idle.
@@ -515,6 +517,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       if (host.stalledUntilNs === 0) continue;
       if (host.stalledUntilNs <= this.nowNs) {
         host.stalledUntilNs = 0;
+        host.stallEndedNs = this.nowNs;
         if (!host.paused) woken.add(host);
       } else if (host.stalledUntilNs < wakeNs) wakeNs = host.stalledUntilNs;
     }
@@ -522,6 +525,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     for (const [chain, stall] of this.chainStalls) {
       if (stall.untilNs <= this.nowNs) {
         this.chainStalls.delete(chain);
+        this.chainStallsEnded.set(chain, stall);
         (chains ??= new Map()).set(chain, stall);
       } else if (stall.untilNs < wakeNs) wakeNs = stall.untilNs;
     }
@@ -599,12 +603,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * then; those that come due meanwhile run at `untilNs`, in Node's phase order from `phase`
    * (loop-phases.ts; PHASE_IDLE: a chain stopped between callbacks).
    */
-  stallChain(chain: number, untilNs: number, phase = PHASE_IDLE): void {
+  stallChain(chain: number, untilNs: number, phase = PHASE_IDLE, sinceNs = this.nowNs): void {
     const stall = this.chainStalls.get(chain);
     if (!(untilNs > this.nowNs) || untilNs <= (stall?.untilNs ?? 0)) return;
     // A longer stall of a stalled chain extends it from where it began.
     if (stall !== undefined && stall.untilNs > this.nowNs) stall.untilNs = untilNs;
-    else this.chainStalls.set(chain, { untilNs, phase, sinceNs: this.nowNs });
+    else this.chainStalls.set(chain, { untilNs, phase, sinceNs });
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
     this.kick();
   }
@@ -616,7 +620,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (untilNs > timeNs) return true;
     const windowEndNs = this.chainStallWindow?.(chain, timeNs) ?? 0;
     if (windowEndNs > timeNs && windowEndNs > this.nowNs) {
-      this.stallChain(chain, windowEndNs);
+      // A stall that begins as another of the chain (or of its host: a busy main script) ends
+      // finds the chain where that one left it, with the same entries taken on: it goes on from
+      // there when this one ends. Otherwise the chain is stopped between callbacks.
+      const ended = this.chainStallsEnded.get(chain);
+      const host = entry[kHost];
+      if (ended !== undefined && ended.untilNs === this.nowNs) this.stallChain(chain, windowEndNs, ended.phase, ended.sinceNs);
+      else if (host.stallEndedNs === this.nowNs) this.stallChain(chain, windowEndNs, host.stallPhase, host.stallSinceNs);
+      else this.stallChain(chain, windowEndNs);
       untilNs = windowEndNs;
     }
     return untilNs > timeNs;

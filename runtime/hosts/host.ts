@@ -58,6 +58,8 @@ export class Host<W extends HostWorld = HostWorld> {
    */
   stallPhase = -1;
   stallSinceNs = 0;
+  /** When its last stall ended (-1: none yet): a chain stall that starts then takes up its place. */
+  stallEndedNs = -1;
   /**
    * Where this incarnation's loop is within an instant (World.noteLoopTurn): its turn, counted
    * from its start (a new one whenever virtual time moved, or its phase came round again), and

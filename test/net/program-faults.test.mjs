@@ -46,4 +46,12 @@ describe('program faults keep correct programs correct (cases from Node\'s own t
     // threw moved the clock, and the next immediate no longer counted as the same check phase.
     samePlainAndFaulted(path.join(FIXTURES, 'throw-continues-phase.mjs'), 'lag=0.8,stall=20');
   });
+
+  it('a stall that begins as another ends goes on from where that one stopped the loop (a busy main script, compliance 91 and 87)', () => {
+    // Every seed ran the immediates before the expired timer before the fix: the second stall
+    // took the loop as stopped between callbacks, not as leaving the main script.
+    samePlainAndFaulted(path.join(FIXTURES, 'busy-main-then-stall.cjs'), 'stall=20');
+    // Seeds 0x2 and 0x4 ran immediates of the next turn before the timer that expired in a busy wait.
+    samePlainAndFaulted(path.join(COMPLIANCE, '87-busy-wait-immediates.cjs'), 'lag=0.8,stall=20');
+  });
 });
