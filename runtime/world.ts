@@ -1168,8 +1168,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
           return this.taken(first);
         }
       }
-      if (this.phases.active && !this.chainsOn && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
-        const first = this.phases.before(event, host, timeNs);
+      if (this.phases.active && (event as { [kCheckTurn]?: number })[kCheckTurn] !== undefined) {
+        // With program faults' chains, only the chain's own: a loopback packet it reads in an
+        // earlier poll, its immediates before its close callbacks of the same turn (the chain is
+        // not held now, or `event` would be parked).
+        const chain = this.chainsOn ? this.chainOf(event) : 0;
+        const first = this.phases.before(event, host, timeNs, this.chainsOn ? (entry) => this.chainOf(entry) === chain : undefined);
         if (first !== undefined) {
           // What libuv runs before this immediate or close callback (a loopback packet read in an
           // earlier poll phase, an immediate before a closing phase, a newer close callback) runs

@@ -176,9 +176,10 @@ export class PhaseOrder<H extends Host> {
    * the next entry in queue order, due now at `nowNs`), as libuv's phases order them; undefined
    * when `next` runs first. Of what comes before `next`, the one libuv runs first: the earliest
    * turn; in a turn, poll (the first packet sent, completion or read queued) before check
-   * (the immediate queued first) before closing (the close callback queued last).
+   * (the immediate queued first) before closing (the close callback queued last). `only`
+   * (program faults' chains): only what it accepts (the chain of `next`).
    */
-  before(next: TurnEntry<H>, host: H, nowNs: number): QueueEntry<H> | undefined {
+  before(next: TurnEntry<H>, host: H, nowNs: number, only?: (entry: QueueEntry<H>) => boolean): QueueEntry<H> | undefined {
     const turn = next[kCheckTurn];
     if (turn === undefined) return undefined;
     const kind = next[kKind];
@@ -193,7 +194,7 @@ export class PhaseOrder<H extends Host> {
         const packet = packets[i]!;
         // Cancelled: it will never run.
         if (packet[kSeq] === 0) this.takePolled(host, packets, i--);
-        else if (packet.pollTurn <= turn) {
+        else if (packet.pollTurn <= turn && (only === undefined || only(packet))) {
           best = packet;
           bestTurn = packet.pollTurn;
           bestPhase = PHASE_POLL;
@@ -209,7 +210,7 @@ export class PhaseOrder<H extends Host> {
         for (let i = 0; i < immediates.length; i++) {
           const { entry, dueNs } = immediates[i]!;
           if (entry[kSeq] === 0) immediates.splice(i--, 1);
-          else if (entry !== next && dueNs <= nowNs) {
+          else if (entry !== next && dueNs <= nowNs && (only === undefined || only(entry))) {
             const t = entry[kCheckTurn]!;
             if (t < bestTurn || (t === bestTurn && PHASE_CHECK < bestPhase)) {
               best = entry;
@@ -225,7 +226,7 @@ export class PhaseOrder<H extends Host> {
         if (entry[kSeq] === 0) {
           closes.splice(i--, 1);
           this.closeDone(host, closes);
-        } else if (entry !== next && dueNs <= nowNs) {
+        } else if (entry !== next && dueNs <= nowNs && (only === undefined || only(entry))) {
           const t = entry[kCheckTurn]!;
           if (t < bestTurn || (t === bestTurn && bestPhase === PHASE_CLOSING)) {
             best = entry;

@@ -54,4 +54,10 @@ describe('program faults keep correct programs correct (cases from Node\'s own t
     // Seeds 0x2 and 0x4 ran immediates of the next turn before the timer that expired in a busy wait.
     samePlainAndFaulted(path.join(COMPLIANCE, '87-busy-wait-immediates.cjs'), 'lag=0.8,stall=20');
   });
+
+  it('with lag and stalls on, a close callback still runs after an immediate its chain queued after it (test-tls-socket-close)', () => {
+    // Seven of these eight seeds ran the close callback first before the fix: with chains on, the
+    // loop-phase order of immediates and close callbacks was not applied at all.
+    samePlainAndFaulted(path.join(FIXTURES, 'close-after-immediate.mjs'), 'lag,stall');
+  });
 });
