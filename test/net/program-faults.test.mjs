@@ -4,10 +4,9 @@
 // produce; it runs under register mode on the seeds that found it and the ones around them, and
 // must print what it prints plainly.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childEnv, REGISTER_CJS, REGISTER_MJS } from '../support/programs.mjs';
+import { runProgram } from '../support/programs.mjs';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const COMPLIANCE = fileURLToPath(new URL('../compliance/programs/', import.meta.url));
@@ -15,12 +14,12 @@ const SEEDS = ['0x1', '0x2', '0x3', '0x4', '0x5', '0x6', '0x7', '0x8'];
 
 /** `file`'s stdout, plainly (no `seed`) or under the simulator with `faults`; a CommonJS file under --require. */
 function run(file, { seed, faults } = {}) {
-  const env = childEnv(seed === undefined ? {} : { DST_SEED: seed, DST_FAULTS: faults, DST_QUIET: '1' });
-  const preload = file.endsWith('.cjs') ? ['--require', REGISTER_CJS] : ['--import', REGISTER_MJS];
-  const child = spawnSync(process.execPath, [...(seed === undefined ? [] : preload), file], { env, encoding: 'utf8', timeout: 60_000 });
+  const preload = file.endsWith('.cjs') ? 'require' : 'import';
+  const env = seed === undefined ? {} : { DST_FAULTS: faults };
+  const result = runProgram(path.dirname(file), path.basename(file), { seed, preload, env });
   const where = seed === undefined ? 'plainly' : `DST_SEED=${seed} DST_FAULTS=${faults}`;
-  assert.equal(child.status, 0, `${path.basename(file)} failed ${where} (status ${child.status}):\n${child.stderr}`);
-  return child.stdout;
+  assert.equal(result.status, 0, `${path.basename(file)} failed ${where} (status ${result.status}):\n${result.stderr}`);
+  return result.stdout;
 }
 
 /** Runs `file` plainly, then on every seed with `faults`: the same output each time. */
