@@ -24,6 +24,14 @@ import { writeView } from './view.mjs';
 
 const CLI = fileURLToPath(import.meta.url);
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
+/**
+ * Whether this Node runs module loader hooks on a thread of their own (no module.registerHooks:
+ * Node 20, and 22 before 22.15). A program's dynamic import() is then real asynchronous work that
+ * register mode holds only when asked (DST_HELD_IMPORTS, shims/register-mode.ts), while explore's
+ * workers always hold it: every seed this CLI runs in register mode asks, so a failure an explorer
+ * worker found replays in a fresh process, and the replay command it prints carries the setting.
+ */
+const LOADER_THREAD = typeof createRequire(import.meta.url)('node:module').registerHooks !== 'function';
 const REGISTER = pathToFileURL(fileURLToPath(new URL('../dist/register.mjs', import.meta.url))).href;
 const REPORT_FORMAT = 'dst-explore-report/1';
 
@@ -304,7 +312,8 @@ async function resolveTarget(file) {
   const out = path.join(dir, 'probe');
   try {
     await new Promise((resolve) => {
-      const env = { ...process.env, DST_SEED: '1', DST_QUIET: '1', DST_EVENT_LIMIT: '1', DST_PROBE_OUT: out };
+      // DST_HELD_IMPORTS=0: the probe's own import() of the file must not wait for an event.
+      const env = { ...process.env, DST_SEED: '1', DST_QUIET: '1', DST_EVENT_LIMIT: '1', DST_PROBE_OUT: out, DST_HELD_IMPORTS: '0' };
       delete env.DST_TRACE;
       delete env.DST_REPORT;
       const child = spawn(process.execPath, ['--import', REGISTER, PROBE, path.resolve(file)], { env, stdio: 'ignore' });
@@ -360,6 +369,8 @@ function runApp(file, seed, { trace, inherit = false, capture = false } = {}) {
   const dir = tempDir();
   const report = path.join(dir, 'report.json');
   const env = { ...process.env, DST_SEED: seed, DST_REPORT: report };
+  // Node's loader thread (Node 20): hold every dynamic import(), as explore's workers do.
+  if (LOADER_THREAD && (env.DST_HELD_IMPORTS === undefined || env.DST_HELD_IMPORTS === '')) env.DST_HELD_IMPORTS = '1';
   if (trace !== undefined) env.DST_TRACE = trace;
   else delete env.DST_TRACE;
   if (!inherit) env.DST_QUIET = '1';

@@ -32,6 +32,7 @@ import { NODE_MAJOR } from './context.js';
 import { shapesKept } from '../runtime/scheduler/shape-keeper.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
+import { ensureHooks, LOADER_HOOKS } from './module/module-hosts.js';
 import { childKeepAlive } from './process/child-processes.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
 import { installTripwire } from './strict/tripwire.js';
@@ -92,7 +93,7 @@ function lazyReplayCommand(seedText: string): () => string {
   return () => {
     if (command !== undefined) return command;
     // Settings that change the run travel with the seed, so the replay is exact.
-    const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_IDLE', 'DST_PENDING', 'DST_FAULTS']
+    const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_IDLE', 'DST_PENDING', 'DST_FAULTS', 'DST_HELD_IMPORTS']
       .filter((name) => env[name] !== undefined && env[name] !== '')
       .map((name) => `${name}=${shellQuote(env[name]!)}`);
     command = [...replayEnvironment(env), `DST_SEED=${seedText}`, ...settings, ...['node', ...execArgv, ...argv].map(shellQuote)].join(' ');
@@ -226,6 +227,28 @@ export function registerSettings(env: NodeJS.ProcessEnv): RegisterSettings {
   };
 }
 
+/**
+ * Whether register mode starts dst-runtime's loader hooks to hold the program's dynamic imports
+ * (DST_HELD_IMPORTS=1), where Node's ESM loader runs hooks on a thread of its own (Node 20, and
+ * 22 before 22.15). There an `import()` of a file is real asynchronous work: unheld, the
+ * simulation runs on while it loads, so where it settles depends on the machine (one seed ran
+ * 13,568 to 31,232 events of a 1 ms interval before `await import('typescript')` settled). Held,
+ * it settles in an 'io' event at the instant it was made, as in `dst explore`'s workers, whose
+ * programs run as module hosts with the hooks on; `dst run`, `check`, `explore` and `replay` set
+ * it for every seed they run in register mode there. Not on by default: starting the hooks'
+ * thread costs about 28 ms of start-up, and it puts an 'io' event under every import(), where
+ * plain Node 20 settles a builtin's within the calling callback's microtasks. With Node's
+ * in-thread hooks (22.15+, 24) an import settles within its own microtasks anyway: the setting
+ * changes nothing there.
+ */
+export function holdsDynamicImports(env: NodeJS.ProcessEnv): boolean {
+  const text = env.DST_HELD_IMPORTS;
+  if (text !== undefined && text !== '' && text !== '0' && text !== '1') {
+    throw new UsageError(`Failed to parse DST_HELD_IMPORTS: ${JSON.stringify(text)} is not 1 (hold every dynamic import()) or 0 (the default)`);
+  }
+  return text === '1' && LOADER_HOOKS === 'register';
+}
+
 /** True when `error` says the program's entry module itself does not exist. */
 function isMissingEntry(error: unknown): boolean {
   const entry = process.argv[1];
@@ -287,11 +310,13 @@ export function startRegisterMode(): World {
   const env = process.env;
   let seed: bigint;
   let settings: RegisterSettings;
+  let heldImports = false;
   try {
     seed = env.DST_SEED !== undefined && env.DST_SEED !== ''
       ? parseSeed(env.DST_SEED, 'DST_SEED')
       : BigInt(Math.floor(Math.random() * 2 ** 32)); // outside the simulation: a fresh seed
     settings = registerSettings(env);
+    heldImports = holdsDynamicImports(env);
     envStrict(env);
     shapesKept(); // DST_KEEP_SHAPES, refused here if bad rather than as the World is made
     if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') checkWritable(env.DST_REPORT, 'DST_REPORT');
@@ -331,6 +356,7 @@ export function startRegisterMode(): World {
   const programFaults = faults === undefined ? undefined : new ProgramFaults(world, faults);
   programFaults?.install(main);
   g[VERSION_STATE] = world;
+  if (heldImports) ensureHooks(true);
 
   world.onFailure = (report) => {
     nodeProcess.stderr.write(`${formatFailure(report)}\n`);

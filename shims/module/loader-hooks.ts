@@ -8,19 +8,28 @@
  */
 import { init, parse } from 'cjs-module-lexer';
 import { parse as parseEsm } from 'es-module-lexer/js';
-import { hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
+import { hostQuery, type Loaded, loadedInHostGraph, loadedOutsideHostGraphs, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
 
 // This file is dist/loader-hooks.mjs: the build's directory holds the modules every host shares.
 setSharedDirectory(new URL('./', import.meta.url).href);
 
 let lexerReady: Promise<void> | undefined;
+/** Register mode: every ES module's dynamic imports are held, not only a host graph's (module.register's data). */
+let heldEverywhere = false;
+
+export function initialize(data: { heldImports?: boolean } | undefined): void {
+  heldEverywhere = data?.heldImports === true;
+}
 
 export async function resolve(specifier: string, context: { parentURL?: string }, nextResolve: (s: string, c: unknown) => Promise<Resolved>): Promise<Resolved> {
   return resolvedInHostGraph(await nextResolve(specifier, context), context.parentURL);
 }
 
 export async function load(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Promise<Loaded>): Promise<Loaded> {
-  if (hostQuery(url) === undefined) return nextLoad(url, context);
+  if (hostQuery(url) === undefined) {
+    if (!heldEverywhere) return nextLoad(url, context);
+    return loadedOutsideHostGraphs(url, await nextLoad(url, context), dynamicImports);
+  }
   const result = await nextLoad(url, context);
   if (result.format === 'commonjs') await (lexerReady ??= init());
   return loadedInHostGraph(url, result, (source) => parse(source).exports, dynamicImports);

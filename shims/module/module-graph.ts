@@ -139,6 +139,41 @@ export function resolvedInHostGraph(resolved: Resolved, parentURL: string | unde
   return url === resolved.url ? resolved : { ...resolved, url };
 }
 
+/** A loaded module's source as text. */
+function sourceText(source: string | ArrayBuffer | ArrayBufferView): string {
+  return typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
+}
+
+/** `text` with its dynamic imports held (withHeldImports), as `dynamicImports` lexes them. */
+function heldImportsOf(text: string, dynamicImports: (source: string) => readonly DynamicImport[]): string {
+  let imports: readonly DynamicImport[] = [];
+  try {
+    imports = dynamicImports(text);
+  } catch {
+    // Not lexable: left as it is (Node reports a real syntax error itself).
+  }
+  return withHeldImports(text, imports);
+}
+
+/**
+ * What the load hook returns for `url`, an ES module outside every host graph, in register mode
+ * on a loader thread (Node 20): its dynamic imports held, as those of a host graph's modules are,
+ * so that a plain program's `await import(...)` is the same real work, settled in the same 'io'
+ * event, whether the program runs in register mode or as host "main" of `dst explore`'s worker.
+ * dst-runtime's own files and sources with no `import(` pass unchanged.
+ */
+export function loadedOutsideHostGraphs(
+  url: string,
+  result: Loaded,
+  dynamicImports: (source: string) => readonly DynamicImport[],
+): Loaded {
+  if (result.format !== 'module' || result.source == null || !url.startsWith('file:') || shared(url)) return result;
+  const text = sourceText(result.source);
+  if (!text.includes('import')) return result;
+  const held = heldImportsOf(text, dynamicImports);
+  return held === text ? result : { ...result, source: held };
+}
+
 /**
  * What the load hook returns for `url`, a module of a host graph, given what the next hook
  * loaded: a CommonJS file becomes its facade (its export names from `parseExports`, the
@@ -161,17 +196,7 @@ export function loadedInHostGraph(
     return { format: 'module', source: commonJsFacade(filename, names, url.endsWith(ENTRY_MARK)), shortCircuit: true };
   }
   if (result.format === 'module' && result.source != null) {
-    let source = result.source;
-    if (dynamicImports !== undefined) {
-      const text = typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
-      let imports: readonly DynamicImport[] = [];
-      try {
-        imports = dynamicImports(text);
-      } catch {
-        // Not lexable: left as it is (Node reports a real syntax error itself).
-      }
-      source = withHeldImports(text, imports);
-    }
+    const source = dynamicImports === undefined ? result.source : heldImportsOf(sourceText(result.source), dynamicImports);
     const own = url.endsWith(ENTRY_MARK) ? `import.meta.url=${JSON.stringify(url.slice(0, url.search(QUERY)))};` : '';
     return { ...result, source: withEvaluationSignal(source, own) };
   }

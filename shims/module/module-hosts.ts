@@ -110,7 +110,7 @@ setSharedDirectory(pathToFileURL(BUILD_DIR).href);
  * whose stdout and stderr are piped into the process's: program-seeds.ts does it before it
  * records the process's state, so those pipes are part of the record.
  */
-export function ensureHooks(): void {
+export function ensureHooks(heldImports = false): void {
   if (hooksRegistered) return;
   hooksRegistered = true;
   if (LOADER_HOOKS === 'registerHooks') {
@@ -118,8 +118,9 @@ export function ensureHooks(): void {
     return;
   }
   // Node 20 and 22 before 22.15: hooks on Node's loader thread. dist/loader-hooks.mjs sits
-  // beside the build's entry points (this code may be in dist/chunks).
-  register(pathToFileURL(path.join(BUILD_DIR, 'loader-hooks.mjs')).href);
+  // beside the build's entry points (this code may be in dist/chunks). `heldImports`: every ES
+  // module's import() is held, not only a host graph's (register mode, heldImportsInRegisterMode).
+  register(pathToFileURL(path.join(BUILD_DIR, 'loader-hooks.mjs')).href, { data: { heldImports } });
 }
 
 /** Validates a module host's spec when it is added. */

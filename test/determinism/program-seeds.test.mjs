@@ -53,7 +53,8 @@ async function inWorkers(file, seeds) {
 function alone(file, seed, dir) {
   const report = path.join(dir, `report-${seed}.json`);
   const run = spawnSync(process.execPath, ['--import', REGISTER, file], {
-    env: { ...process.env, DST_SEED: seed, DST_QUIET: '1', DST_REPORT: report },
+    // As `dst run` runs it: every dynamic import() held (Node 20; shims/register-mode.ts).
+    env: { ...process.env, DST_SEED: seed, DST_QUIET: '1', DST_REPORT: report, DST_HELD_IMPORTS: '1' },
     encoding: 'utf8',
   });
   const data = JSON.parse(fs.readFileSync(report, 'utf8'));
@@ -74,7 +75,7 @@ describe('a plain program: many seeds in one worker process', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs', 'top-level-throw.mjs']) {
+  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs', 'top-level-throw.mjs', 'dynamic-import.mjs']) {
     it(`${name}: seeds ${SEEDS[0]}..${SEEDS.at(-1)} give in one worker what each gives alone`, async () => {
       const file = path.join(FIXTURES, name);
       const { results } = await inWorkers(file, SEEDS);
@@ -111,6 +112,23 @@ describe('a plain program: many seeds in one worker process', function () {
       assert.equal(fresh[i].exitCode, 0, `seed ${seeds[i]} alone`);
       assert.deepEqual(worker[i], fresh[i], `seed ${seeds[i]} in a worker`);
     }
+  });
+
+  it('dynamic-import-lazy.mjs: a failure found in a worker replays where only a dependency imports lazily', () => {
+    // Regression (seed 0x1 and every other): on Node 20 the worker held the dependency's import()
+    // and `dst run` did not, so every failure of such a program was reported as not replaying
+    // (one more 'io' event in the worker). The CLI now runs every register-mode seed with
+    // DST_HELD_IMPORTS=1 there, and its replay commands carry it.
+    const report = path.join(dir, 'lazy.json');
+    const run = spawnSync(process.execPath, [CLI, 'explore', path.join(FIXTURES, 'dynamic-import-lazy.mjs'), '--seeds', '4', '--jobs', '1', '--report', report], { encoding: 'utf8' });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    const { failing } = JSON.parse(fs.readFileSync(report, 'utf8'));
+    assert.equal(failing.length, 4);
+    for (const f of failing) {
+      assert.match(f.message, /failing on purpose after \d+ ticks/);
+      assert.equal(f.replays, true, `seed ${f.seed} did not replay: ${f.message}`);
+    }
+    assert.ok(new Set(failing.map((f) => f.fingerprint)).size > 1, 'every seed ran alike');
   });
 
   it('exits.mjs covers each way of ending, and a worker outlives them', async () => {
