@@ -295,7 +295,10 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
   hookProcess();
   // Before anything of a seed: the built-in objects and settings every seed starts from.
   if (processState === undefined) {
-    ensureHooks();
+    // Held imports outside host graphs too (Node 20's loader thread), as register mode holds them
+    // under the CLI (DST_HELD_IMPORTS=1): an ES module a CommonJS file of the program imports has
+    // no host query (its importer's URL has none), and its own import() must be held all the same.
+    ensureHooks(true);
     processState = new ProcessState();
   }
   const state = processState;

@@ -33,6 +33,7 @@ import { shapesKept } from '../runtime/scheduler/shape-keeper.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
 import { ensureHooks, LOADER_HOOKS } from './module/module-hosts.js';
+import { holdEveryImport } from './module/code-cache.js';
 import { childKeepAlive } from './process/child-processes.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
 import { installTripwire } from './strict/tripwire.js';
@@ -356,7 +357,10 @@ export function startRegisterMode(): World {
   const programFaults = faults === undefined ? undefined : new ProgramFaults(world, faults);
   programFaults?.install(main);
   g[VERSION_STATE] = world;
-  if (heldImports) ensureHooks(true);
+  if (heldImports) {
+    ensureHooks(true);
+    holdEveryImport();
+  }
 
   world.onFailure = (report) => {
     nodeProcess.stderr.write(`${formatFailure(report)}\n`);

@@ -32,11 +32,12 @@
  * code from a load hook, and each incarnation's modules have URLs of their own.
  */
 import diagnostics from 'node:diagnostics_channel';
-import Module from 'node:module';
+import Module, { createRequire } from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { envSwitch } from '../../runtime/env-switch.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
+import { commonJsWithHeldImports, type DynamicImport } from './module-graph.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;
@@ -151,15 +152,26 @@ function wrapperFor(filename: string, source: string): Wrapper | undefined {
  * everything else is Node's.
  */
 function compile(this: CjsModule, content: string, filename: string, format?: string): unknown {
+  // eslint-disable-next-line prefer-rest-params
+  const args = Array.prototype.slice.call(arguments) as unknown[];
+  if (
+    LOADER_THREAD &&
+    typeof content === 'string' &&
+    (format === undefined || format === 'commonjs') &&
+    (heldEverywhere || hostModules.has(this)) &&
+    IMPORT_CALL.test(content)
+  ) {
+    args[0] = commonJsWithHeldImports(content, dynamicImports);
+  }
   if (!enabled || !hostModules.has(this) || typeof content !== 'string' || (format !== undefined && format !== 'commonjs')) {
-    return Reflect.apply(realCompile, this, arguments);
+    return Reflect.apply(realCompile, this, args);
   }
   if (!wrapperUnpatched() || (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled === true) {
     publish(filename, 'bypassed');
-    return Reflect.apply(realCompile, this, arguments);
+    return Reflect.apply(realCompile, this, args);
   }
   const wrapper = wrapperFor(filename, content);
-  if (wrapper === undefined) return Reflect.apply(realCompile, this, arguments);
+  if (wrapper === undefined) return Reflect.apply(realCompile, this, args);
   pending = { wrapper, filename };
   try {
     return apply(realCompile, this, format === undefined ? [STUB_SOURCE, STUB_FILE] : [STUB_SOURCE, STUB_FILE, format]);
@@ -177,6 +189,28 @@ function runCachedModule(thisArg: unknown, args: IArguments): unknown {
 }
 
 mirrorSignature(compile, realCompile);
+
+/**
+ * Where Node's ESM loader runs hooks on a thread of its own (Node 20, 22 before 22.15), an
+ * import() is a round trip to that thread: real work the simulation must hold (module-hosts.ts
+ * heldImport). A CommonJS file's source reaches no load hook, so its import() expressions are
+ * made held here, before Node compiles it: in a module host's files always, in register mode's
+ * with DST_HELD_IMPORTS=1 (holdEveryImport). Found by es-module-lexer, which lexes a script too.
+ * (Such a file then takes Node's own compile, as any file that may call import() does.)
+ */
+const LOADER_THREAD = typeof (Module as unknown as { registerHooks?: unknown }).registerHooks !== 'function';
+let heldEverywhere = false;
+let lexer: ((source: string) => readonly [readonly { ss: number; se: number; d: number }[], ...unknown[]]) | undefined;
+
+function dynamicImports(source: string): DynamicImport[] {
+  lexer ??= (createRequire(__filename)('es-module-lexer/js') as { parse: typeof lexer }).parse;
+  return lexer!(source)[0].filter((i) => i.d > -1);
+}
+
+/** Register mode with DST_HELD_IMPORTS=1: every CommonJS file's import() is held, not only a module host's. */
+export function holdEveryImport(): void {
+  heldEverywhere = true;
+}
 
 /** Patches Module.prototype._compile (module-hosts.ts installs it with the other module patches). */
 export function installCodeCache(patches: PatchSet): void {

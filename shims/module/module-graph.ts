@@ -157,10 +157,12 @@ function heldImportsOf(text: string, dynamicImports: (source: string) => readonl
 
 /**
  * What the load hook returns for `url`, an ES module outside every host graph, in register mode
- * on a loader thread (Node 20): its dynamic imports held, as those of a host graph's modules are,
- * so that a plain program's `await import(...)` is the same real work, settled in the same 'io'
- * event, whether the program runs in register mode or as host "main" of `dst explore`'s worker.
- * dst-runtime's own files and sources with no `import(` pass unchanged.
+ * on a loader thread (Node 20) with DST_HELD_IMPORTS=1: as a host graph's module, its dynamic
+ * imports held and the evaluation signal first (a held import whose graph waits at top level for
+ * a simulated timer must stop holding, module-hosts.ts heldImport), so that a plain program's
+ * `await import(...)` is the same real work, settled in the same 'io' event, whether the program
+ * runs in register mode or as host "main" of `dst explore`'s worker. dst-runtime's own files pass
+ * unchanged.
  */
 export function loadedOutsideHostGraphs(
   url: string,
@@ -169,9 +171,16 @@ export function loadedOutsideHostGraphs(
 ): Loaded {
   if (result.format !== 'module' || result.source == null || !url.startsWith('file:') || shared(url)) return result;
   const text = sourceText(result.source);
-  if (!text.includes('import')) return result;
-  const held = heldImportsOf(text, dynamicImports);
-  return held === text ? result : { ...result, source: held };
+  return { ...result, source: withEvaluationSignal(text.includes('import') ? heldImportsOf(text, dynamicImports) : text) };
+}
+
+/**
+ * The source of a CommonJS file with its dynamic imports held (module-hosts.ts heldImport), for
+ * Node's CommonJS loader where a loader thread makes each import() real work (code-cache.ts):
+ * no load hook sees a CommonJS file's source there.
+ */
+export function commonJsWithHeldImports(text: string, dynamicImports: (source: string) => readonly DynamicImport[]): string {
+  return heldImportsOf(text, dynamicImports);
 }
 
 /**
