@@ -37,7 +37,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { envSwitch } from '../../runtime/env-switch.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
-import { commonJsWithHeldImports, type DynamicImport } from './module-graph.js';
+import { commonJsWithHostImports, type DynamicImport } from './module-graph.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;
@@ -155,13 +155,12 @@ function compile(this: CjsModule, content: string, filename: string, format?: st
   // eslint-disable-next-line prefer-rest-params
   const args = Array.prototype.slice.call(arguments) as unknown[];
   if (
-    LOADER_THREAD &&
     typeof content === 'string' &&
     (format === undefined || format === 'commonjs') &&
-    (heldEverywhere || hostModules.has(this)) &&
+    (hostModules.has(this) || (heldEverywhere && LOADER_THREAD)) &&
     IMPORT_CALL.test(content)
   ) {
-    args[0] = commonJsWithHeldImports(content, dynamicImports);
+    args[0] = withHostImports(content);
   }
   if (!enabled || !hostModules.has(this) || typeof content !== 'string' || (format !== undefined && format !== 'commonjs')) {
     return Reflect.apply(realCompile, this, args);
@@ -191,20 +190,27 @@ function runCachedModule(thisArg: unknown, args: IArguments): unknown {
 mirrorSignature(compile, realCompile);
 
 /**
- * Where Node's ESM loader runs hooks on a thread of its own (Node 20, 22 before 22.15), an
- * import() is a round trip to that thread: real work the simulation must hold (module-hosts.ts
- * heldImport). A CommonJS file's source reaches no load hook, so its import() expressions are
- * made held here, before Node compiles it: in a module host's files always, in register mode's
- * with DST_HELD_IMPORTS=1 (holdEveryImport). Found by es-module-lexer, which lexes a script too.
- * (Such a file then takes Node's own compile, as any file that may call import() does.)
+ * A CommonJS file's source reaches no load hook, so its import() expressions are rewritten here,
+ * before Node compiles it (module-graph.ts commonJsWithHostImports, module-hosts.ts cjsImport): in
+ * a module host's files, so that what they import joins the host's graph; and where Node's ESM
+ * loader runs hooks on a thread of its own (Node 20, 22 before 22.15), so that the import, a round
+ * trip to that thread, is held, in register mode's files too with DST_HELD_IMPORTS=1
+ * (holdEveryImport). Found by es-module-lexer, which lexes a script too. (Such a file then takes
+ * Node's own compile, as any file that may call import() does.)
  */
 const LOADER_THREAD = typeof (Module as unknown as { registerHooks?: unknown }).registerHooks !== 'function';
 let heldEverywhere = false;
-let lexer: ((source: string) => readonly [readonly { ss: number; se: number; d: number }[], ...unknown[]]) | undefined;
+let lexer: ((source: string) => readonly [readonly (DynamicImport & { d: number })[], ...unknown[]]) | undefined;
 
-function dynamicImports(source: string): DynamicImport[] {
-  lexer ??= (createRequire(__filename)('es-module-lexer/js') as { parse: typeof lexer }).parse;
-  return lexer!(source)[0].filter((i) => i.d > -1);
+function withHostImports(source: string): string {
+  let imports: (DynamicImport & { d: number })[];
+  try {
+    lexer ??= (createRequire(__filename)('es-module-lexer/js') as { parse: typeof lexer }).parse;
+    imports = lexer!(source)[0].filter((i) => i.d > -1);
+  } catch {
+    return source; // not lexable: Node reports a real syntax error itself
+  }
+  return commonJsWithHostImports(source, imports);
 }
 
 /** Register mode with DST_HELD_IMPORTS=1: every CommonJS file's import() is held, not only a module host's. */

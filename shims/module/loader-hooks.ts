@@ -8,7 +8,7 @@
  */
 import { init, parse } from 'cjs-module-lexer';
 import { parse as parseEsm } from 'es-module-lexer/js';
-import { hostQuery, type Loaded, loadedInHostGraph, loadedOutsideHostGraphs, type Resolved, resolvedInHostGraph, setSharedDirectory } from './module-graph.js';
+import { hostQuery, type Loaded, loadedInHostGraph, loadedOutsideHostGraphs, type Resolved, resolvedInHostGraph, setSharedDirectory, unwrapHostImport } from './module-graph.js';
 
 // This file is dist/loader-hooks.mjs: the build's directory holds the modules every host shares.
 setSharedDirectory(new URL('./', import.meta.url).href);
@@ -22,7 +22,8 @@ export function initialize(data: { heldImports?: boolean } | undefined): void {
 }
 
 export async function resolve(specifier: string, context: { parentURL?: string }, nextResolve: (s: string, c: unknown) => Promise<Resolved>): Promise<Resolved> {
-  return resolvedInHostGraph(await nextResolve(specifier, context), context.parentURL);
+  const wanted = unwrapHostImport(specifier, context);
+  return resolvedInHostGraph(await nextResolve(wanted.specifier, wanted.context), wanted.context.parentURL);
 }
 
 export async function load(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Promise<Loaded>): Promise<Loaded> {

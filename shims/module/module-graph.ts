@@ -175,12 +175,48 @@ export function loadedOutsideHostGraphs(
 }
 
 /**
- * The source of a CommonJS file with its dynamic imports held (module-hosts.ts heldImport), for
- * Node's CommonJS loader where a loader thread makes each import() real work (code-cache.ts):
- * no load hook sees a CommonJS file's source there.
+ * Makes an import() of a CommonJS file through module-hosts.ts's cjsImport(__filename, import, ...args);
+ * a plain import once the runtime is gone.
  */
-export function commonJsWithHeldImports(text: string, dynamicImports: (source: string) => readonly DynamicImport[]): string {
-  return heldImportsOf(text, dynamicImports);
+const CJS_IMPORT = "(globalThis[Symbol.for('dst-runtime.cjsImport')]||((f,i,s,o)=>i(s,o)))(__filename,(s,o)=>import(s,o),";
+
+/**
+ * The source of a CommonJS file with each `import(args)` made `cjsImport(__filename, (s, o) =>
+ * import(s, o), args)` (module-hosts.ts), for the patched Module.prototype._compile
+ * (code-cache.ts): no load hook sees a CommonJS file's source. cjsImport gives the specifier its
+ * host's query (a module host's file: its URL has none, so what it imports would otherwise leave
+ * the host graph, and be shared by every incarnation in the process) and holds the import where a
+ * loader thread makes it real work. The arguments stay where they are, evaluated as before;
+ * `import` up to its `(` is replaced (es-module-lexer's ss and d). Lines are kept.
+ */
+export function commonJsWithHostImports(text: string, imports: readonly (DynamicImport & { d: number })[]): string {
+  let out = '';
+  let at = 0;
+  for (const { ss, d } of [...imports].sort((a, b) => a.ss - b.ss)) {
+    if (d <= ss || ss < at || text[d] !== '(' || text.slice(ss, d).includes('\n')) continue;
+    out += `${text.slice(at, ss)}${CJS_IMPORT}`;
+    at = d + 1;
+  }
+  return at === 0 ? text : out + text.slice(at);
+}
+
+/** The prefix of a specifier that carries its importer's URL (with the host query) to the resolve hooks. */
+const HOST_IMPORT = 'dst-host-import:';
+
+/** `specifier`, as imported by the module at `parentURL` (a host graph's URL, with its query). */
+export function hostImportSpecifier(specifier: string, parentURL: string): string {
+  return `${HOST_IMPORT}${encodeURIComponent(parentURL)}|${specifier}`;
+}
+
+/**
+ * What a resolve hook resolves: a specifier made by hostImportSpecifier becomes the specifier it
+ * carries, imported from the URL it carries; any other passes unchanged.
+ */
+export function unwrapHostImport<C extends { parentURL?: string }>(specifier: string, context: C): { specifier: string; context: C } {
+  if (!specifier.startsWith(HOST_IMPORT)) return { specifier, context };
+  const bar = specifier.indexOf('|', HOST_IMPORT.length);
+  if (bar === -1) return { specifier, context };
+  return { specifier: specifier.slice(bar + 1), context: { ...context, parentURL: decodeURIComponent(specifier.slice(HOST_IMPORT.length, bar)) } };
 }
 
 /**

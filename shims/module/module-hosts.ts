@@ -27,7 +27,7 @@ import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
 import { installCodeCache, markHostModule } from './code-cache.js';
-import { ENTRY_MARK, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, withoutHostQuery } from './module-graph.js';
+import { ENTRY_MARK, hostImportSpecifier, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, unwrapHostImport, withoutHostQuery } from './module-graph.js';
 import { esmKey, readResolutionCacheSetting, resolveCommonJs, resolveEsm } from './resolution-cache.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -68,6 +68,11 @@ function runNumber(host: Host): number {
 }
 let hooksRegistered = false;
 
+/** The query of `host`'s current incarnation's module URLs (module-graph.ts). */
+function hostQueryOf(host: Host): string {
+  return `?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}`;
+}
+
 // ---- in-thread hooks (module.registerHooks: Node >= 22.15 and 24) ---------------------------
 // The rules of shims/module/module-graph.ts, as dist/loader-hooks.mjs applies them on the loader
 // thread, here synchronous and on the main thread. Preferred where they exist: with no loader
@@ -77,7 +82,8 @@ let hooksRegistered = false;
 // virtual instant, instead of after a real, machine-dependent delay. Pinned by
 // test/hosts/module-hosts.test.mjs ("dynamic import()").
 
-function resolveHook(specifier: string, context: { parentURL?: string; conditions?: unknown; importAttributes?: unknown }, nextResolve: (s: string, c: unknown) => Resolved): Resolved {
+function resolveHook(asked: string, askedContext: { parentURL?: string; conditions?: unknown; importAttributes?: unknown }, nextResolve: (s: string, c: unknown) => Resolved): Resolved {
+  const { specifier, context } = unwrapHostImport(asked, askedContext);
   // Inside a host graph, where the importer's file (its URL without the host query) resolved
   // this before: resolution-cache.ts.
   const key = hostQuery(context.parentURL) === undefined || onSimulatedDisk() ? undefined : esmKey(specifier, withoutHostQuery(context.parentURL!), context);
@@ -182,7 +188,7 @@ export function moduleHostMain(spec: ModuleHostSpec, options: { entry?: boolean;
     hostModules.set(host, modules);
     // The run number keeps two runs in one process (same host names, same boots) from sharing
     // the ESM loader's cache, which is keyed by URL and never emptied.
-    const url = `${pathToFileURL(filename).href}?dst-host=${encodeURIComponent(host.name)}&dst-boot=${host.incarnation}&dst-run=${runNumber(host)}${options.entry === true ? ENTRY_MARK : ''}`;
+    const url = `${pathToFileURL(filename).href}${hostQueryOf(host)}${options.entry === true ? ENTRY_MARK : ''}`;
     const loading = import(url);
     const release = host.world.waitForRealWork(loading);
     modules.release = release;
@@ -326,6 +332,24 @@ function heldImport(load: () => Promise<unknown>): Promise<unknown> {
   });
 }
 
+/** Whether Node's ESM loader runs hooks on a thread of its own: an import() is then real work to hold. */
+const LOADER_THREAD = LOADER_HOOKS === 'register';
+
+/**
+ * An import() made by a CommonJS file (code-cache.ts rewrites each into this; module-graph.ts
+ * commonJsWithHostImports): `filename` is the file's, `load` the file's own import(). In a module
+ * host's file, a string specifier carries the file's URL with the host's query to the resolve
+ * hooks (hostImportSpecifier), so what it imports joins the host's graph, as an import from one
+ * of its ES modules does; elsewhere it passes unchanged. Held where a loader thread makes it real
+ * work (heldImport).
+ */
+function cjsImport(filename: unknown, load: (specifier: unknown, options: unknown) => Promise<unknown>, specifier: unknown, options?: unknown): Promise<unknown> {
+  const host = currentHost();
+  const inHost = host !== undefined && modulesOf(host) !== undefined && typeof filename === 'string' && path.isAbsolute(filename) && typeof specifier === 'string';
+  const wanted = inHost ? hostImportSpecifier(specifier, `${pathToFileURL(filename).href}${hostQueryOf(host)}`) : specifier;
+  return LOADER_THREAD ? heldImport(() => load(wanted, options)) : load(wanted, options);
+}
+
 export const moduleHostsShim: Shim = {
   name: 'module-hosts',
   install(patches: PatchSet) {
@@ -337,6 +361,7 @@ export const moduleHostsShim: Shim = {
     patches.replace(g, Symbol.for('dst-runtime.requireForHost'), (filename: string, entry?: boolean) => requireForHost(filename, undefined, entry === true));
     patches.replace(g, Symbol.for('dst-runtime.evaluating'), evaluating);
     patches.replace(g, Symbol.for('dst-runtime.heldImport'), heldImport);
+    patches.replace(g, Symbol.for('dst-runtime.cjsImport'), cjsImport);
   },
   realm(patches: PatchSet, realm: Realm) {
     // process.argv / process.env of a module host are its own.
