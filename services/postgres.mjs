@@ -270,8 +270,11 @@ async function makeTemplate(file, pgliteUrl) {
   fs.renameSync(partial, file); // whole or not at all, also for a concurrent preparer
 }
 
-if (new URL(import.meta.url).searchParams.has('dst-host')) {
-  await serve();
-} else if (process.argv[2] === '--make-template' && path.resolve(process.argv[1] ?? '') === SELF) {
+// A module host's main (its process.argv[1] is this file, inside a simulation: a host's modules
+// see their files' own URLs, so import.meta.url does not tell), or the template maker's child.
+const main = path.resolve(process.argv[1] ?? '') === SELF;
+if (main && process.argv[2] === '--make-template') {
   await makeTemplate(process.argv[3], process.argv[4]);
+} else if (main && globalThis[Symbol.for('dst-runtime.requireForHost')] !== undefined) {
+  await serve();
 }

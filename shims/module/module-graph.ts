@@ -48,6 +48,16 @@ const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
  */
 export const ENTRY_MARK = '&dst-entry=1';
 const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
+/**
+ * What a host graph's module sees of its own URL is the file's, as in a process of its own: the
+ * host query is how the loader keeps each incarnation's modules apart, not part of what the
+ * program sees. `import.meta.url` is set to the URL without it (for the entry, the common check
+ * `import.meta.url === pathToFileURL(process.argv[1]).href` then holds as under `node app.mjs`),
+ * and `import.meta.resolve` answers without it (an import() of that answer from the module gets
+ * the query back from the resolve hook). Before, an explorer worker's modules printed
+ * `...?dst-host=main&dst-boot=1&dst-run=7`, a different text at every seed of the worker.
+ */
+const OWN_RESOLVE = "{const r=import.meta.resolve;if(typeof r==='function')import.meta.resolve=(s,p)=>r(s,p).replace(/[?&]dst-host=[^&]*&dst-boot=\\d+&dst-run=\\d+(&dst-entry=1)?/,'');}";
 /** Makes a dynamic import() through module-hosts.ts's heldImport; a plain call once the runtime is gone. */
 const HELD_IMPORT = "(globalThis[Symbol.for('dst-runtime.heldImport')]||(f=>f()))(()=>";
 /** An argument that cannot move into an arrow function (`import(await name())`). */
@@ -242,7 +252,7 @@ export function loadedInHostGraph(
   }
   if (result.format === 'module' && result.source != null) {
     const source = dynamicImports === undefined ? result.source : heldImportsOf(sourceText(result.source), dynamicImports);
-    const own = url.endsWith(ENTRY_MARK) ? `import.meta.url=${JSON.stringify(url.slice(0, url.search(QUERY)))};` : '';
+    const own = `import.meta.url=${JSON.stringify(withoutHostQuery(url))};${OWN_RESOLVE}`;
     return { ...result, source: withEvaluationSignal(source, own) };
   }
   return result;
