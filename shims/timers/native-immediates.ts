@@ -83,7 +83,10 @@ function realImmediates(): number {
 export function watchNativeImmediates(world: World): void {
   if (world.preStepHold !== undefined) return;
   watching = true;
-  const unclaimed = (): number => realImmediates() - world.driver.queuedImmediates - ownImmediates.size - expected - foreignPending();
+  const unclaimed = (): number => {
+    const count = realImmediates() - world.driver.queuedImmediates - ownImmediates.size - expected - foreignPending();
+    return count < 0 ? count + settleInstalls(-count) : count;
+  };
   const claim = (count: number, release: () => void): void => {
     holds++;
     expected += count;
@@ -103,6 +106,31 @@ export function watchNativeImmediates(world: World): void {
   };
 }
 
+/**
+ * What installs left (expectingNativeImmediates) and may not have run yet, oldest first. Their
+ * count is taken back in full one check phase later; but an install made while the driver's
+ * batch of immediates was queued behind it (a program's top level) sees some of them run before
+ * that batch's events, and until then they were still expected: Node's count fell below what was
+ * expected, and a native immediate queued meanwhile (an HTTP/2 session's first frames) went
+ * unclaimed, so where its bytes landed depended on when the top level had run relative to the
+ * driver (121-http2-secure-alpn: 91 or 92 events on one seed, in an explorer worker's first seed).
+ */
+const installs: { left: number }[] = [];
+
+/** Takes up to `deficit` immediates that evidently ran off the installs' expectations; returns how many it took. */
+function settleInstalls(deficit: number): number {
+  let settled = 0;
+  for (const install of installs) {
+    const n = Math.min(install.left, deficit - settled);
+    install.left -= n;
+    settled += n;
+    if (settled === deficit) break;
+  }
+  expected -= settled;
+  while (installs.length > 0 && installs[0]!.left === 0) installs.shift();
+  return settled;
+}
+
 /** Runs `fn` (outside the hosts, at install) and tells the tripwire about the native immediates it left, until they ran. */
 export function expectingNativeImmediates<T>(fn: () => T): T {
   const before = realImmediates();
@@ -111,9 +139,14 @@ export function expectingNativeImmediates<T>(fn: () => T): T {
   } finally {
     const left = realImmediates() - before;
     if (left > 0) {
+      const install = { left };
+      installs.push(install);
       expected += left;
       queueOwnImmediate(() => {
-        expected -= left;
+        expected -= install.left;
+        install.left = 0;
+        const at = installs.indexOf(install);
+        if (at !== -1) installs.splice(at, 1);
       });
     }
   }
