@@ -160,7 +160,7 @@ function compile(this: CjsModule, content: string, filename: string, format?: st
     (hostModules.has(this) || (heldEverywhere && LOADER_THREAD)) &&
     IMPORT_CALL.test(content)
   ) {
-    args[0] = withHostImports(content);
+    args[0] = commonJsWithHostImports(content, dynamicImports);
   }
   if (!enabled || !hostModules.has(this) || typeof content !== 'string' || (format !== undefined && format !== 'commonjs')) {
     return Reflect.apply(realCompile, this, args);
@@ -202,15 +202,10 @@ const LOADER_THREAD = typeof (Module as unknown as { registerHooks?: unknown }).
 let heldEverywhere = false;
 let lexer: ((source: string) => readonly [readonly (DynamicImport & { d: number })[], ...unknown[]]) | undefined;
 
-function withHostImports(source: string): string {
-  let imports: (DynamicImport & { d: number })[];
-  try {
-    lexer ??= (createRequire(__filename)('es-module-lexer/js') as { parse: typeof lexer }).parse;
-    imports = lexer!(source)[0].filter((i) => i.d > -1);
-  } catch {
-    return source; // not lexable: Node reports a real syntax error itself
-  }
-  return commonJsWithHostImports(source, imports);
+/** The dynamic import() expressions of a source (es-module-lexer's pure JavaScript build, loaded at first use). */
+function dynamicImports(source: string): (DynamicImport & { d: number })[] {
+  lexer ??= (createRequire(__filename)('es-module-lexer/js') as { parse: typeof lexer }).parse;
+  return lexer!(source)[0].filter((i) => i.d > -1);
 }
 
 /** Register mode with DST_HELD_IMPORTS=1: every CommonJS file's import() is held, not only a module host's. */

@@ -57,7 +57,8 @@ const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
  * the query back from the resolve hook). Before, an explorer worker's modules printed
  * `...?dst-host=main&dst-boot=1&dst-run=7`, a different text at every seed of the worker.
  */
-const OWN_RESOLVE = "{const r=import.meta.resolve;if(typeof r==='function')import.meta.resolve=(s,p)=>r(s,p).replace(/[?&]dst-host=[^&]*&dst-boot=\\d+&dst-run=\\d+(&dst-entry=1)?/,'');}";
+const OWN_RESOLVE = `{const r=import.meta.resolve;if(typeof r==='function')import.meta.resolve=(s,p)=>r(s,p).replace(/${QUERY.source}(?:${ENTRY_MARK})?/,'');}`;
+
 /** Makes a dynamic import() through module-hosts.ts's heldImport; a plain call once the runtime is gone. */
 const HELD_IMPORT = "(globalThis[Symbol.for('dst-runtime.heldImport')]||(f=>f()))(()=>";
 /** An argument that cannot move into an arrow function (`import(await name())`). */
@@ -117,7 +118,7 @@ function commonJsFacade(filename: string, names: readonly string[], entry: boole
 
 /** An ES module's source with the evaluation signal first; line numbers are kept (after a shebang, on its second line). */
 function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView, also = ''): string {
-  const text = typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
+  const text = sourceText(source);
   const first = `${SIGNAL}${also}`;
   if (!text.startsWith('#!')) return `${first}${text}`;
   const end = text.indexOf('\n');
@@ -154,15 +155,18 @@ function sourceText(source: string | ArrayBuffer | ArrayBufferView): string {
   return typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
 }
 
+/** The dynamic imports `dynamicImports` finds in `text`; none when it cannot lex it (Node reports a real syntax error itself). */
+function lexedImports<I extends DynamicImport>(text: string, dynamicImports: (source: string) => readonly I[]): readonly I[] {
+  try {
+    return dynamicImports(text);
+  } catch {
+    return [];
+  }
+}
+
 /** `text` with its dynamic imports held (withHeldImports), as `dynamicImports` lexes them. */
 function heldImportsOf(text: string, dynamicImports: (source: string) => readonly DynamicImport[]): string {
-  let imports: readonly DynamicImport[] = [];
-  try {
-    imports = dynamicImports(text);
-  } catch {
-    // Not lexable: left as it is (Node reports a real syntax error itself).
-  }
-  return withHeldImports(text, imports);
+  return withHeldImports(text, lexedImports(text, dynamicImports));
 }
 
 /**
@@ -199,7 +203,8 @@ const CJS_IMPORT = "(globalThis[Symbol.for('dst-runtime.cjsImport')]||((f,i,s,o)
  * loader thread makes it real work. The arguments stay where they are, evaluated as before;
  * `import` up to its `(` is replaced (es-module-lexer's ss and d). Lines are kept.
  */
-export function commonJsWithHostImports(text: string, imports: readonly (DynamicImport & { d: number })[]): string {
+export function commonJsWithHostImports(text: string, dynamicImports: (source: string) => readonly (DynamicImport & { d: number })[]): string {
+  const imports = lexedImports(text, dynamicImports);
   let out = '';
   let at = 0;
   for (const { ss, d } of [...imports].sort((a, b) => a.ss - b.ss)) {

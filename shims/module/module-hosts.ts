@@ -125,7 +125,7 @@ export function ensureHooks(heldImports = false): void {
   }
   // Node 20 and 22 before 22.15: hooks on Node's loader thread. dist/loader-hooks.mjs sits
   // beside the build's entry points (this code may be in dist/chunks). `heldImports`: every ES
-  // module's import() is held, not only a host graph's (register mode, heldImportsInRegisterMode).
+  // module's import() is held, not only a host graph's (register mode under DST_HELD_IMPORTS=1, register-mode.ts holdsDynamicImports; explore's workers).
   register(pathToFileURL(path.join(BUILD_DIR, 'loader-hooks.mjs')).href, { data: { heldImports } });
 }
 
