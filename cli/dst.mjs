@@ -489,7 +489,7 @@ class AppWorker {
       if (message.type !== 'result' || this.pending === undefined) return;
       const resolve = this.pending;
       this.pending = undefined;
-      resolve({ result: message.result, reusable: message.reusable });
+      resolve({ result: message.result, reusable: message.reusable, alone: message.alone });
     });
     this.exited.then(({ code, signal }) => {
       const resolve = this.pending;
@@ -720,7 +720,7 @@ async function appWorker(file) {
     });
     process.channel.ref();
     const result = appResult(file, message.seed, { ...seed, message: seed.failure?.summary ?? `exited with code ${seed.exitCode}` });
-    process.send({ type: 'result', result, reusable: seed.reusable, unfit: seed.unfit }, () => {
+    process.send({ type: 'result', result, reusable: seed.reusable, unfit: seed.unfit, alone: seed.alone }, () => {
       if (!seed.reusable) process.reallyExit(0);
     });
   };
@@ -768,10 +768,27 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
           let worker;
           for (let seed = take(); seed !== undefined; seed = take()) {
             const s = formatSeed(seed);
+            if (target.alone !== undefined) {
+              // The program cannot run in a worker (below): each seed as its replay runs it.
+              const result = await runApp(target.file, s, { trace: traceOf(s) });
+              results.push(result);
+              onResult(result);
+              continue;
+            }
             worker ??= new AppWorker(target.file);
             const answer = await worker.run(s, traceOf(s));
             let result = answer.result;
-            if (answer.died !== undefined) {
+            if (answer.alone !== undefined) {
+              // What the program did comes out differently in a worker than in a process of its
+              // own: this seed, and every later one, runs alone.
+              if (target.alone === undefined) {
+                target.alone = answer.alone;
+                process.stderr.write(`dst explore: ${target.file} runs each seed in a process of its own (slower): ${answer.alone}\n`);
+              }
+              await worker.exited;
+              worker = undefined;
+              result = await runApp(target.file, s, { trace: traceOf(s) });
+            } else if (answer.died !== undefined) {
               // The seed ended the worker itself (a signal, a crash of the worker): it runs
               // again in a process of its own, exactly as its replay command runs it.
               worker = undefined;

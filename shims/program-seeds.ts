@@ -61,6 +61,7 @@ import { hideIpcChannel } from './process/ipc-channel.js';
 import { realActiveRequests, realActiveResourcesInfo } from './process/real-resources.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
+import { takeAloneReason } from './seed-fitness.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -108,6 +109,11 @@ export interface ProgramSeedResult {
   reusable: boolean;
   /** Why the process cannot run another seed, when it cannot. */
   unfit?: string;
+  /**
+   * Why this program's seeds must each run in a process of their own, this one included (its
+   * result here may differ from its replay's): seed-fitness.ts everySeedAlone.
+   */
+  alone?: string;
 }
 
 export interface ProgramSeedOptions {
@@ -381,6 +387,8 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
           if (check.restored.length > 0 && nodeProcess.env.DST_DEBUG_RESTORE === '1') {
             nodeProcess.stderr.write(`dst: put back after seed ${seedText}: ${check.restored.join(', ')}\n`);
           }
+          const alone = takeAloneReason();
+          if (alone !== undefined) result!.alone = alone;
           if (!check.reusable) {
             result!.reusable = false;
             result!.unfit = check.reason;
@@ -429,7 +437,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
     const loading = moduleHostMain({
       main: path.resolve(file),
       argv: options.argv ?? [],
-    }, { entry: true, env: realEnv })();
+    }, { env: realEnv })();
     loading.then(
       () => {
         run.topLevelSettled = true;

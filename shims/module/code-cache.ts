@@ -34,10 +34,12 @@
 import diagnostics from 'node:diagnostics_channel';
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
 import { envSwitch } from '../../runtime/env-switch.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
-import { commonJsWithHostImports, type DynamicImport } from './module-graph.js';
+import { everySeedAlone } from '../seed-fitness.js';
+import { commonJsWithHostImports, type DynamicImport, loadedOutsideHostGraphs, requiredInHostGraph } from './module-graph.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;
@@ -156,6 +158,14 @@ function compile(this: CjsModule, content: string, filename: string, format?: st
   const args = Array.prototype.slice.call(arguments) as unknown[];
   if (
     typeof content === 'string' &&
+    (hostModules.has(this) || (heldEverywhere && LOADER_THREAD)) &&
+    (format === 'module' || (format === undefined && detectedEsm(filename, content)))
+  ) {
+    const required = requiredEsm(this, content, filename);
+    return Reflect.apply(realCompile, this, required === undefined ? args : [required.source, required.filename, 'module']);
+  }
+  if (
+    typeof content === 'string' &&
     (format === undefined || format === 'commonjs') &&
     (hostModules.has(this) || (heldEverywhere && LOADER_THREAD)) &&
     IMPORT_CALL.test(content)
@@ -179,6 +189,64 @@ function compile(this: CjsModule, content: string, filename: string, format?: st
   }
 }
 
+/**
+ * Where a file whose format Node leaves to detection (a .js file without a package type) may be
+ * an ES module: a line that starts with import or export, or import.meta. (A required module
+ * whose only module syntax is a top-level await cannot be required: Node throws
+ * ERR_REQUIRE_ASYNC_MODULE either way.)
+ */
+const MODULE_SYNTAX = /^[ \t]*(?:import|export)\b|\bimport\.meta\b/m;
+
+/**
+ * Whether Node's _compile will load `content` (format left to detection) as an ES module: it does
+ * when the text does not compile as CommonJS and does as a module (es-module-lexer parses it).
+ */
+function detectedEsm(filename: string, content: string): boolean {
+  const entry = entries.get(filename);
+  if ((entry !== undefined && entry.source === content && entry.wrapper !== undefined) || !MODULE_SYNTAX.test(content)) return false;
+  try {
+    vm.compileFunction(content, PARAMETERS, { filename });
+    return false;
+  } catch {
+    // Not CommonJS: an ES module if it lexes as one.
+  }
+  try {
+    esmLexer()(content);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What Node compiles for an ES module that CommonJS code require()s (Node 20.19+, 22, 24), or
+ * undefined for Node's own path: in a module host, a facade under a file name of the
+ * incarnation's own that re-exports the module from the host's graph (module-graph.ts
+ * requiredInHostGraph); in register mode with held imports on a loader thread, the module with its
+ * dynamic imports held, as the load hook holds an imported one's (loadedOutsideHostGraphs).
+ */
+function requiredEsm(module: CjsModule, content: string, filename: string): { filename: string; source: string } | undefined {
+  const fileUrl = pathToFileURL(filename).href;
+  if (LOADER_THREAD) {
+    // Node loads a require()d graph once per process, by the files' own URLs, past the loader
+    // hooks: its state would outlive the seed, and an import() of the same file from the host's
+    // graph would get another instance than require() did, where Node gives one.
+    if (hostModules.has(module)) everySeedAlone(`it require()s an ES module (${filename}), which Node ${process.versions.node} loads once per process, past the loader hooks`);
+    const loaded = loadedOutsideHostGraphs(fileUrl, { format: 'module', source: content }, dynamicImports);
+    return typeof loaded.source === 'string' ? { filename, source: loaded.source } : undefined;
+  }
+  if (!hostModules.has(module)) return undefined;
+  const query = currentHostQuery?.();
+  if (query === undefined) return undefined;
+  let names: string[];
+  try {
+    names = esmLexer()(content)[1].map((e) => e.n).filter((n): n is string => n !== undefined);
+  } catch {
+    return undefined; // Node reports the SyntaxError
+  }
+  return requiredInHostGraph(filename, fileUrl, query, names);
+}
+
 /** Called by the stub: the cached function, with Node's arguments for the module and its own file and directory. */
 function runCachedModule(thisArg: unknown, args: IArguments): unknown {
   const call = pending;
@@ -200,12 +268,19 @@ mirrorSignature(compile, realCompile);
  */
 const LOADER_THREAD = typeof (Module as unknown as { registerHooks?: unknown }).registerHooks !== 'function';
 let heldEverywhere = false;
-let lexer: ((source: string) => readonly [readonly (DynamicImport & { d: number })[], ...unknown[]]) | undefined;
+type Lexer = (source: string) => readonly [readonly (DynamicImport & { d: number })[], readonly { n?: string }[], ...unknown[]];
+let lexer: Lexer | undefined;
+/** The current module host incarnation's query (module-hosts.ts), undefined outside every host. */
+let currentHostQuery: (() => string | undefined) | undefined;
 
-/** The dynamic import() expressions of a source (es-module-lexer's pure JavaScript build, loaded at first use). */
+/** es-module-lexer's parse (its pure JavaScript build, loaded at first use). */
+function esmLexer(): Lexer {
+  return (lexer ??= (createRequire(__filename)('es-module-lexer/js') as { parse: Lexer }).parse);
+}
+
+/** The dynamic import() expressions of a source. */
 function dynamicImports(source: string): (DynamicImport & { d: number })[] {
-  lexer ??= (createRequire(__filename)('es-module-lexer/js') as { parse: typeof lexer }).parse;
-  return lexer!(source)[0].filter((i) => i.d > -1);
+  return esmLexer()(source)[0].filter((i) => i.d > -1);
 }
 
 /** Register mode with DST_HELD_IMPORTS=1: every CommonJS file's import() is held, not only a module host's. */
@@ -214,7 +289,8 @@ export function holdEveryImport(): void {
 }
 
 /** Patches Module.prototype._compile (module-hosts.ts installs it with the other module patches). */
-export function installCodeCache(patches: PatchSet): void {
+export function installCodeCache(patches: PatchSet, hostQuery: () => string | undefined): void {
+  currentHostQuery = hostQuery;
   readCodeCacheSetting(process.env);
   patches.replace(ModuleClass.prototype, '_compile', compile);
   patches.replace(globalThis, Symbol.for('dst-runtime.runCachedModule'), runCachedModule);

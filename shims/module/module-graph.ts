@@ -41,12 +41,17 @@ export interface Loaded {
 
 const QUERY = /[?&]dst-host=[^&]*&dst-boot=\d+&dst-run=\d+/;
 /**
- * Marks the URL of a program's entry module (program-seeds.ts runs a plain program as host
- * "main"): its import.meta.url is set back to the file's own URL, so the common check
- * `import.meta.url === pathToFileURL(process.argv[1]).href` holds as it does under
- * `node app.mjs`. Not carried to imports (hostQuery stops before it).
+ * Marks the URL of a host's main module (a plain program's too: program-seeds.ts runs it as host
+ * "main"): it is the host's entry, as the module `node <file>` runs (import.meta.main, a CommonJS
+ * main's require.main). Not carried to imports (hostQuery stops before it).
  */
 export const ENTRY_MARK = '&dst-entry=1';
+/**
+ * What a host's main module sees of import.meta.main (Node 22.18+, 24.2+): true, as for the
+ * module `node <file>` runs (Node's loader sets it for the module it runs as main, and a host's
+ * main is imported). Before, `if (import.meta.main) start()` did nothing in an explorer worker.
+ */
+const ENTRY_MAIN = "if('main'in import.meta)import.meta.main=true;";
 const SIGNAL = "globalThis[Symbol.for('dst-runtime.evaluating')]?.();";
 /**
  * What a host graph's module sees of its own URL is the file's, as in a process of its own: the
@@ -146,6 +151,11 @@ function withHeldImports(text: string, imports: readonly DynamicImport[]): strin
 
 /** What the resolve hook returns: `resolved`, carrying its importer's host query when it has one. */
 export function resolvedInHostGraph(resolved: Resolved, parentURL: string | undefined): Resolved {
+  // The one import of a require()d ES module's facade (requiredInHostGraph) is that module, which
+  // Node's require already found to be one: without the format, the load of a .js file in a
+  // package without "type" detects it again and prints MODULE_TYPELESS_PACKAGE_JSON, which
+  // require() does not.
+  if (parentURL !== undefined && REQUIRED_FACADE.test(parentURL)) return { ...resolved, format: 'module' };
   const url = urlInHostGraph(resolved.url, parentURL);
   return url === resolved.url ? resolved : { ...resolved, url };
 }
@@ -215,6 +225,32 @@ export function commonJsWithHostImports(text: string, dynamicImports: (source: s
   return at === 0 ? text : out + text.slice(at);
 }
 
+/** The URL of a require()d ES module's facade (requiredInHostGraph): the host query is in its path, escaped by pathToFileURL. */
+const REQUIRED_FACADE = /%3Fdst-host=[^&]*&dst-boot=\d+&dst-run=\d+$/;
+
+/**
+ * What Node compiles when a module host's CommonJS code require()s an ES module, where the hooks
+ * run in-thread (module.registerHooks: Node 22.15+, 24): `filename` and `source` for
+ * Module.prototype._compile (code-cache.ts). (On a loader thread, Node 20 loads a require()d
+ * graph with no hooks at all: code-cache.ts requiredEsm.)
+ *
+ * Node compiles a require()d ES module under the URL of its file name (importSyncForRequire
+ * keys its cache by pathToFileURL(filename)), which carries no host query: every incarnation in
+ * the process got the one instance, and an explorer worker's second seed saw the first seed's
+ * module state. Here Node compiles, under a file name of its own per incarnation (the file's with
+ * the host query appended, which pathToFileURL escapes into the path), a facade that re-exports
+ * the module as the host graph imports it (its URL with the query): the module itself is then
+ * loaded as every module of the host graph is (its own instance per incarnation, through the
+ * load hooks), and is the same instance the host's import() of it gets, as in Node.
+ * `exportNames` are the module's export names (es-module-lexer's `n`): `default` is re-exported by name, as
+ * `export *` leaves it out.
+ */
+export function requiredInHostGraph(filename: string, fileUrl: string, query: string, exportNames: readonly string[]): { filename: string; source: string } {
+  const url = JSON.stringify(`${fileUrl}${query}`);
+  const source = `export * from ${url};${exportNames.includes('default') ? `export { default } from ${url};` : ''}`;
+  return { filename: `${filename}${query}`, source };
+}
+
 /** The prefix of a specifier that carries its importer's URL (with the host query) to the resolve hooks. */
 const HOST_IMPORT = 'dst-host-import:';
 
@@ -257,7 +293,7 @@ export function loadedInHostGraph(
   }
   if (result.format === 'module' && result.source != null) {
     const source = dynamicImports === undefined ? result.source : heldImportsOf(sourceText(result.source), dynamicImports);
-    const own = `import.meta.url=${JSON.stringify(withoutHostQuery(url))};${OWN_RESOLVE}`;
+    const own = `import.meta.url=${JSON.stringify(withoutHostQuery(url))};${url.endsWith(ENTRY_MARK) ? ENTRY_MAIN : ''}${OWN_RESOLVE}`;
     return { ...result, source: withEvaluationSignal(source, own) };
   }
   return result;

@@ -53,6 +53,8 @@ interface HostModules {
   argv: string[];
   env: NodeJS.ProcessEnv;
   cjs: Map<string, CjsModule>;
+  /** The incarnation's main module when it is CommonJS: its process.mainModule and require.main. */
+  mainModule: CjsModule | undefined;
   /** Releases the simulation once the host's module graph starts to evaluate. */
   release: (() => void) | undefined;
 }
@@ -167,12 +169,15 @@ function resolveMain(main: string): string {
   }
 }
 
-/** The main function of a module host: loads (and so runs) its main module in a fresh graph. */
 /**
+ * The main function of a module host: loads (and so runs) its main module in a fresh graph. The
+ * main module is the host's entry, as `node <main>` makes it: a CommonJS main is its
+ * require.main and process.mainModule, an ES module main sees import.meta.main true (where Node
+ * has it), and import.meta.url is pathToFileURL(process.argv[1]).href.
  * `options.env`: the process.env object the host's code gets as it is (program-seeds.ts gives
  * Node's own), instead of a copy of the test's with spec.env over it.
  */
-export function moduleHostMain(spec: ModuleHostSpec, options: { entry?: boolean; env?: NodeJS.ProcessEnv } = {}): () => Promise<unknown> {
+export function moduleHostMain(spec: ModuleHostSpec, options: { env?: NodeJS.ProcessEnv } = {}): () => Promise<unknown> {
   const filename = resolveMain(spec.main);
   return () => {
     const host = currentHost();
@@ -183,12 +188,13 @@ export function moduleHostMain(spec: ModuleHostSpec, options: { entry?: boolean;
       argv: [process.execPath, filename, ...(spec.argv ?? [])],
       env: options.env ?? { ...testProcessEnv(), ...(spec.env ?? {}) },
       cjs: new Map(),
+      mainModule: undefined,
       release: undefined,
     };
     hostModules.set(host, modules);
     // The run number keeps two runs in one process (same host names, same boots) from sharing
     // the ESM loader's cache, which is keyed by URL and never emptied.
-    const url = `${pathToFileURL(filename).href}${hostQueryOf(host)}${options.entry === true ? ENTRY_MARK : ''}`;
+    const url = `${pathToFileURL(filename).href}${hostQueryOf(host)}${ENTRY_MARK}`;
     const loading = import(url);
     const release = host.world.waitForRealWork(loading);
     modules.release = release;
@@ -216,7 +222,8 @@ export function loadingModuleGraph(host: Host): boolean {
 
 /**
  * require(filename) through the current host incarnation's own CommonJS cache. `entry`: the file
- * is a program's entry module (program-seeds.ts), which becomes require.main as under `node app.cjs`.
+ * is the host's main module, which becomes its require.main and process.mainModule, as under
+ * `node app.cjs`.
  */
 function requireForHost(filename: string, parent?: CjsModule, entry = false): unknown {
   const modules = modulesOf(currentHost());
@@ -230,7 +237,7 @@ function requireForHost(filename: string, parent?: CjsModule, entry = false): un
   modules.cjs.set(filename, module);
   if (entry) {
     module.id = '.';
-    (process as unknown as { mainModule: unknown }).mainModule = module;
+    modules.mainModule = module;
   }
   let threw = true;
   try {
@@ -244,14 +251,22 @@ function requireForHost(filename: string, parent?: CjsModule, entry = false): un
 
 const realLoad = ModuleClass._load;
 
+/**
+ * Whether `filename` is one of dst-runtime's own files: what they require (cjs-module-lexer,
+ * es-module-lexer, loaded at first use, maybe while a host runs) is the process's, not a host's.
+ */
+function ownFile(filename: unknown): boolean {
+  return typeof filename === 'string' && filename.startsWith(BUILD_DIR + path.sep);
+}
+
 function load(this: unknown, request: string, parent: CjsModule, isMain: boolean): unknown {
   const modules = modulesOf(currentHost());
-  if (modules === undefined || typeof request !== 'string' || request.startsWith('node:') || Module.isBuiltin(request)) {
+  if (modules === undefined || typeof request !== 'string' || request.startsWith('node:') || Module.isBuiltin(request) || ownFile(parent?.filename)) {
     return Reflect.apply(realLoad, this, arguments);
   }
   const filename = resolveCommonJs(request, parent, isMain, onSimulatedDisk());
   // Builtins, and dst-runtime's own files (see module-graph.ts), are the process's.
-  if (Module.isBuiltin(filename) || filename.startsWith(BUILD_DIR + path.sep)) return Reflect.apply(realLoad, this, arguments);
+  if (Module.isBuiltin(filename) || ownFile(filename)) return Reflect.apply(realLoad, this, arguments);
   return requireForHost(filename, parent);
 }
 
@@ -354,7 +369,10 @@ export const moduleHostsShim: Shim = {
   name: 'module-hosts',
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
-    installCodeCache(patches);
+    installCodeCache(patches, () => {
+      const host = currentHost();
+      return host !== undefined && modulesOf(host) !== undefined ? hostQueryOf(host) : undefined;
+    });
     readResolutionCacheSetting(process.env);
     // Read by the modules of host graphs, which Node's own loader evaluates in Node's realm.
     const g = globalThis as unknown as Record<symbol, unknown>;
@@ -370,12 +388,30 @@ export const moduleHostsShim: Shim = {
     const realArgv = Object.getOwnPropertyDescriptor(proc, 'argv')!;
     const realEnv = Object.getOwnPropertyDescriptor(proc, 'env')!;
     const read = (d: PropertyDescriptor) => (d.get !== undefined ? d.get.call(proc) : d.value);
+    const realMainModule = Object.getOwnPropertyDescriptor(proc, 'mainModule');
     let argvValue = read(realArgv);
     let envValue = read(realEnv);
     patches.defineGetter(proc, 'argv', () => modulesOf(currentHost())?.argv ?? argvValue, realArgv.enumerable ?? true, (v) => {
       const modules = modulesOf(currentHost());
       if (modules !== undefined) modules.argv = v as string[];
       else argvValue = v;
+    });
+    // A CommonJS host main is its host's process.mainModule (Node's require.main reads it as each
+    // module's require is made); outside every host, the process's own.
+    // (Node defines it only once a CommonJS main ran: what was set meanwhile stays.)
+    let mainValue = realMainModule === undefined ? undefined : read(realMainModule);
+    if (realMainModule === undefined) {
+      patches.onRestore(() => {
+        if (mainValue !== undefined) (proc as { mainModule?: unknown }).mainModule = mainValue;
+      });
+    }
+    patches.defineGetter(proc, 'mainModule', () => {
+      const modules = modulesOf(currentHost());
+      return modules !== undefined ? modules.mainModule : mainValue;
+    }, realMainModule?.enumerable ?? true, (v) => {
+      const modules = modulesOf(currentHost());
+      if (modules !== undefined) modules.mainModule = v;
+      else mainValue = v;
     });
     patches.defineGetter(proc, 'env', () => modulesOf(currentHost())?.env ?? envValue, realEnv.enumerable ?? true, (v) => {
       const modules = modulesOf(currentHost());

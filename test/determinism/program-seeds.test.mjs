@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { fork, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import Module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,35 +19,52 @@ const REGISTER = fileURLToPath(new URL('../../dist/register.mjs', import.meta.ur
 const CLI = fileURLToPath(new URL('../../cli/dst.mjs', import.meta.url));
 const SEEDS = Array.from({ length: 12 }, (_, i) => `0x${(i + 1).toString(16)}`);
 
-/** Every seed through the explorer's worker (`dst __app-worker`), replaced when it says it must be. */
-async function inWorkers(file, seeds) {
+/**
+ * Every seed through the explorer's worker (`dst __app-worker`), replaced when it says it must be.
+ * A worker that says the program's seeds must each run alone (`alone`) is not asked again: that
+ * seed's and every later seed's result come from `runAlone(seed)`, as `dst explore` takes them.
+ */
+async function inWorkers(file, seeds, runAlone) {
   const results = [];
   let child;
   let workers = 0;
+  let exited;
+  let aloneReason;
   for (const seed of seeds) {
+    if (aloneReason !== undefined) {
+      results.push(runAlone(seed));
+      continue;
+    }
     if (child === undefined) {
       child = fork(CLI, ['__app-worker', file], { stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+      exited = new Promise((resolve) => child.once('exit', resolve));
       workers++;
     }
-    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let died;
     const answer = await new Promise((resolve, reject) => {
+      died = (code) => reject(new Error(`the worker exited with code ${code} during seed ${seed}`));
       child.once('message', resolve);
-      child.once('exit', (code) => reject(new Error(`the worker exited with code ${code} during seed ${seed}`)));
+      child.once('exit', died);
       child.send({ type: 'seed', seed });
     });
-    child.removeAllListeners('exit');
-    results.push(answer.result);
+    // Only this listener: `exited` must still see the exit of a worker that is not reusable.
+    child.off('exit', died);
+    if (answer.alone !== undefined) {
+      aloneReason = answer.alone;
+      results.push(runAlone(seed));
+    } else {
+      results.push(answer.result);
+    }
     if (!answer.reusable) {
       await exited;
       child = undefined;
     }
   }
   if (child !== undefined) {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.send({ type: 'stop' });
     await exited;
   }
-  return { results, workers };
+  return { results, workers, aloneReason };
 }
 
 /** One seed alone, under register mode, read from its DST_REPORT. */
@@ -75,17 +93,36 @@ describe('a plain program: many seeds in one worker process', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs', 'top-level-throw.mjs', 'dynamic-import.mjs', 'dynamic-import.cjs', 'dynamic-import-tla.mjs', 'import-from-cjs.cjs', 'import-meta.mjs', 'http2-secure.mjs']) {
+  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs', 'top-level-throw.mjs', 'dynamic-import.mjs', 'dynamic-import.cjs', 'dynamic-import-tla.mjs', 'import-from-cjs.cjs', 'import-meta.mjs', 'require-esm.cjs', 'http2-secure.mjs']) {
     it(`${name}: seeds ${SEEDS[0]}..${SEEDS.at(-1)} give in one worker what each gives alone`, async () => {
       const file = path.join(FIXTURES, name);
-      const { results } = await inWorkers(file, SEEDS);
-      const worker = results.map(fromWorker);
       const fresh = SEEDS.map((seed) => alone(file, seed, dir));
+      const { results } = await inWorkers(file, SEEDS, (seed) => ({ fresh: fresh[SEEDS.indexOf(seed)] }));
+      const worker = results.map((r) => r.fresh ?? fromWorker(r));
       for (let i = 0; i < SEEDS.length; i++) assert.deepEqual(worker[i], fresh[i], `seed ${SEEDS[i]} of ${name}`);
       // The seeds must not all run alike, or the comparison would prove little.
       assert.ok(new Set(fresh.map((r) => `${r.fingerprint}/${r.exitCode}`)).size > 1, `${name}: every seed ran alike`);
     });
   }
+
+  it('require-esm.cjs: runs in one worker where the hooks run in-thread (Node 22.15+, 24), else each seed alone', async () => {
+    // Regression (every seed after a worker's first): Node keys a require()d ES module by its
+    // file's URL, so the worker's seeds shared one instance. With in-thread hooks it now gets the
+    // host's own instance (a facade, module-graph.ts requiredInHostGraph); on a loader thread
+    // Node 20 loads a require()d graph past the hooks, so the worker says so and every seed runs
+    // alone, as its replay does.
+    const file = path.join(FIXTURES, 'require-esm.cjs');
+    const seeds = SEEDS.slice(0, 4);
+    const { results, workers, aloneReason } = await inWorkers(file, seeds, (seed) => ({ fresh: { seed } }));
+    if (typeof Module.registerHooks === 'function') {
+      assert.equal(aloneReason, undefined);
+      assert.equal(workers, 1, 'every seed ran in the one worker');
+      for (const result of results) assert.ok(result.ok, `seed ${result.seed}: ${result.failure?.message}`);
+    } else {
+      assert.match(aloneReason ?? '', /require\(\)s an ES module \(.*require-esm-state\.mjs\)/);
+      assert.deepEqual(results.map((r) => r.fresh?.seed), seeds, 'the first seed said so, and none ran in a worker after it');
+    }
+  });
 
   it('ipc.mjs: a program sees no IPC channel in a worker, as started plainly, and leaves the worker its own', async () => {
     // Regression: a worker is a forked process; the program saw process.send, and its
@@ -129,6 +166,20 @@ describe('a plain program: many seeds in one worker process', function () {
       assert.equal(f.replays, true, `seed ${f.seed} did not replay: ${f.message}`);
     }
     assert.ok(new Set(failing.map((f) => f.fingerprint)).size > 1, 'every seed ran alike');
+  });
+
+  it('require-esm.cjs: `dst explore` passes every seed, each run alone where a worker cannot isolate it', () => {
+    // Without the facade (Node 22.15+, 24) the second seed's module counter read 2; without the
+    // pool's rerun (Node 20) the worker's first seed saw two instances of one module (exit 3).
+    const report = path.join(dir, 'require-esm.json');
+    const run = spawnSync(process.execPath, [CLI, 'explore', path.join(FIXTURES, 'require-esm.cjs'), '--seeds', '4', '--jobs', '1', '--report', report], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+    const { ran, failing } = JSON.parse(fs.readFileSync(report, 'utf8'));
+    assert.equal(ran.length, 4);
+    assert.deepEqual(failing, []);
+    const notice = /runs each seed in a process of its own \(slower\): it require\(\)s an ES module/;
+    if (typeof Module.registerHooks === 'function') assert.doesNotMatch(run.stderr, notice);
+    else assert.match(run.stderr, notice);
   });
 
   it('exits.mjs covers each way of ending, and a worker outlives them', async () => {

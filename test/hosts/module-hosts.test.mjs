@@ -57,6 +57,29 @@ describe('hosts started from modules (seed 0x6d)', () => {
     ]);
   });
 
+  it("is each host's main module, as `node <main>` makes it: require.main, process.mainModule, import.meta.main", async () => {
+    // Regression: a host's CommonJS main saw require.main !== module (an `if (require.main ===
+    // module) listen()` server never started), and an ES module main import.meta.main false.
+    const dir = fileURLToPath(new URL('./fixtures/main-module/', import.meta.url));
+    globalThis.mainModuleLog = [];
+    try {
+      const sim = new Sim({ seed: 0x6e });
+      sim.host('c1', { main: `${dir}main.cjs`, env: { HOST_LABEL: 'c1' } });
+      sim.host('c2', { main: `${dir}main.cjs`, env: { HOST_LABEL: 'c2' } });
+      sim.host('m', { main: `${dir}main.mjs`, env: { HOST_LABEL: 'm' } });
+      await sim.run();
+      // This Node has import.meta.main (22.18+, 24.2+) when this module has it.
+      const hasMain = 'main' in import.meta;
+      assert.deepEqual(globalThis.mainModuleLog, [
+        'c1 main.cjs: require.main===module true, process.mainModule===module true, helper is main false',
+        'c2 main.cjs: require.main===module true, process.mainModule===module true, helper is main false',
+        `m main.mjs: import.meta.main ${hasMain ? true : undefined}, dep ${hasMain ? false : undefined}, process.mainModule undefined`,
+      ]);
+    } finally {
+      delete globalThis.mainModuleLog;
+    }
+  });
+
   it('takes main as a file: URL, a path relative to the working directory, or a package specifier resolved from it', async () => {
     const cwd = process.cwd();
     process.chdir(app);
