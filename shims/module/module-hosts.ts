@@ -52,7 +52,11 @@ interface HostModules {
   spec: ModuleHostSpec;
   argv: string[];
   env: NodeJS.ProcessEnv;
-  cjs: Map<string, CjsModule>;
+  /**
+   * The incarnation's CommonJS modules by file name, as Node's Module._cache holds a process's:
+   * what its code sees as require.cache and Module._cache (moduleCache).
+   */
+  cache: Record<string, CjsModule>;
   /** The incarnation's main module when it is CommonJS: its process.mainModule and require.main. */
   mainModule: CjsModule | undefined;
   /** Releases the simulation once the host's module graph starts to evaluate. */
@@ -187,7 +191,7 @@ export function moduleHostMain(spec: ModuleHostSpec, options: { env?: NodeJS.Pro
       spec,
       argv: [process.execPath, filename, ...(spec.argv ?? [])],
       env: options.env ?? { ...testProcessEnv(), ...(spec.env ?? {}) },
-      cjs: new Map(),
+      cache: Object.create(null) as Record<string, CjsModule>,
       mainModule: undefined,
       release: undefined,
     };
@@ -228,13 +232,17 @@ export function loadingModuleGraph(host: Host): boolean {
 function requireForHost(filename: string, parent?: CjsModule, entry = false): unknown {
   const modules = modulesOf(currentHost());
   if (modules === undefined) return ModuleClass._load(filename, parent, false);
-  const cached = modules.cjs.get(filename);
-  if (cached !== undefined) return cached.exports;
-  const module = new ModuleClass(filename, parent);
+  const cached = modules.cache[filename];
+  // A module still loading here is a cycle: its exports so far, as Node gives. One that Node's
+  // ESM translator put in the cache for this require to fill (Node 20's commonjs translator)
+  // is loaded in place, as Node's _load does.
+  if (cached !== undefined && (cached.loaded === true || madeHere.has(cached))) return cached.exports;
+  const module = cached ?? new ModuleClass(filename, parent);
   module.filename = filename;
-  module.paths = ModuleClass._nodeModulePaths(path.dirname(filename));
+  module.paths ??= ModuleClass._nodeModulePaths(path.dirname(filename));
   markHostModule(module);
-  modules.cjs.set(filename, module);
+  madeHere.add(module);
+  modules.cache[filename] = module;
   if (entry) {
     module.id = '.';
     modules.mainModule = module;
@@ -244,9 +252,91 @@ function requireForHost(filename: string, parent?: CjsModule, entry = false): un
     module.load(filename);
     threw = false;
   } finally {
-    if (threw) modules.cjs.delete(filename);
+    if (threw && modules.cache[filename] === module) delete modules.cache[filename];
   }
   return module.exports;
+}
+
+/** Modules requireForHost made or took to load. */
+const madeHere = new WeakSet<object>();
+
+/**
+ * Loads that are the process's while a host runs (dst-runtime's own files and what they
+ * require): Module._cache is Node's own for them.
+ */
+let processLoads = 0;
+/** Node's own Module._cache (what it is outside every host). */
+let processCache: Record<string, CjsModule> = ModuleClass._cache;
+
+/**
+ * Module._cache, and so each module's require.cache (Node sets it from Module._cache as it makes
+ * the module's require): inside a module host, the incarnation's own cache, as a process of its
+ * own has its own. So a program that deletes require.cache[file] and requires it again gets a
+ * fresh module, as under Node (before, the delete found nothing and the require gave the old
+ * one), and one that walks require.cache sees its own modules, not another host's or another
+ * seed's.
+ */
+function moduleCache(): Record<string, CjsModule> {
+  if (processLoads > 0) return processCache;
+  const modules = modulesOf(currentHost());
+  return modules === undefined ? processCacheView() : modules.cache;
+}
+
+/** DST_DEBUG=1: the program sees dst-runtime's own modules in require.cache too, as its own frames in stacks. */
+let showOwnModules = false;
+let processView: { target: Record<string, CjsModule>; view: Record<string, CjsModule> } | undefined;
+
+/**
+ * Which keys of Node's cache `cache` a program sees: not dst-runtime's own files, nor the modules
+ * they required (seedrandom, ...), unless a module of the program's required one too.
+ */
+function shownKey(cache: Record<string, CjsModule>): (key: string | symbol) => boolean {
+  const hidden = new Set<CjsModule>();
+  const hide = (module: CjsModule): void => {
+    if (module === undefined || module === null || hidden.has(module)) return;
+    hidden.add(module);
+    for (const child of module.children ?? []) hide(child);
+  };
+  const keys = Object.keys(cache);
+  for (const key of keys) if (ownFile(key)) hide(cache[key]);
+  const required = new Set<CjsModule>();
+  for (const key of keys) {
+    const module = cache[key];
+    if (!hidden.has(module)) for (const child of module?.children ?? []) required.add(child);
+  }
+  return (key) => typeof key !== 'string' || !hidden.has(cache[key]) || required.has(cache[key]);
+}
+
+/**
+ * Node's own cache as a program outside every host sees it (register mode): without
+ * dst-runtime's own files (and what only they required) among its keys, which plain Node does not have, so a program that
+ * lists require.cache sees what it sees under `node app.js`, and one that deletes every entry
+ * leaves the runtime's modules in place (a later lazy load of a chunk would otherwise make a
+ * second copy of the runtime). Reads and writes by key are Node's own.
+ */
+function processCacheView(): Record<string, CjsModule> {
+  if (showOwnModules) return processCache;
+  if (processView?.target !== processCache) {
+    const target = processCache;
+    processView = { target, view: new Proxy(target, { ownKeys: (t) => Reflect.ownKeys(t).filter(shownKey(t)) }) };
+  }
+  return processView.view;
+}
+
+function setModuleCache(value: unknown): void {
+  const modules = processLoads === 0 ? modulesOf(currentHost()) : undefined;
+  if (modules !== undefined) modules.cache = value as Record<string, CjsModule>;
+  else processCache = value as Record<string, CjsModule>;
+}
+
+/** Node's own _load, for a load that is the process's. */
+function processLoad(self: unknown, args: IArguments): unknown {
+  processLoads++;
+  try {
+    return Reflect.apply(realLoad, self, args);
+  } finally {
+    processLoads--;
+  }
 }
 
 const realLoad = ModuleClass._load;
@@ -260,13 +350,15 @@ function ownFile(filename: unknown): boolean {
 }
 
 function load(this: unknown, request: string, parent: CjsModule, isMain: boolean): unknown {
-  const modules = modulesOf(currentHost());
-  if (modules === undefined || typeof request !== 'string' || request.startsWith('node:') || Module.isBuiltin(request) || ownFile(parent?.filename)) {
+  const modules = processLoads === 0 ? modulesOf(currentHost()) : undefined;
+  if (modules === undefined || typeof request !== 'string' || request.startsWith('node:') || Module.isBuiltin(request)) {
     return Reflect.apply(realLoad, this, arguments);
   }
+  if (ownFile(parent?.filename)) return processLoad(this, arguments);
   const filename = resolveCommonJs(request, parent, isMain, onSimulatedDisk());
   // Builtins, and dst-runtime's own files (see module-graph.ts), are the process's.
-  if (Module.isBuiltin(filename) || ownFile(filename)) return Reflect.apply(realLoad, this, arguments);
+  if (Module.isBuiltin(filename)) return Reflect.apply(realLoad, this, arguments);
+  if (ownFile(filename)) return processLoad(this, arguments);
   return requireForHost(filename, parent);
 }
 
@@ -369,6 +461,13 @@ export const moduleHostsShim: Shim = {
   name: 'module-hosts',
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
+    processCache = ModuleClass._cache;
+    showOwnModules = process.env.DST_DEBUG === '1';
+    // Restored after the accessor (restorers run newest first): a cache set meanwhile stays.
+    patches.onRestore(() => {
+      ModuleClass._cache = processCache;
+    });
+    patches.defineGetter(ModuleClass, '_cache', moduleCache, Object.getOwnPropertyDescriptor(ModuleClass, '_cache')?.enumerable ?? true, setModuleCache);
     installCodeCache(patches, () => {
       const host = currentHost();
       return host !== undefined && modulesOf(host) !== undefined ? hostQueryOf(host) : undefined;

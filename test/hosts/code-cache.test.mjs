@@ -105,7 +105,9 @@ describe('compiled code of module hosts, kept for later incarnations (seed 0xcc)
     // Node's own require for the module: resolve, cache and extensions as Node makes them.
     for (const s of seen) {
       assert.equal(s.resolved, path.join(dir, 'lib.cjs'));
-      assert.equal(s.require.cache, Module._cache);
+      // The incarnation's own cache (module-hosts.ts), holding this module; not the process's.
+      assert.ok(s.require.cache[s.module.filename] === s.module, 'require.cache holds the module');
+      assert.ok(Module._cache[s.module.filename] === undefined, "the process's cache does not");
       assert.equal(s.require.extensions, Module._extensions);
       assert.equal(typeof s.require.resolve.paths, 'function');
       assert.equal(s.module.loaded, true);

@@ -18,7 +18,8 @@ const FIXTURE = path.join(HERE, 'fixtures/lazy-chunks/crypto-ways.mjs');
 const run = promisify(execFile);
 
 async function register(way, seed = '0x5') {
-  const { stdout } = await run(process.execPath, ['--import', REGISTER, FIXTURE], { env: { ...process.env, DST_SEED: seed, WAY: way } });
+  // DST_DEBUG=1: require.cache shows dst-runtime's own modules, which the fixture looks for.
+  const { stdout } = await run(process.execPath, ['--import', REGISTER, FIXTURE], { env: { ...process.env, DST_SEED: seed, WAY: way, DST_DEBUG: '1' } });
   return stdout.trim();
 }
 
@@ -29,7 +30,8 @@ describe('lazily loaded feature code (register mode)', function () {
     const { stdout } = await run(
       process.execPath,
       ['--import', REGISTER, '-e', "console.log(Object.keys(require.cache).filter((f) => /dist.chunks.(keys-impl|signatures-impl|material|fetch-impl)-|node_modules.cjs-module-lexer/.test(f)).length)"],
-      { env: { ...process.env, DST_SEED: '0x5' } },
+      // DST_DEBUG=1: require.cache shows dst-runtime's own modules (a program sees none of them).
+      { env: { ...process.env, DST_SEED: '0x5', DST_DEBUG: '1' } },
     );
     assert.equal(stdout.trim(), '0');
   });

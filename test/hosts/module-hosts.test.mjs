@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import module from 'node:module';
 import net from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -78,6 +79,37 @@ describe('hosts started from modules (seed 0x6d)', () => {
     } finally {
       delete globalThis.mainModuleLog;
     }
+  });
+
+  it("gives each host its own require.cache, as each process has its own", async () => {
+    // Regression: a host's require.cache was the test process's, which held none of the host's
+    // modules: deleting one from it did nothing, and the next require gave the old module.
+    const dir = fileURLToPath(new URL('./fixtures/main-module/', import.meta.url));
+    globalThis.mainModuleLog = [];
+    try {
+      const sim = new Sim({ seed: 0x6f });
+      sim.host('a', { main: `${dir}cache-main.cjs`, env: { HOST_LABEL: 'a' } });
+      sim.host('b', { main: `${dir}cache-main.cjs`, env: { HOST_LABEL: 'b' } });
+      await sim.run();
+      assert.deepEqual(globalThis.mainModuleLog, ['a: own true, fresh true', 'b: own true, fresh false']);
+      const processCache = module.createRequire(import.meta.url).cache;
+      assert.equal(Object.keys(processCache).some((k) => k.startsWith(dir)), false, "the hosts' modules are not in the process's cache");
+    } finally {
+      delete globalThis.mainModuleLog;
+    }
+  });
+
+  it('leaves out of require.cache, under register mode, the runtime\'s own files, as plain Node has none', () => {
+    // Regression: the program listed dist/register.cjs, its chunks and seedrandom, and deleting
+    // every entry could make a later lazy load of a chunk a second copy of the runtime.
+    const file = fileURLToPath(new URL('./fixtures/main-module/clear-cache.cjs', import.meta.url));
+    const register = fileURLToPath(new URL('../../dist/register.mjs', import.meta.url));
+    const runs = [1, 2].map(() => spawnSync(process.execPath, ['--import', register, file], { env: { ...process.env, DST_SEED: '0x5', DST_QUIET: '1' }, encoding: 'utf8' }));
+    for (const run of runs) assert.equal(run.status, 0, run.stderr);
+    const seen = JSON.parse(runs[0].stdout);
+    assert.deepEqual(seen.before, ['clear-cache.cjs']);
+    assert.equal(seen.after, 0);
+    assert.equal(runs[1].stdout, runs[0].stdout, 'the seed replays');
   });
 
   it('takes main as a file: URL, a path relative to the working directory, or a package specifier resolved from it', async () => {
