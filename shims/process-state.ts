@@ -37,7 +37,6 @@ import https from 'node:https';
 import Module, { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { originals } from '../runtime/originals.js';
-import { takeAloneReason, takeUnfitReason } from './seed-fitness.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyObject = Record<PropertyKey, any>;
@@ -189,14 +188,12 @@ export class ProcessState {
   /** Called as a seed starts. */
   begin(): void {
     this.unfit = undefined;
-    takeUnfitReason();
-    takeAloneReason();
   }
 
   /** Puts back what the seed changed; says what could not be. Shims must be uninstalled first. */
   restore(): StateCheck {
     const restored: string[] = [];
-    let reason = this.unfit ?? takeUnfitReason();
+    let reason = this.unfit;
     const fail = (why: string): void => {
       reason ??= why;
     };

@@ -339,6 +339,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
   const env = envBefore;
   for (const [key, value] of Object.entries({ ...(options.env ?? {}), DST_SEED: seedText })) realEnv[key] = value;
   state.begin();
+  takeAloneReason();
   let strictTimer: NodeJS.Timeout | undefined;
 
   return new Promise<ProgramSeedResult>((resolve) => {
@@ -392,6 +393,10 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
           if (!check.reusable) {
             result!.reusable = false;
             result!.unfit = check.reason;
+          } else if (alone !== undefined) {
+            // Its seeds run alone from now on: this process runs none of them again.
+            result!.reusable = false;
+            result!.unfit = alone;
           } else if (workPending(world)) {
             // Whatever is still pending belongs to this seed's program: not fit for another seed.
             result!.reusable = false;

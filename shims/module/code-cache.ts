@@ -112,6 +112,11 @@ export function markHostModule(module: CjsModule): void {
   hostModules.add(module);
 }
 
+/** Whether markHostModule marked `module`. */
+export function isHostModule(module: unknown): boolean {
+  return typeof module === 'object' && module !== null && hostModules.has(module);
+}
+
 /** Whether the wrapper Node compiles is its own, unpatched one (APM tools patch Module.wrap). */
 function wrapperUnpatched(): boolean {
   const wrapper = ModuleClass.wrapper;
@@ -156,20 +161,13 @@ function wrapperFor(filename: string, source: string): Wrapper | undefined {
 function compile(this: CjsModule, content: string, filename: string, format?: string): unknown {
   // eslint-disable-next-line prefer-rest-params
   const args = Array.prototype.slice.call(arguments) as unknown[];
-  if (
-    typeof content === 'string' &&
-    (hostModules.has(this) || (heldEverywhere && LOADER_THREAD)) &&
-    (format === 'module' || (format === undefined && detectedEsm(filename, content)))
-  ) {
+  // A host's file, or any file where register mode holds every import() on a loader thread.
+  const rewritten = typeof content === 'string' && (hostModules.has(this) || (heldEverywhere && LOADER_THREAD));
+  if (rewritten && (format === 'module' || (format === undefined && detectedEsm(filename, content)))) {
     const required = requiredEsm(this, content, filename);
     return Reflect.apply(realCompile, this, required === undefined ? args : [required.source, required.filename, 'module']);
   }
-  if (
-    typeof content === 'string' &&
-    (format === undefined || format === 'commonjs') &&
-    (hostModules.has(this) || (heldEverywhere && LOADER_THREAD)) &&
-    IMPORT_CALL.test(content)
-  ) {
+  if (rewritten && (format === undefined || format === 'commonjs') && IMPORT_CALL.test(content)) {
     args[0] = commonJsWithHostImports(content, dynamicImports);
   }
   if (!enabled || !hostModules.has(this) || typeof content !== 'string' || (format !== undefined && format !== 'commonjs')) {

@@ -26,7 +26,7 @@ import { captureContext } from '../async-hooks/async-context.js';
 import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
-import { installCodeCache, markHostModule } from './code-cache.js';
+import { installCodeCache, isHostModule, markHostModule } from './code-cache.js';
 import { ENTRY_MARK, hostImportSpecifier, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, unwrapHostImport, withoutHostQuery } from './module-graph.js';
 import { esmKey, readResolutionCacheSetting, resolveCommonJs, resolveEsm } from './resolution-cache.js';
 import type { PatchSet } from '../registry.js';
@@ -236,12 +236,11 @@ function requireForHost(filename: string, parent?: CjsModule, entry = false): un
   // A module still loading here is a cycle: its exports so far, as Node gives. One that Node's
   // ESM translator put in the cache for this require to fill (Node 20's commonjs translator)
   // is loaded in place, as Node's _load does.
-  if (cached !== undefined && (cached.loaded === true || madeHere.has(cached))) return cached.exports;
+  if (cached !== undefined && (cached.loaded === true || isHostModule(cached))) return cached.exports;
   const module = cached ?? new ModuleClass(filename, parent);
   module.filename = filename;
   module.paths ??= ModuleClass._nodeModulePaths(path.dirname(filename));
   markHostModule(module);
-  madeHere.add(module);
   modules.cache[filename] = module;
   if (entry) {
     module.id = '.';
@@ -256,9 +255,6 @@ function requireForHost(filename: string, parent?: CjsModule, entry = false): un
   }
   return module.exports;
 }
-
-/** Modules requireForHost made or took to load. */
-const madeHere = new WeakSet<object>();
 
 /**
  * Loads that are the process's while a host runs (dst-runtime's own files and what they
@@ -278,8 +274,12 @@ let processCache: Record<string, CjsModule> = ModuleClass._cache;
  */
 function moduleCache(): Record<string, CjsModule> {
   if (processLoads > 0) return processCache;
-  const modules = modulesOf(currentHost());
-  return modules === undefined ? processCacheView() : modules.cache;
+  return modulesOfLoad()?.cache ?? processCacheView();
+}
+
+/** The current host incarnation's modules, unless the load in progress is the process's (processLoad). */
+function modulesOfLoad(): HostModules | undefined {
+  return processLoads === 0 ? modulesOf(currentHost()) : undefined;
 }
 
 /** DST_DEBUG=1: the program sees dst-runtime's own modules in require.cache too, as its own frames in stacks. */
@@ -324,7 +324,7 @@ function processCacheView(): Record<string, CjsModule> {
 }
 
 function setModuleCache(value: unknown): void {
-  const modules = processLoads === 0 ? modulesOf(currentHost()) : undefined;
+  const modules = modulesOfLoad();
   if (modules !== undefined) modules.cache = value as Record<string, CjsModule>;
   else processCache = value as Record<string, CjsModule>;
 }
@@ -350,7 +350,7 @@ function ownFile(filename: unknown): boolean {
 }
 
 function load(this: unknown, request: string, parent: CjsModule, isMain: boolean): unknown {
-  const modules = processLoads === 0 ? modulesOf(currentHost()) : undefined;
+  const modules = modulesOfLoad();
   if (modules === undefined || typeof request !== 'string' || request.startsWith('node:') || Module.isBuiltin(request)) {
     return Reflect.apply(realLoad, this, arguments);
   }
