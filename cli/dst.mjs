@@ -360,6 +360,18 @@ async function loadScenario(file) {
 
 // ---- running one seed -------------------------------------------------------------------------
 
+/** Node's options of a plain program's process: what it sees as process.execArgv, in a worker too. */
+const APP_EXEC_ARGV = ['--import', REGISTER];
+
+/**
+ * Node's loader thread (Node 20): every dynamic import() is held, as explore's workers hold them
+ * (unless DST_HELD_IMPORTS says otherwise). The program sees the variable, in a worker too.
+ */
+function heldImportsEnv() {
+  const held = process.env.DST_HELD_IMPORTS;
+  return LOADER_THREAD && (held === undefined || held === '') ? { DST_HELD_IMPORTS: '1' } : {};
+}
+
 /**
  * Runs one seed of a plain program as `DST_SEED=S node --import dst-runtime/register app`, in a
  * child process; its register-mode exit code and DST_REPORT give the result.
@@ -368,14 +380,12 @@ async function loadScenario(file) {
 function runApp(file, seed, { trace, inherit = false, capture = false } = {}) {
   const dir = tempDir();
   const report = path.join(dir, 'report.json');
-  const env = { ...process.env, DST_SEED: seed, DST_REPORT: report };
-  // Node's loader thread (Node 20): hold every dynamic import(), as explore's workers do.
-  if (LOADER_THREAD && (env.DST_HELD_IMPORTS === undefined || env.DST_HELD_IMPORTS === '')) env.DST_HELD_IMPORTS = '1';
+  const env = { ...process.env, ...heldImportsEnv(), DST_SEED: seed, DST_REPORT: report };
   if (trace !== undefined) env.DST_TRACE = trace;
   else delete env.DST_TRACE;
   if (!inherit) env.DST_QUIET = '1';
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', REGISTER, path.resolve(file)], { env, stdio: inherit ? 'inherit' : ['ignore', capture ? 'pipe' : 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...APP_EXEC_ARGV, path.resolve(file)], { env, stdio: inherit ? 'inherit' : ['ignore', capture ? 'pipe' : 'ignore', 'pipe'] });
     const output = capture ? captureOutput(child, { echoStderr: false }) : undefined;
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
@@ -716,7 +726,9 @@ async function appWorker(file) {
     const seed = await runProgramSeed(path.resolve(file), message.seed, {
       replay: replayCommand(file, message.seed),
       ...(message.trace === undefined ? {} : { trace: message.trace }),
-      env: { DST_QUIET: '1' },
+      // What the program sees of its process, as its replay (runApp) starts it.
+      env: heldImportsEnv(),
+      execArgv: APP_EXEC_ARGV,
     });
     process.channel.ref();
     const result = appResult(file, message.seed, { ...seed, message: seed.failure?.summary ?? `exited with code ${seed.exitCode}` });

@@ -357,6 +357,7 @@ const PROCESS_PER_SEED = new Set<PropertyKey>([
   '_eventsCount',
   'env',
   'argv',
+  'execArgv',
   'exitCode',
   '_exiting',
   'mainModule',

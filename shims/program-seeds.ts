@@ -9,8 +9,9 @@
  *
  * - a fresh module graph: the program is imported as module host "main" is
  *   (module-hosts.ts: its ES modules and CommonJS files, node_modules included, are new
- *   instances per seed), with its own process.argv; its process.env is Node's own (TZ moves the
- *   time zone, values become strings), with the seed's variables, put back after the seed;
+ *   instances per seed), with its own process.argv and the process.execArgv its replay has;
+ *   its process.env is Node's own (TZ moves the time zone, values become strings), with the
+ *   seed's variables and without the runner's (RUN_OUTPUTS), put back after the seed;
  * - the process's events stay Node's own, as in register mode: the program's listeners are
  *   removed after its seed, and process.exit() ends the seed (its 'exit' listeners run first);
  * - globals the program added or replaced are put back, and process.exitCode too;
@@ -55,7 +56,7 @@ import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { World } from '../runtime/world.js';
 import { installShims, uninstallShims } from './install.js';
 import { ensureHooks, moduleHostMain } from './module/module-hosts.js';
-import { fatalErrorReport, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
+import { fatalErrorReport, hideRunOutputs, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
 import { escapedRealWork } from './strict/tripwire.js';
 import { hideIpcChannel } from './process/ipc-channel.js';
 import { realActiveRequests, realActiveResourcesInfo } from './process/real-resources.js';
@@ -123,8 +124,13 @@ export interface ProgramSeedOptions {
   trace?: string;
   /** process.argv.slice(2) of the program. */
   argv?: string[];
-  /** Variables the program's process.env has besides this process's (DST_SEED is added). */
+  /**
+   * Variables the program's process.env has besides this process's (DST_SEED is added; the run's
+   * own outputs, register-mode.ts RUN_OUTPUTS, are taken out, as register mode takes them out).
+   */
   env?: Record<string, string>;
+  /** The program's process.execArgv (default: this process's), as the seed's replay starts it. */
+  execArgv?: readonly string[];
 }
 
 /** Thrown by process.exit() inside a seed: unwinds the program's code, as the exit would have. */
@@ -338,6 +344,9 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
   const globals = globalsBefore;
   const env = envBefore;
   for (const [key, value] of Object.entries({ ...(options.env ?? {}), DST_SEED: seedText })) realEnv[key] = value;
+  hideRunOutputs(realEnv);
+  const execArgvBefore = nodeProcess.execArgv;
+  nodeProcess.execArgv = [...(options.execArgv ?? execArgvBefore)];
   state.begin();
   takeAloneReason();
   let strictTimer: NodeJS.Timeout | undefined;
@@ -383,6 +392,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
           uninstallShims(world);
           restore(before, globals);
           putBackEnv(env);
+          nodeProcess.execArgv = execArgvBefore;
           const check = state.restore();
           showIpcChannel();
           if (check.restored.length > 0 && nodeProcess.env.DST_DEBUG_RESTORE === '1') {

@@ -302,6 +302,21 @@ function failedToLoad(error: unknown): boolean {
   return frame.includes('node:internal/modules/') || frame.includes('node:internal/vm');
 }
 
+/**
+ * Where a run's own output goes: its report (DST_REPORT), its trace (DST_TRACE), whether it
+ * prints its summary (DST_QUIET). Read once at start, then taken out of the program's
+ * environment: they are the runner's, not the program's. So the program sees, and passes to its
+ * children, the same variables however its seed runs (alone under `dst run`, which sets them, or
+ * in an explorer worker, which does not), and a child started with the program's own
+ * `process.execArgv` (a register-mode run of its own, on the same DST_SEED) does not write over
+ * this run's report or trace.
+ */
+export const RUN_OUTPUTS = ['DST_REPORT', 'DST_TRACE', 'DST_QUIET'] as const;
+
+export function hideRunOutputs(env: NodeJS.ProcessEnv): void {
+  for (const name of RUN_OUTPUTS) delete env[name];
+}
+
 /** Starts register mode once per process (the ESM and CJS entries may both be loaded). */
 export function startRegisterMode(): World {
   const g = globalThis as Record<symbol, World | undefined>;
@@ -328,6 +343,8 @@ export function startRegisterMode(): World {
   const { eventsMax, timeLimitNs, idleMode, disk, diskFaults, pending, faults } = settings;
   const seedText = formatSeed(seed);
   const traceFile = env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined;
+  const reportFile = env.DST_REPORT !== undefined && env.DST_REPORT !== '' ? env.DST_REPORT : undefined;
+  const quiet = env.DST_QUIET === '1';
   let world: World;
   try {
     const replay = lazyReplayCommand(seedText);
@@ -357,6 +374,7 @@ export function startRegisterMode(): World {
   const programFaults = faults === undefined ? undefined : new ProgramFaults(world, faults);
   programFaults?.install(main);
   g[VERSION_STATE] = world;
+  hideRunOutputs(env);
   if (heldImports) {
     ensureHooks(true);
     holdEveryImport();
@@ -430,12 +448,12 @@ export function startRegisterMode(): World {
       `events ${world.eventsRun}  exit ${code}`;
     const pendingSites = world.pendingPromises?.();
     if (pendingSites !== undefined) nodeProcess.stderr.write(`${formatPendingPromises(pendingSites)}\n`);
-    if (env.DST_QUIET !== '1') {
+    if (!quiet) {
       // The fault mix (DST_FAULTS) is part of what the seed ran: printed with the summary.
       if (programFaults !== undefined) nodeProcess.stderr.write(`dst: faults ${world.faultMix}\n`);
       nodeProcess.stderr.write(`${summary}\n`);
     }
-    if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') {
+    if (reportFile !== undefined) {
       const report = {
         seed: seedText,
         fingerprint: world.fingerprint.toString(),
@@ -446,7 +464,7 @@ export function startRegisterMode(): World {
         ...(programFaults === undefined ? {} : { faults: programFaults.mix }),
         ...(pendingSites === undefined ? {} : { pending: pendingSites }),
       };
-      onRealDisk(() => fs.writeFileSync(env.DST_REPORT!, `${JSON.stringify(report)}\n`));
+      onRealDisk(() => fs.writeFileSync(reportFile, `${JSON.stringify(report)}\n`));
     }
   };
   const exitCodeNow = (fallback: unknown): unknown => {

@@ -53,6 +53,46 @@ describe('register mode: the summary and DST_REPORT give the exit code the proce
   });
 });
 
+describe('register mode: the runner\'s own variables are not the program\'s (DST_SEED=0x1)', function () {
+  this.timeout(120_000);
+
+  it('DST_REPORT, DST_TRACE and DST_QUIET are taken out of process.env: a child on the program\'s own options writes neither', () => {
+    // A child started with process.execArgv is a register-mode run of its own on the same seed.
+    // It used to inherit them: it wrote its report and trace over its parent's, and said nothing.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dst-outputs-'));
+    const report = path.join(dir, 'report.json');
+    const trace = path.join(dir, 'trace.jsonl');
+    const app = fileURLToPath(new URL('./fixtures/exit-summary/spawns-itself.mjs', import.meta.url));
+    const runs = [1, 2].map(() => {
+      const child = spawnSync(process.execPath, ['--import', REGISTER_MJS, app], {
+        env: { ...env, DST_SEED: '0x1', DST_REPORT: report, DST_TRACE: trace, DST_QUIET: '1' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const data = JSON.parse(fs.readFileSync(report, 'utf8'));
+      const events = fs.readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      return { child, data, events };
+    });
+    fs.rmSync(dir, { recursive: true, force: true });
+    for (const { child, data, events } of runs) {
+      assert.equal(child.status, 0, child.stderr);
+      const lines = child.stdout.trim().split('\n');
+      assert.equal(lines[0], 'parent: DST_REPORT=undefined DST_TRACE=undefined DST_QUIET=undefined');
+      assert.match(lines[1], /^child: DST_REPORT=undefined DST_TRACE=undefined DST_QUIET=undefined random 0\.\d+$/);
+      assert.equal(lines[2], 'child exit 0, its summary: dst: seed 0x1', 'the child is a simulation of its own, and not quiet');
+      assert.equal(child.stderr, '', 'the parent is quiet');
+      // The report and the trace are the parent's alone: one run, its events numbered in order.
+      assert.equal(data.exitCode, 0);
+      assert.equal(events.filter((e) => e.kind === 'run').length, 1);
+      assert.deepEqual(events.map((e) => e.n), events.map((_, i) => i));
+    }
+    // The child runs on the same seed: its output replays.
+    assert.equal(runs[0].child.stdout, runs[1].child.stdout);
+    assert.equal(runs[0].data.fingerprint, runs[1].data.fingerprint);
+  });
+});
+
 describe('register mode: a program whose modules do not load is reported as such (DST_SEED=0x1)', function () {
   this.timeout(120_000);
   const DIR = fileURLToPath(new URL('./fixtures/load-failure/', import.meta.url));
