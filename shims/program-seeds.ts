@@ -59,6 +59,7 @@ import { ensureHooks, moduleHostMain } from './module/module-hosts.js';
 import { fatalErrorReport, hideRunOutputs, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
 import { escapedRealWork } from './strict/tripwire.js';
 import { hideIpcChannel } from './process/ipc-channel.js';
+import { hookProcessEvent } from './process/own-events.js';
 import { realActiveRequests, realActiveResourcesInfo } from './process/real-resources.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
@@ -168,8 +169,10 @@ function hookProcess(): void {
   if (processHooked) return;
   processHooked = true;
   recordCreationSites();
-  nodeProcess.on('uncaughtException', (error, origin) => {
-    if ((error as unknown) === kExit) return;
+  // Not listeners of the process (own-events.ts): the program sees only its own.
+  hookProcessEvent('uncaughtException', { before: (error: unknown, origin: unknown) => {
+    // process.exit() unwinding the program's code: no listener of the program's sees it.
+    if (error === kExit) return true;
     const run = running;
     if (run === undefined) {
       nodeProcess.stderr.write(`dst: uncaught error outside every seed (a bug in dst-runtime): ${(error as Error)?.stack ?? String(error)}\n`);
@@ -178,15 +181,16 @@ function hookProcess(): void {
     }
     // The program's own listeners handle it: not fatal, as in Node.
     const world = run.world;
-    if (nodeProcess.listenerCount('uncaughtException') > 1 || nodeProcess.hasUncaughtExceptionCaptureCallback()) {
+    if (nodeProcess.listenerCount('uncaughtException') > 0 || nodeProcess.hasUncaughtExceptionCaptureCallback()) {
       if (origin === 'uncaughtException') world.noteHandledThrow();
       return;
     }
     const host = world.currentHost() ?? world.fallbackHost!;
-    const report = fatalErrorReport(world, host, error, origin);
+    const report = fatalErrorReport(world, host, error, origin as NodeJS.UncaughtExceptionOrigin);
     run.end(ExitCode.hostCrash, true, report);
-  });
-  nodeProcess.on('beforeExit', () => {
+    return true;
+  } });
+  hookProcessEvent('beforeExit', { before: () => {
     const run = running;
     if (run === undefined) return;
     const world = run.world;
@@ -212,7 +216,7 @@ function hookProcess(): void {
       if (workPending(world)) return;
       run.end(run.topLevelSettled ? exitCodeNow(0) : UNSETTLED_TOP_LEVEL_AWAIT, true);
     });
-  });
+  } });
 }
 
 function settingsNow(): ReturnType<typeof registerSettings> {
@@ -422,8 +426,9 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
     running = run;
     installShims(world, { whole: true });
     // After the shims: the process shim's own process.exit (library mode only) sits under this.
-    nodeProcess.exit = function exitSeed(code?: number | string | null): never {
-      if (code !== undefined && code !== null) nodeProcess.exitCode = code as number;
+    nodeProcess.exit = function exitSeed(...args: unknown[]): never {
+      // As Node's exit(): an argument, undefined included, is the code (the setter checks it).
+      if (args.length !== 0) nodeProcess.exitCode = args[0] as number;
       if (run.exiting) {
         run.exitCode = exitCodeNow(0);
         run.exiting = false; // the code is final, as when Node exits from inside an 'exit' listener
@@ -486,5 +491,5 @@ function reportEntryRejection(error: unknown): void {
     if (thrown === kExit) return;
     throw thrown;
   }
-  if (nodeProcess.listenerCount('uncaughtException') > 1) timers.setImmediate(() => {});
+  if (nodeProcess.listenerCount('uncaughtException') > 0) timers.setImmediate(() => {});
 }

@@ -35,6 +35,7 @@ import { installShims } from './install.js';
 import { ensureHooks, LOADER_HOOKS } from './module/module-hosts.js';
 import { holdEveryImport } from './module/code-cache.js';
 import { childKeepAlive } from './process/child-processes.js';
+import { hookProcessEvent } from './process/own-events.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
 import { installTripwire } from './strict/tripwire.js';
 import { originals } from '../runtime/originals.js';
@@ -386,7 +387,8 @@ export function startRegisterMode(): World {
   };
 
   // A crash prints Node's own error (after 'exit' handlers), so the seed block comes first.
-  nodeProcess.on('uncaughtExceptionMonitor', (error, origin) => {
+  hookProcessEvent('uncaughtExceptionMonitor', { before: (error: unknown, origin: unknown) => {
+    // (Node's own handler emits this before 'uncaughtException'; the program's monitors run after.)
     const fatal = nodeProcess.listenerCount('uncaughtException') === 0 && !nodeProcess.hasUncaughtExceptionCaptureCallback();
     if (!fatal) {
       if (origin === 'uncaughtException') world.noteHandledThrow();
@@ -407,15 +409,15 @@ export function startRegisterMode(): World {
       }
     }
     const host = world.currentHost() ?? main;
-    const report = fatalErrorReport(world, host, error, origin);
+    const report = fatalErrorReport(world, host, error, origin as NodeJS.UncaughtExceptionOrigin);
     world.traceFailure(report);
     world.flushTrace();
     nodeProcess.stderr.write(`${formatFailure(report, { withError: false })}\n`);
-  });
+  } });
 
-  // Registered before the program's own code runs, so this comes first: in real Node the
-  // program's 'beforeExit' listeners would never run while the handles keep it alive.
-  nodeProcess.on('beforeExit', () => {
+  // Before the program's own listeners: in real Node they would never run while the handles
+  // keep it alive.
+  hookProcessEvent('beforeExit', { before: () => {
     if (world.refs === 0 || idleMode === 'exit' || world.result !== undefined) return;
     const lines = keepAliveReport(world);
     const count = lines.length;
@@ -433,7 +435,7 @@ export function startRegisterMode(): World {
         `DST_IDLE=exit exits with the program's own code instead\n`,
     );
     nodeProcess.exit(ExitCode.idle);
-  });
+  } });
 
   // The summary carries the code the process really exits with, which the program's own 'exit'
   // listeners may still change (process.exitCode = n, or process.exit(n) inside one, which
@@ -471,20 +473,7 @@ export function startRegisterMode(): World {
     const code = nodeProcess.exitCode;
     return code === undefined || code === null || code === '' ? fallback : Number(code);
   };
-  const emit = nodeProcess.emit;
-  Object.defineProperty(nodeProcess, 'emit', {
-    value: function emitThenSummarize(this: unknown, event: string | symbol, ...args: unknown[]): boolean {
-      if (event !== 'exit') return Reflect.apply(emit, this, [event, ...args]) as boolean;
-      try {
-        return Reflect.apply(emit, this, [event, ...args]) as boolean;
-      } finally {
-        summarize(exitCodeNow(args[0]));
-      }
-    },
-    writable: true,
-    configurable: true,
-    enumerable: false,
-  });
+  hookProcessEvent('exit', { after: (code) => summarize(exitCodeNow(code)) });
   const processWithExit = nodeProcess as unknown as { reallyExit: (code?: number) => never };
   const reallyExit = processWithExit.reallyExit;
   processWithExit.reallyExit = function reallyExitAfterSummary(this: unknown, code?: number): never {

@@ -15,6 +15,7 @@ import type { World } from '../../runtime/world.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { callSites } from '../builtin-captures.js';
 import { currentHost, type Host } from '../context.js';
+import { invalidArgType, outOfRange } from '../node-errors.js';
 import { killChild, setHostPidSource } from './child-processes.js';
 import { clearDomains, giveToDomain, leaveScopeDomain } from './domain-errors.js';
 import { hasIpcChannel, IPC_PROPERTIES } from './ipc-channel.js';
@@ -183,13 +184,27 @@ function hostAware(p: object, name: string, original: Method, perHost: (emitter:
 
 /** process.exit of `p`: inside a host it ends that host; outside, `realExit` (Node's, or Jest's own). */
 function exitOf(p: NodeJS.Process, realExit: Method): Method {
-  return function exit(this: unknown, code?: unknown): never {
+  return function exit(this: unknown, ...args: unknown[]): never {
     const host = processHost();
-    if (host === undefined) return Reflect.apply(realExit, this, [code]) as never;
-    const exitCode = code === undefined ? (typeof p.exitCode === 'number' ? p.exitCode : 0) : Number(code) | 0;
+    // As called: Node's exit() sets process.exitCode only when given an argument, undefined too.
+    if (host === undefined) return Reflect.apply(realExit, this, args) as never;
+    const exitCode = exitCodeArgument(args.length === 0 ? p.exitCode : args[0], exit);
     exitHost(host, exitCode);
     throw new HostExit(host, exitCode);
   };
+}
+
+/**
+ * The code process.exit(code) ends with, checked as Node's process.exitCode setter checks it
+ * (an integer, or a string of one; none is 0), without setting the process's own exitCode,
+ * which is the test runner's.
+ */
+function exitCodeArgument(code: unknown, hideFrom: Function): number {
+  if (code === undefined || code === null) return 0;
+  const value = typeof code === 'string' && code !== '' && Number.isInteger(+code) ? +code : code;
+  if (typeof value !== 'number') throw invalidArgType('code', 'of type number', code, hideFrom);
+  if (!Number.isInteger(value)) throw outOfRange('code', 'an integer', value, hideFrom);
+  return value;
 }
 
 const realPid = process.pid;

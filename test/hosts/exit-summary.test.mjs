@@ -32,7 +32,7 @@ function run(which, { register }) {
 describe('register mode: the summary and DST_REPORT give the exit code the process exits with', function () {
   this.timeout(120_000);
 
-  for (const [which, code] of [['none', 0], ['code', 3], ['exit', 4], ['throw', 1], ['explicit', 5]]) {
+  for (const [which, code] of [['none', 0], ['code', 3], ['exit', 4], ['throw', 1], ['explicit', 5], ['bare', 6], ['undefined', 0], ['string', 7]]) {
     it(`${which}: exit ${code}, as plainly`, () => {
       const plain = run(which, { register: false });
       const sim = run(which, { register: true });
@@ -43,6 +43,19 @@ describe('register mode: the summary and DST_REPORT give the exit code the proce
       assert.equal(sim.report.exitCode, code);
     });
   }
+
+  it('the program sees only its own process listeners: counts, the leak warning, a handler added when there is none', () => {
+    // dst-runtime's 'uncaughtExceptionMonitor' and 'beforeExit' handling were listeners: the
+    // program counted 11 after adding 10, was warned of a leak, and saw a handler it had not added.
+    const app = fileURLToPath(new URL('./fixtures/exit-summary/own-listeners.cjs', import.meta.url));
+    const env = { ...process.env, DST_SEED: '0x1', DST_QUIET: '1' };
+    const plain = spawnSync(process.execPath, [app], { env, encoding: 'utf8' });
+    const sim = spawnSync(process.execPath, ['--import', REGISTER_MJS, app], { env, encoding: 'utf8' });
+    assert.equal(plain.status, 3, plain.stderr);
+    assert.equal(plain.stdout, 'at start 0 0 0 0\nafter 10 each 0 10 10 0\nhandled boom\n');
+    assert.equal(sim.stdout, plain.stdout, sim.stderr);
+    assert.equal(sim.status, 3);
+  });
 
   it('the hook is not an enumerable property of process', () => {
     const child = spawnSync(process.execPath, ['--import', REGISTER_MJS, '--input-type=module', '-e', "console.log(Object.keys(process).includes('emit'))"], {

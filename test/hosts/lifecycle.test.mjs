@@ -8,6 +8,41 @@ import { Sim, SimulationError, STARTUP_MS } from 'dst-runtime';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 describe('host lifecycle and per-host process (seed 0x11)', () => {
+  it('process.exit(code) in a host takes its code as Node does: none keeps exitCode, a bad one throws Node\'s error', async () => {
+    // Plainly: exitCode 6 then exit() exits 6, exit(undefined) and exit(null) 0, exit('7') 7;
+    // exit('abc') and exit(1.5) throw from the exitCode setter and the process goes on.
+    const cases = [[[], 6], [[undefined], 0], [[null], 0], [['7'], 7], [['abc'], 'ERR_INVALID_ARG_TYPE'], [[1.5], 'ERR_OUT_OF_RANGE']];
+    const sim = new Sim({ seed: 0x11 });
+    const exitCodeBefore = process.exitCode;
+    const thrown = {};
+    for (const [i, [args]] of cases.entries()) {
+      sim.host(`h${i}`, () => {
+        process.on('exit', () => {});
+        setTimeout(() => {
+          process.exitCode = 6;
+          try {
+            process.exit(...args);
+          } catch (error) {
+            if (error.code === undefined) throw error;
+            thrown[i] = error.code;
+          }
+          process.exitCode = undefined;
+        }, 1);
+      });
+    }
+    const status = [];
+    sim.client('observer', async () => {
+      await sleep(10);
+      for (const i of cases.keys()) status.push(sim.status(`h${i}`));
+    });
+    await sim.run();
+    for (const [i, [, expected]] of cases.entries()) {
+      if (typeof expected === 'number') assert.equal(status[i].exitCode, expected, `case ${i}`);
+      else assert.equal(thrown[i], expected, `case ${i}`);
+    }
+    assert.equal(process.exitCode, exitCodeBefore, 'the test runner\'s exit code is untouched');
+  });
+
   it('process.exit() in a host ends that host only; its exit listeners run', async () => {
     const log = [];
     const sim = new Sim({ seed: 0x11 });
