@@ -35,7 +35,7 @@
  * What cannot be put back makes the result say the process is not fit for another seed
  * (`reusable: false`, `unfit` says why), so the next seed runs in a fresh process, as its replay
  * does: a built-in object frozen, sealed or made non-extensible, a non-configurable property
- * changed, V8 flags, the first load of a builtin that changes the process (domain), a warning
+ * changed or a non-configurable global added (a script's top-level var), V8 flags, the first load of a builtin that changes the process (domain), a warning
  * Node emits once per process (a deprecation). What is not detected (process-state.ts says why):
  * an existing property's attributes changed while its value stays, a data property turned into
  * an accessor returning the same value, internal state of Node's modules with no accessor (the
@@ -251,18 +251,25 @@ function sameDescriptor(a: PropertyDescriptor, b: PropertyDescriptor): boolean {
   return a.value === b.value && a.get === b.get && a.set === b.set && a.writable === b.writable && a.enumerable === b.enumerable && a.configurable === b.configurable;
 }
 
-function restore(before: Snapshot, globals: Map<PropertyKey, PropertyDescriptor>): void {
+function restore(before: Snapshot, globals: Map<PropertyKey, PropertyDescriptor>): string | undefined {
   const g = globalThis as Record<PropertyKey, unknown>;
+  let kept: string | undefined;
   for (const key of Reflect.ownKeys(globalThis)) {
     if (globals.has(key)) continue;
     const descriptor = Object.getOwnPropertyDescriptor(globalThis, key);
     if (descriptor?.configurable) delete g[key];
+    // A script's top-level var (vm.runInThisContext), Object.defineProperty: there for good.
+    else kept ??= `the program defined the global ${String(key)} as non-configurable (it cannot be deleted)`;
   }
   for (const [key, descriptor] of globals) {
     const now = Object.getOwnPropertyDescriptor(globalThis, key);
     if (now !== undefined && sameDescriptor(now, descriptor)) continue;
     if (now === undefined || now.configurable) Object.defineProperty(globalThis, key, descriptor);
-    else if (now.writable) g[key] = descriptor.value;
+    else {
+      if (now.writable && 'value' in descriptor) g[key] = descriptor.value;
+      const after = Object.getOwnPropertyDescriptor(globalThis, key);
+      if (after === undefined || !sameDescriptor(after, descriptor)) kept ??= `the program made the global ${String(key)} non-configurable (it cannot be put back)`;
+    }
   }
   for (const name of nodeProcess.eventNames()) {
     const kept = before.listeners.get(name) ?? [];
@@ -276,6 +283,7 @@ function restore(before: Snapshot, globals: Map<PropertyKey, PropertyDescriptor>
   // Sockets a keep-alive agent pooled belong to machines of the last seed's world.
   http.globalAgent.destroy();
   https.globalAgent.destroy();
+  return kept;
 }
 
 /**
@@ -394,7 +402,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
         // has run: a seed that crashed or exited mid-event still has some.
         originals.setImmediate(() => {
           uninstallShims(world);
-          restore(before, globals);
+          const globalKept = restore(before, globals);
           putBackEnv(env);
           nodeProcess.execArgv = execArgvBefore;
           const check = state.restore();
@@ -404,9 +412,9 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
           }
           const alone = takeAloneReason();
           if (alone !== undefined) result!.alone = alone;
-          if (!check.reusable) {
+          if (!check.reusable || globalKept !== undefined) {
             result!.reusable = false;
-            result!.unfit = check.reason;
+            result!.unfit = check.reusable ? globalKept : check.reason;
           } else if (alone !== undefined) {
             // Its seeds run alone from now on: this process runs none of them again.
             result!.reusable = false;

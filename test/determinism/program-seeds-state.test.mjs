@@ -121,6 +121,7 @@ describe('a plain program in an explore worker: what a seed changed of the proce
     'unfit-warning.cjs': /Node emitted a warning.*a deprecated function of the fixture/,
     'unfit-frozen.cjs': /querystring was made non-extensible/,
     'unfit-domain.cjs': /builtin module 'domain'/,
+    'unfit-global.cjs': /the global counter as non-configurable/,
   };
   for (const [name, reason] of Object.entries(unfit)) {
     it(`${name}: cannot be put back, so the worker says so after each seed and is replaced`, async () => {
