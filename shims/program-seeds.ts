@@ -248,7 +248,7 @@ function snapshot(): Snapshot {
 }
 
 function sameDescriptor(a: PropertyDescriptor, b: PropertyDescriptor): boolean {
-  return a.value === b.value && a.get === b.get && a.set === b.set && a.writable === b.writable && a.enumerable === b.enumerable && a.configurable === b.configurable;
+  return Object.is(a.value, b.value) && a.get === b.get && a.set === b.set && a.writable === b.writable && a.enumerable === b.enumerable && a.configurable === b.configurable;
 }
 
 function restore(before: Snapshot, globals: Map<PropertyKey, PropertyDescriptor>): string | undefined {
