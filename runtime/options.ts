@@ -299,7 +299,9 @@ const DEFAULT_LOCALES = new Set(['C', 'POSIX', 'en_US', 'en-US']);
 /**
  * The settings of this machine a replay must carry, as environment variables: what changes what a
  * run prints and the seed does not fix. So a failure found on a laptop in Berlin replays the same
- * in CI. `env` is the environment to read (this process's by default).
+ * in CI. `env` is the environment to read (this process's by default); `nodeEnvThen` is Node's
+ * own environment as the run had it, whose TZ ICU's default zone follows (Node's now by default;
+ * register mode gives a copy taken at its start: the program may have set TZ since).
  *
  * - `TZ`, when the time zone is not UTC: Date's local-time methods and Intl follow it. TZ as set,
  *   else the zone the system gives Intl.
@@ -307,9 +309,9 @@ const DEFAULT_LOCALES = new Set(['C', 'POSIX', 'en_US', 'en-US']);
  *   takes it from the first of LC_ALL, LC_MESSAGES and LANG that is set (an empty one makes it
  *   "und"); the replay sets that value as LC_ALL, which comes first everywhere.
  */
-export function machineSettings(env: Environment = process.env): Record<string, string> {
+export function machineSettings(env: Environment = process.env, nodeEnvThen: Environment = nodeEnv): Record<string, string> {
   const settings: Record<string, string> = {};
-  const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : defaultTimeZone();
+  const zone = env.TZ !== undefined && env.TZ !== '' ? env.TZ : defaultTimeZone(nodeEnvThen.TZ);
   if (zone !== undefined && !UTC_ZONES.has(zone)) settings.TZ = zone;
   // The first of these that is set decides, even when empty (ICU's locale is then "und").
   const locale = [env.LC_ALL, env.LC_MESSAGES, env.LANG].find((value) => value !== undefined);
@@ -334,15 +336,32 @@ let resolvedZone: { tz: string | undefined; zone: string | undefined } | undefin
  * misses: the machine's zone file (/etc/localtime) replaced while the process runs, which ICU
  * would re-read after a write of TZ set it back to the value it was resolved under.
  */
-function defaultTimeZone(): string | undefined {
-  const tz = nodeEnv.TZ;
-  if (resolvedZone === undefined || resolvedZone.tz !== tz) resolvedZone = { tz, zone: new Intl.DateTimeFormat().resolvedOptions().timeZone };
-  return resolvedZone.zone;
+function defaultTimeZone(tz: string | undefined): string | undefined {
+  if (resolvedZone !== undefined && resolvedZone.tz === tz) return resolvedZone.zone;
+  const now = nodeEnv.TZ;
+  if (now === tz) {
+    resolvedZone = { tz, zone: new Intl.DateTimeFormat().resolvedOptions().timeZone };
+    return resolvedZone.zone;
+  }
+  // Asked of an environment copied before the program set TZ (register mode's replay command):
+  // ICU follows Node's TZ only, so it is put back as it was for the question, then set again.
+  setNodeTz(tz);
+  try {
+    resolvedZone = { tz, zone: new Intl.DateTimeFormat().resolvedOptions().timeZone };
+    return resolvedZone.zone;
+  } finally {
+    setNodeTz(now);
+  }
+}
+
+function setNodeTz(tz: string | undefined): void {
+  if (tz === undefined) delete nodeEnv.TZ;
+  else nodeEnv.TZ = tz;
 }
 
 /** machineSettings() as shell assignments, for the front of a replay command. */
-export function replayEnvironment(env: Environment = process.env): string[] {
-  return Object.entries(machineSettings(env)).map(([name, value]) => `${name}=${shellQuote(value)}`);
+export function replayEnvironment(env: Environment = process.env, nodeEnvThen: Environment = nodeEnv): string[] {
+  return Object.entries(machineSettings(env, nodeEnvThen)).map(([name, value]) => `${name}=${shellQuote(value)}`);
 }
 
 /** Quotes one shell word for a pasteable replay command. */

@@ -98,7 +98,7 @@ function lazyReplayCommand(seedText: string): () => string {
     const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_IDLE', 'DST_PENDING', 'DST_FAULTS', 'DST_HELD_IMPORTS']
       .filter((name) => env[name] !== undefined && env[name] !== '')
       .map((name) => `${name}=${shellQuote(env[name]!)}`);
-    command = [...replayEnvironment(env), `DST_SEED=${seedText}`, ...settings, ...['node', ...execArgv, ...argv].map(shellQuote)].join(' ');
+    command = [...replayEnvironment(env, env), `DST_SEED=${seedText}`, ...settings, ...['node', ...execArgv, ...argv].map(shellQuote)].join(' ');
     return command;
   };
 }

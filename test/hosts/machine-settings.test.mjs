@@ -13,10 +13,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/machine-settings/', import.meta.url));
 const REGISTER_MJS = fileURLToPath(new URL('../../dist/register.mjs', import.meta.url));
 
-function runRegister(env) {
+function runRegister(env, file = 'local-hour.mjs') {
   // The pinned LC_ALL would decide the locale first: drop it (an empty LC_ALL is not "unset" to ICU).
   const { LC_ALL: _pinned, ...inherited } = process.env;
-  const result = spawnSync(process.execPath, ['--import', REGISTER_MJS, 'local-hour.mjs'], { cwd: FIXTURES, env: { ...inherited, ...env }, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['--import', REGISTER_MJS, file], { cwd: FIXTURES, env: { ...inherited, ...env }, encoding: 'utf8' });
   const replay = /^ {2}replay {3}(.*)$/m.exec(result.stderr)?.[1];
   return { stdout: result.stdout.split('\n')[0], replay, status: result.status };
 }
@@ -68,6 +68,19 @@ describe('replay commands carry the time zone and locale when they are not UTC a
     // What the assignments change: the same seed prints another local time and number format.
     assert.notEqual(plain.stdout, berlin.stdout);
     assert.equal(runRegister({ DST_SEED: '0x7', LANG: 'en_US.UTF-8', ...assignments(berlin.replay) }).stdout, berlin.stdout);
+  });
+
+  it('register mode: a program that moves its time zone replays in the zone it started in (seed 0x7)', () => {
+    // The replay line used to resolve the system zone when the failure was reported, after the
+    // program set TZ: it said TZ=Asia/Tokyo, and that replay started in another hour.
+    const { TZ: _tz, ...noZone } = process.env;
+    for (const env of [{ DST_SEED: '0x7', TZ: undefined }, { DST_SEED: '0x7', TZ: 'America/Sao_Paulo' }]) {
+      const run = runRegister({ ...noZone, ...env }, 'moves-zone.mjs');
+      assert.equal(run.status, 1);
+      const started = assignments(runRegister({ ...noZone, ...env }).replay).TZ;
+      assert.equal(assignments(run.replay).TZ, started, run.replay);
+      assert.equal(runRegister({ DST_SEED: '0x7', ...assignments(run.replay) }, 'moves-zone.mjs').stdout, run.stdout);
+    }
   });
 
   it('library mode: a failure names them, for a pinned seed too (seed 0x7)', async () => {
