@@ -32,7 +32,7 @@ import {
   SimEvent,
 } from './scheduler/event.js';
 import { Parking, type Parked } from './scheduler/parking.js';
-import { loopOrder, phaseOfKind, PHASE_CHECK, PHASE_CLOSING, PHASE_IDLE, PHASE_MAIN, PHASE_POLL, PHASE_TIMERS } from './scheduler/loop-phases.js';
+import { loopOrder, phaseOfKind, phaseSlot, waitedSlot, PHASE_CHECK, PHASE_CLOSING, PHASE_IDLE, PHASE_MAIN, PHASE_POLL, PHASE_TIMERS } from './scheduler/loop-phases.js';
 import { PhaseOrder } from './scheduler/phase-order.js';
 import { EventQueue } from './scheduler/queue.js';
 import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
@@ -470,11 +470,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * a process stopped between callbacks). Unlike pause(), a stall ends by itself. A longer stall
    * of a stalled host extends it (from where it began); a shorter one changes nothing.
    */
-  stall(host: Host, untilNs: number, phase = PHASE_IDLE): void {
+  stall(host: Host, untilNs: number, phase = PHASE_IDLE, sinceNs = this.nowNs): void {
     if (!(untilNs > this.nowNs) || host.state !== 'running' || untilNs <= host.stalledUntilNs) return;
     if (host.stalledUntilNs <= this.nowNs) {
       host.stallPhase = phase;
-      host.stallSinceNs = this.nowNs;
+      host.stallSinceNs = sinceNs;
     }
     host.stalledUntilNs = untilNs;
     if (this.trace !== undefined) this.annotate(host, 'stall', { untilNs });
@@ -503,7 +503,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
     this.lagRandom ??= this.stream('faults/lag');
     const costNs = Math.min(burst.eventMaxNs, Math.round(-Math.log(1 - this.lagRandom.double()) * burst.eventMeanNs));
-    if (costNs > 0) this.stall(host, this.nowNs + costNs, this.currentPhase);
+    if (costNs > 0) this.stall(host, this.nowNs + costNs, this.currentPhase, this.phaseStartNs);
   }
 
   /**
@@ -544,7 +544,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
     for (const [key, group] of groups) {
       const from = typeof key === 'number' ? ended!.get(key)! : { phase: key.stallPhase, sinceNs: key.stallSinceNs };
-      this.parking.makeReady(loopOrder(group, from.phase, from.sinceNs));
+      const ordered = loopOrder(group, from.phase, from.sinceNs);
+      // What the phase the stall began in had already taken on goes on in that phase, whose loop
+      // time stays the instant it began: a timers phase runs only the timers due then.
+      const slot = phaseSlot(from.phase);
+      if (slot >= 0) {
+        for (const p of ordered) if (p.readyNs <= from.sinceNs && !p.nextTurn && waitedSlot(p) === slot) p.phaseStartNs = from.sinceNs;
+      }
+      this.parking.makeReady(ordered);
     }
   }
 
@@ -591,6 +598,17 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    */
   get bootRunning(): boolean {
     return this.eventKind === -1 || this.eventKind === EVENT_KIND_CODE.boot;
+  }
+
+  /**
+   * The instant the loop phase of the callback running now began: its own, unless a stall's end
+   * released it into the phase that stall began in (Parked.phaseStartNs). Node's timers phase
+   * runs with the loop time of its start (processTimers(now)), so a stall that begins in a
+   * callback it runs counts what that phase had taken on from then, not from this callback:
+   * a timer another busy timer of the phase armed waits for the next turn, after its immediates.
+   */
+  get phaseStartNs(): number {
+    return this.takenPhaseStartNs >= 0 ? this.takenPhaseStartNs : this.nowNs;
   }
 
   /** The loop phase (scheduler/loop-phases.ts) of the callback running now, or of the program's top level. */
@@ -666,7 +684,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       host.clock.startLoopAt(this.nowNs + spinNs);
     }
     // The last event's code (its kind is still eventKind) was busy: its loop phase goes on after it.
-    this.stall(host, this.nowNs + spinNs, this.currentPhase);
+    this.stall(host, this.nowNs + spinNs, this.currentPhase, this.phaseStartNs);
   }
 
   // ---- scheduling --------------------------------------------------------------------------
@@ -1015,6 +1033,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private threwChain = 0;
   /** When the entry next() returned last came due: its instant, or earlier if a stall or pause held it. */
   private takenDueNs = 0;
+  /** Parked.phaseStartNs of the entry taken last, or -1 (see phaseStartNs). */
+  private takenPhaseStartNs = -1;
 
   /** An exception thrown by a simulated event's code was handled (the 'uncaughtException' path). */
   noteHandledThrow(): void {
@@ -1289,6 +1309,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
     const taken = this.taken(entry);
     this.takenDueNs = parked.timeNs;
+    this.takenPhaseStartNs = parked.phaseStartNs ?? -1;
     return taken;
   }
 
@@ -1319,6 +1340,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** Accounts for an entry leaving the queue to run now; undefined when the event limit stops the run. */
   private taken(event: WorldEntry): WorldEntry | undefined {
     this.takenDueNs = this.nowNs;
+    this.takenPhaseStartNs = -1;
     if (this.watchedReads.size > 0) this.watchedReads.delete(event as SimEvent<WorldHost>);
     if (event[kRef]) {
       event[kHost].refs--;

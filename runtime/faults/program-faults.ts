@@ -92,7 +92,7 @@ export class ProgramFaults {
     if (!state.on) return;
     const costNs = Math.min(LAG_EVENT_MAX_NS, Math.round(-Math.log(1 - state.random.double()) * LAG_EVENT_MEAN_NS));
     // The event starting now is the busy one: its loop phase goes on after it (loop-phases.ts).
-    if (costNs > 0) world.stallChain(chain, world.nowNs + costNs, world.currentPhase);
+    if (costNs > 0) world.stallChain(chain, world.nowNs + costNs, world.currentPhase, world.phaseStartNs);
   }
 
   /**

@@ -27,8 +27,9 @@ import { EVENT_KIND_CODE } from './event.js';
  * runs the immediate, then the second close, then the first. An immediate queued by a busy
  * immediate (before it spun) belongs to the next turn: after the timers that came due.
  *
- * Within a phase, entries keep the order they came due in (timers by deadline, as Node's lists
- * are; I/O in arrival order).
+ * Within a phase, entries keep the order they came due in (I/O in arrival order), except timers:
+ * Node keeps one list per duration and runs each list's due timers together, lists in the order
+ * their first timers came due (inTimerLists).
  */
 
 /** libuv's phases, in loop order. */
@@ -88,11 +89,24 @@ export interface Waited {
   readonly closing?: boolean;
   /** An immediate of a later turn's check phase (queued by an immediate): never taken on by a busy one. */
   readonly nextTurn?: boolean;
+  /** A timer's duration in ms (Node's `_idleTimeout`): the list of Node's it is in. */
+  readonly timerList?: number;
 }
 
-/** A PHASE_* to its place in loopOrder's lists (a turn: timers, poll, check, closing). */
-function slotOf(phase: number): number {
-  return phase === PHASE_CLOSING ? 3 : phase;
+/**
+ * A PHASE_* to its place in loopOrder's lists (a turn: timers, poll, check, closing); -1 for
+ * PHASE_IDLE and PHASE_MAIN, which are in no turn.
+ */
+export function phaseSlot(phase: number): number {
+  if (phase === PHASE_CLOSING) return 3;
+  return phase === PHASE_TIMERS || phase === PHASE_POLL || phase === PHASE_CHECK ? phase : -1;
+}
+
+/** The place in loopOrder's lists of the phase `w` runs in. */
+export function waitedSlot(w: Waited): number {
+  if (w.closing === true) return 3;
+  const p = phaseOfKind(w.kind);
+  return p === PHASE_TIMERS || p === PHASE_CHECK ? p : PHASE_POLL;
 }
 
 /**
@@ -103,15 +117,14 @@ function slotOf(phase: number): number {
 export function loopOrder<T extends Waited>(waited: readonly T[], phase: number, sinceNs: number): T[] {
   if (waited.length < 2) return waited.slice();
   const byPhase: [T[], T[], T[], T[]] = [[], [], [], []];
-  for (const w of waited) {
-    const p = phaseOfKind(w.kind);
-    byPhase[w.closing === true ? 3 : p === PHASE_TIMERS || p === PHASE_CHECK ? p : PHASE_POLL].push(w);
-  }
+  for (const w of waited) byPhase[waitedSlot(w)]!.push(w);
   for (let i = 0; i < 3; i++) if (!isSortedByTime(byPhase[i]!)) byPhase[i]!.sort((a, b) => a.timeNs - b.timeNs);
+  const timers = byPhase[PHASE_TIMERS];
   // The closing phase runs its newest first (uv__run_closing_handles walks a list it pushes on).
   byPhase[3].reverse();
   const out: T[] = [];
   if (phase === PHASE_IDLE || phase === PHASE_MAIN) {
+    byPhase[PHASE_TIMERS] = inTimerLists(timers);
     const first = phase === PHASE_IDLE && byPhase[PHASE_CHECK].length > 0 ? PHASE_CHECK : PHASE_TIMERS;
     for (let i = 0; i < 4; i++) out.push(...byPhase[(first + i) % 4]!);
     return out;
@@ -119,12 +132,42 @@ export function loopOrder<T extends Waited>(waited: readonly T[], phase: number,
   // Busy in `phase`: what that phase had already taken on (ready by `sinceNs`: the timers due when
   // it began, the I/O epoll returned, the immediates queued before it) first, then the phases
   // after it, then the rest of its own.
-  const slot = slotOf(phase);
+  const slot = phaseSlot(phase);
   const own = byPhase[slot]!;
   const later: T[] = [];
   for (const w of own) (w.readyNs <= sinceNs && w.nextTurn !== true ? out : later).push(w);
+  if (slot === PHASE_TIMERS) {
+    const taken = inTimerLists(out);
+    if (taken !== out) out.splice(0, out.length, ...taken);
+  } else {
+    byPhase[PHASE_TIMERS] = inTimerLists(timers);
+  }
   for (let i = 1; i < 4; i++) out.push(...byPhase[(slot + i) % 4]!);
-  out.push(...later);
+  out.push(...(slot === PHASE_TIMERS ? inTimerLists(later) : later));
+  return out;
+}
+
+/**
+ * Timers due in one timers phase (`timers`, in the order they came due) in the order Node runs
+ * them: its timers are in one list per duration, and processTimers takes the list whose first
+ * timer is due first and runs every timer of it that is due before it looks at the next list
+ * (listOnTimeout). So after a stall a 50 ms timer due at 55 runs right after one due at 50,
+ * before a 30 ms timer due at 52.
+ */
+function inTimerLists<T extends Waited>(timers: T[]): T[] {
+  if (timers.length < 3) return timers;
+  // Keyed by duration; a timer with none known is a list of its own. A Map keeps the order of
+  // each list's first timer, the one due first: the order processTimers takes the lists in.
+  const lists = new Map<number | T, T[]>();
+  for (const t of timers) {
+    const key = t.timerList ?? t;
+    const list = lists.get(key);
+    if (list === undefined) lists.set(key, [t]);
+    else list.push(t);
+  }
+  if (lists.size === 1 || lists.size === timers.length) return timers;
+  const out: T[] = [];
+  for (const list of lists.values()) out.push(...list);
   return out;
 }
 

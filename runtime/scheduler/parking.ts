@@ -2,6 +2,8 @@ import type { Host } from '../hosts/host.js';
 import { EVENT_KIND_CODE, isCloseCallback, kCheckTurn, kKind, kSeq, type QueueEntry } from './event.js';
 
 const KIND_IMMEDIATE = EVENT_KIND_CODE.immediate;
+const KIND_TIMEOUT = EVENT_KIND_CODE.timeout;
+const KIND_INTERVAL = EVENT_KIND_CODE.interval;
 
 /**
  * An entry taken out of the queue while its host is paused or stalled, with the seq it was queued
@@ -21,6 +23,14 @@ export interface Parked<E extends QueueEntry> {
    * immediate): not one the check phase that was busy had taken on.
    */
   nextTurn: boolean;
+  /**
+   * Released by a stall's end into the phase the stall began in, among what that phase had
+   * already taken on: the instant that phase began (World.phaseStartNs), which it keeps when
+   * this entry's own callback is busy in turn.
+   */
+  phaseStartNs?: number;
+  /** A timer's duration in ms: the list of Node's it is in (loop-phases.ts inTimerLists). */
+  timerList?: number;
 }
 
 /**
@@ -46,7 +56,13 @@ export class Parking<E extends QueueEntry> {
     const turn = (entry as { [kCheckTurn]?: number })[kCheckTurn];
     const closing = isCloseCallback(entry);
     const nextTurn = kind === KIND_IMMEDIATE && turn !== undefined && turn > host.loopTurn;
-    this.parked.push({ host, entry, seq, kind, timeNs, readyNs: readyNs !== undefined && readyNs < timeNs ? readyNs : timeNs, closing, nextTurn });
+    const parked: Parked<E> = { host, entry, seq, kind, timeNs, readyNs: readyNs !== undefined && readyNs < timeNs ? readyNs : timeNs, closing, nextTurn };
+    if (kind === KIND_TIMEOUT || kind === KIND_INTERVAL) {
+      // Node's list of the timer: its duration (a simulated Timeout keeps Node's _idleTimeout).
+      const duration = (entry as { _idleTimeout?: unknown })._idleTimeout;
+      if (typeof duration === 'number') parked.timerList = duration;
+    }
+    this.parked.push(parked);
   }
 
   /** Parks again an entry taken from `ready` (a new stall began before it ran). */

@@ -54,6 +54,19 @@ describe('program faults keep correct programs correct (cases from Node\'s own t
     samePlainAndFaulted(path.join(COMPLIANCE, '87-busy-wait-immediates.cjs'), 'lag=0.8,stall=20');
   });
 
+  it('a timers phase runs only the timers due when it began, however many of its callbacks lag (compliance 105)', () => {
+    // Seed 0x4 ran a 0 ms timer armed by a timer before that timer's immediate before the fix: the
+    // next lagging timer of the phase counted the phase from its own start.
+    samePlainAndFaulted(path.join(FIXTURES, 'timers-phase-now.mjs'), 'lag');
+  });
+
+  it('after a stall, the due timers of one duration run together, lists in the order their first came due (compliance 106)', () => {
+    // Seeds 0x1c and 0x24 ran them by deadline before the fix (A1 B A2), which Node never does.
+    const file = path.join(FIXTURES, 'timer-lists-after-stall.mjs');
+    assert.equal(run(file), 'A1 A2 B\n');
+    for (const seed of ['0x1c', '0x24']) assert.equal(run(file, { seed, faults: 'stall=5' }), 'A1 A2 B\n', `DST_SEED=${seed}`);
+  });
+
   it('with lag and stalls on, a close callback still runs after an immediate its chain queued after it (test-tls-socket-close)', () => {
     // Seven of these eight seeds ran the close callback first before the fix: with chains on, the
     // loop-phase order of immediates and close callbacks was not applied at all.
