@@ -30,7 +30,8 @@
  *   directory, umask, title, capture callback, source maps, EventEmitter, stream, dns, net and
  *   util.inspect defaults, process.report, methods and listeners on process.stdout/stderr and
  *   the global agents, require.cache entries shadowing a builtin), and the http(s) global
- *   agents' pooled sockets are destroyed.
+ *   agents' pooled sockets are destroyed, the ports it listened on closed and Node's
+ *   performance timeline cleared.
  *
  * What cannot be put back makes the result say the process is not fit for another seed
  * (`reusable: false`, `unfit` says why), so the next seed runs in a fresh process, as its replay
@@ -60,6 +61,8 @@ import { fatalErrorReport, hideRunOutputs, keepAliveReport, recordCreationSites,
 import { escapedRealWork } from './strict/tripwire.js';
 import { hideIpcChannel } from './process/ipc-channel.js';
 import { hookProcessEvent } from './process/own-events.js';
+import { clearTimeline } from './clock/performance.js';
+import { closeListenedPorts, noteListenedPorts } from './worker-threads/messaging.js';
 import { realActiveRequests, realActiveResourcesInfo } from './process/real-resources.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
@@ -283,6 +286,10 @@ function restore(before: Snapshot, globals: Map<PropertyKey, PropertyDescriptor>
   // Sockets a keep-alive agent pooled belong to machines of the last seed's world.
   http.globalAgent.destroy();
   https.globalAgent.destroy();
+  // Ports it listened on (they keep the loop, and would get later seeds' messages) and its
+  // performance timeline are the process's.
+  closeListenedPorts();
+  clearTimeline();
   return kept;
 }
 
@@ -323,6 +330,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
     // under the CLI (DST_HELD_IMPORTS=1): an ES module a CommonJS file of the program imports has
     // no host query (its importer's URL has none), and its own import() must be held all the same.
     ensureHooks(true);
+    noteListenedPorts();
     processState = new ProcessState();
   }
   const state = processState;

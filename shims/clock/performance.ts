@@ -479,6 +479,20 @@ function nodeTimingGetter(key: string, realGet: () => unknown): (() => unknown) 
   return undefined;
 }
 
+/**
+ * After a seed of an explorer's worker: Node's timeline as before the worker's first seed (its
+ * buffers are the process's, and a fresh process starts with none). The seed's observers are
+ * disconnected (a later seed's entries would reach its callbacks), and its marks, measures and
+ * resource timings (a fetch's) cleared: a later seed's getEntriesByType() listed them.
+ */
+export function clearTimeline(): void {
+  for (const observer of observing) Reflect.apply(real.disconnect, observer, []);
+  observing.clear();
+  perf.clearMarks();
+  perf.clearMeasures();
+  perf.clearResourceTimings();
+}
+
 export const performanceShim: Shim = {
   name: 'performance',
   install(patches: PatchSet) {

@@ -5,6 +5,7 @@
  * loop, so a timer of the poster's could run first. A postMessage from host code therefore holds
  * the simulation until Node's loop has been through a poll phase since the post.
  */
+import { createRequire } from 'node:module';
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost } from '../context.js';
@@ -32,17 +33,70 @@ function held(real: PostMessage): PostMessage {
   return postMessage;
 }
 
+/**
+ * Ports a program listens on while `listened` is set (an explorer worker's seed): a
+ * MessageChannel's port, a BroadcastChannel's handle. Node refs a port when a 'message' listener
+ * is added (onmessage, on, addEventListener), and a ref'd port keeps the loop, so the worker
+ * never exited after its last seed; a channel unref'd by its seed got the next seeds' messages.
+ */
+let listened: Set<object> | undefined;
+
+type Port = { close(): void; removeAllListeners?(): void };
+
+/** Inside a Worker's ref(): the port it refs is the worker's, not one the program listens on. */
+let workerRefs = 0;
+
+/**
+ * Starts noting the ports the program listens on (closeListenedPorts closes them). A worker's
+ * ref() refs its public port too (lib/internal/worker.js), and Node 20's loader thread is one:
+ * Node refs it for each request of a module graph's hooks. That port is Node's, so Worker's ref()
+ * is wrapped to say so, once, before the process's state is taken (process-state.ts).
+ */
+export function noteListenedPorts(): void {
+  if (listened !== undefined) return;
+  listened = new Set();
+  const workerPrototype = (createRequire(__filename)('node:worker_threads') as typeof import('node:worker_threads')).Worker.prototype as unknown as Record<string, PostMessage>;
+  const realWorkerRef = workerPrototype.ref!;
+  workerPrototype.ref = function ref(this: unknown, ...args: unknown[]): unknown {
+    workerRefs++;
+    try {
+      return Reflect.apply(realWorkerRef, this, args);
+    } finally {
+      workerRefs--;
+    }
+  };
+}
+
+/** Closes the ports noted since the last call, without a 'close' event to the program's listeners. */
+export function closeListenedPorts(): void {
+  if (listened === undefined) return;
+  for (const port of listened as Set<Port>) {
+    port.removeAllListeners?.();
+    port.close();
+  }
+  listened.clear();
+}
+
+function noted(real: PostMessage): PostMessage {
+  return function ref(this: unknown, ...args: unknown[]): unknown {
+    if (listened !== undefined && workerRefs === 0 && this !== null && typeof this === 'object') listened.add(this);
+    return Reflect.apply(real, this, args);
+  };
+}
+
 // The globals are worker_threads' own classes; taking them loads only internal/worker/io, not
 // worker_threads (2 ms of CPU at start; figure 12).
 const ports = MessagePort.prototype as unknown as Record<string, PostMessage>;
 const channels = BroadcastChannel.prototype as unknown as Record<string, PostMessage>;
 const realPortPost = ports.postMessage!;
 const realChannelPost = channels.postMessage!;
+const realPortRef = ports.ref!;
 
 export const messagingShim: Shim = {
   name: 'messaging',
   install(patches: PatchSet) {
     patches.replace(ports, 'postMessage', held(realPortPost));
     patches.replace(channels, 'postMessage', held(realChannelPost));
+    patches.replace(ports, 'ref', noted(realPortRef));
   },
 };
