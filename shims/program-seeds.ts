@@ -62,6 +62,7 @@ import { escapedRealWork } from './strict/tripwire.js';
 import { hideIpcChannel } from './process/ipc-channel.js';
 import { hookProcessEvent } from './process/own-events.js';
 import { clearTimeline } from './clock/performance.js';
+import { keepCryptoShim } from './crypto/random.js';
 import { closeListenedPorts, noteListenedPorts } from './worker-threads/messaging.js';
 import { realActiveRequests, realActiveResourcesInfo } from './process/real-resources.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
@@ -331,6 +332,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
     // no host query (its importer's URL has none), and its own import() must be held all the same.
     ensureHooks(true);
     noteListenedPorts();
+    keepCryptoShim();
     processState = new ProcessState();
   }
   const state = processState;

@@ -33,7 +33,7 @@ import {
   validateNumber,
   validateObject,
 } from '../node-errors.js';
-import { mirrorSignature, type PatchSet } from '../registry.js';
+import { mirrorSignature, PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 import { originals } from '../../runtime/originals.js';
 import { activeDomain, type DomainLike, runEnteredIn } from '../../runtime/driver/outside-domain.js';
@@ -515,3 +515,16 @@ export const cryptoShim: Shim = {
     patches.replace(ownerOf(r.webcrypto, 'randomUUID'), 'randomUUID', simWebRandomUUID);
   },
 };
+
+/**
+ * An explorer's worker: the simulated random functions stay on node:crypto and the web Crypto
+ * prototype for good, put there before anything of the process is taken. Taking it reads every
+ * global (process-state.ts), which loads Node's lazy undici, and undici's FormData takes
+ * node:crypto's randomInt as it loads (Node 24): it kept Node's own, so in a worker a form's
+ * boundary came from the real generator and drew nothing from the seed's stream, where its
+ * replay drew it from the seed. Outside a host they are Node's own functions; a seed's shims
+ * put the same ones in place and back.
+ */
+export function keepCryptoShim(): void {
+  cryptoShim.install(new PatchSet());
+}
