@@ -10,7 +10,7 @@ import { LRUCache } from 'lru-cache';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/lru-ttl.mjs', import.meta.url));
 const REGISTER = fileURLToPath(new URL('../../dist/register.mjs', import.meta.url));
-const EXPECTED = 'at 50 ms: boot true, later false\nat 150 ms: boot false, later true\n';
+const EXPECTED = 'at 500 ms: boot true, later false\nat 1500 ms: boot false, later true\n';
 
 function run(args, env = {}) {
   const child = spawnSync(process.execPath, [...args, FIXTURE], { encoding: 'utf8', env: { ...process.env, DST_QUIET: '1', ...env }, timeout: 30_000 });
