@@ -11,7 +11,7 @@ import type { AsyncResource } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
-import type { World } from '../../runtime/world.js';
+import type { World, WorldHost } from '../../runtime/world.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { callSites } from '../builtin-captures.js';
 import { currentHost, type Host } from '../context.js';
@@ -293,10 +293,18 @@ function signalOwnProcess(proc: NodeJS.Process, host: Host, signum: number): boo
   // and microtasks after it) in its own context. Unref'd, as Node's signal wraps are: with
   // nothing else alive the process exits before its loop polls again, and the listener never
   // runs (20, 22 and 24).
+  // libuv reads a signal from its pipe in a poll phase: sent from an I/O callback (or from Node
+  // 20's ES module entry, which runs as one), this turn's poll has returned, so the next poll
+  // reads it, after this turn's immediates (20, 22 and 24).
+  const world = host.world as World;
+  const nextPoll = world.inPoll(host as WorldHost);
   for (const name of names) {
-    host.world.schedule(host, 0, 'io', () => {
+    const deliver = (): void => {
       if (proc.listenerCount(name) > 0) (proc.emit as (event: string, ...args: unknown[]) => boolean).call(proc, name, name, signum);
-    }, undefined, false, signalScopes.get(proc)?.get(name));
+    };
+    const scope = signalScopes.get(proc)?.get(name);
+    if (nextPoll) world.scheduleNextPoll(host as WorldHost, deliver, scope);
+    else world.schedule(host as WorldHost, 0, 'io', deliver, undefined, false, scope);
   }
   return true;
 }
