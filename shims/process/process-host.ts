@@ -178,7 +178,8 @@ function hostAware(p: object, name: string, original: Method, perHost: (emitter:
     }
     return perHost(emitterOf(host), host, args);
   };
-  Object.defineProperty(fn, 'name', { value: name });
+  // Node's own name: on is addListener, off is removeListener.
+  Object.defineProperty(fn, 'name', { value: original.name || name });
   return fn;
 }
 
@@ -463,11 +464,20 @@ export const processHostShim: Shim = {
     if (realm.process === undefined) return;
     const proc = realm.process;
     const p = proc as unknown as Record<string, Method>;
-    const wrap = (name: string, perHost: (emitter: EventEmitter, host: Host, args: any[]) => unknown, returnsProcess = true) =>
-      patches.replace(p, name, hostAware(proc, name, p[name]!, (emitter, host, args) => {
-        const result = perHost(emitter, host, args);
-        return returnsProcess ? proc : result;
-      }));
+    // Node's on and addListener are one function, and off and removeListener: so are the wrappers.
+    const wrappers = new Map<Method, Method>();
+    const wrap = (name: string, perHost: (emitter: EventEmitter, host: Host, args: any[]) => unknown, returnsProcess = true) => {
+      const original = p[name]!;
+      let wrapper = wrappers.get(original);
+      if (wrapper === undefined) {
+        wrapper = hostAware(proc, name, original, (emitter, host, args) => {
+          const result = perHost(emitter, host, args);
+          return returnsProcess ? proc : result;
+        });
+        wrappers.set(original, wrapper);
+      }
+      patches.replace(p, name, wrapper);
+    };
     wrap('on', (e, _h, [event, listener]) => e.on(event, listener));
     wrap('addListener', (e, _h, [event, listener]) => e.addListener(event, listener));
     wrap('once', (e, _h, [event, listener]) => e.once(event, listener));
