@@ -1033,6 +1033,23 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private threwChain = 0;
   /** When the entry next() returned last came due: its instant, or earlier if a stall or pause held it. */
   private takenDueNs = 0;
+  /**
+   * Register mode: the error the last event's code threw out of it, and the async scope it ran
+   * in, until Node's uncaught-exception handler has emitted it (asyncScopeOfThrow).
+   */
+  private threwIn: { error: unknown; scope: AsyncResource } | undefined;
+
+  /**
+   * The async scope of the event whose code threw `error`, once (register mode): the program's
+   * 'uncaughtException' listeners run in it, as in Node, where they see the throwing callback's
+   * AsyncLocalStorage stores.
+   */
+  asyncScopeOfThrow(error: unknown): AsyncResource | undefined {
+    const threw = this.threwIn;
+    if (threw === undefined || threw.error !== error) return undefined;
+    return threw.scope;
+  }
+
   /** Parked.phaseStartNs of the entry taken last, or -1 (see phaseStartNs). */
   private takenPhaseStartNs = -1;
 
@@ -1360,6 +1377,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** Runs an entry next() returned; it is due now (its instant is nowNs). */
   private runEvent(event: WorldEntry): void {
     const n = ++this.eventsRun;
+    if (this.threwIn !== undefined) this.threwIn = undefined;
     this.current = event;
     const host = event[kHost];
     host.eventsRun++;
@@ -1409,6 +1427,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       // Let an exception escape to Node's own uncaughtException machinery, as in real Node.
       try {
         this.invoke(event);
+      } catch (error) {
+        // Node runs that machinery still in the callback's async context (its emitAfter is not
+        // in a finally); the event's scope was left as the error went through it.
+        const scope = event[kScope];
+        if (scope !== undefined) this.threwIn = { error, scope };
+        throw error;
       } finally {
         this.runningAsyncId = -1;
         this.runningHost = undefined;

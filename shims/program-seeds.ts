@@ -60,7 +60,7 @@ import { ensureHooks, moduleHostMain } from './module/module-hosts.js';
 import { fatalErrorReport, hideRunOutputs, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
 import { escapedRealWork } from './strict/tripwire.js';
 import { hideIpcChannel } from './process/ipc-channel.js';
-import { hookProcessEvent } from './process/own-events.js';
+import { hookProcessEvent, setScopeOfThrow } from './process/own-events.js';
 import { clearTimeline } from './clock/performance.js';
 import { keepCryptoShim } from './crypto/random.js';
 import { closeListenedPorts, noteListenedPorts } from './worker-threads/messaging.js';
@@ -194,6 +194,7 @@ function hookProcess(): void {
     run.end(ExitCode.hostCrash, true, report);
     return true;
   } });
+  setScopeOfThrow((error) => running?.world.asyncScopeOfThrow(error));
   hookProcessEvent('beforeExit', { before: () => {
     const run = running;
     if (run === undefined) return;

@@ -35,7 +35,7 @@ import { installShims } from './install.js';
 import { ensureHooks, LOADER_HOOKS } from './module/module-hosts.js';
 import { holdEveryImport } from './module/code-cache.js';
 import { childKeepAlive } from './process/child-processes.js';
-import { hookProcessEvent } from './process/own-events.js';
+import { hookProcessEvent, setScopeOfThrow } from './process/own-events.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
 import { installTripwire } from './strict/tripwire.js';
 import { originals } from '../runtime/originals.js';
@@ -474,6 +474,7 @@ export function startRegisterMode(): World {
     return code === undefined || code === null || code === '' ? fallback : Number(code);
   };
   hookProcessEvent('exit', { after: (code) => summarize(exitCodeNow(code)) });
+  setScopeOfThrow((error) => world.asyncScopeOfThrow(error));
   const processWithExit = nodeProcess as unknown as { reallyExit: (code?: number) => never };
   const reallyExit = processWithExit.reallyExit;
   processWithExit.reallyExit = function reallyExitAfterSummary(this: unknown, code?: number): never {

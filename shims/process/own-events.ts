@@ -10,6 +10,7 @@
  * Node emits these events through the process's `emit` property (the uncaught-exception handler
  * and C++'s beforeExit and exit all look it up as they emit), so a wrapper there sees each.
  */
+import type { AsyncResource } from 'node:async_hooks';
 import { originals } from '../../runtime/originals.js';
 
 const nodeProcess: NodeJS.Process = originals.process;
@@ -26,21 +27,46 @@ export interface ProcessEventHook {
 
 const hooks = new Map<string | symbol, ProcessEventHook[]>();
 let installed = false;
+/**
+ * The async scope an uncaught error was thrown in (World.asyncScopeOfThrow), when the runtime
+ * left it as the error went through: the program's listeners run in it.
+ */
+let scopeOfThrow: ((error: unknown) => AsyncResource | undefined) | undefined;
+
+/** Where 'uncaughtExceptionMonitor' and 'uncaughtException' find the scope their error was thrown in. */
+export function setScopeOfThrow(find: (error: unknown) => AsyncResource | undefined): void {
+  install();
+  scopeOfThrow = find;
+}
+
+const THROWN = new Set<string | symbol>(['uncaughtExceptionMonitor', 'uncaughtException']);
 
 /** Handles `event` of the process before and after the program's listeners (see above). */
 export function hookProcessEvent(event: string | symbol, hook: ProcessEventHook): void {
+  install();
+  let list = hooks.get(event);
+  if (list === undefined) hooks.set(event, (list = []));
+  list.push(hook);
+}
+
+function install(): void {
   if (!installed) {
     installed = true;
     const realEmit = nodeProcess.emit;
     Object.defineProperty(nodeProcess, 'emit', {
       value: function emit(this: unknown, event: string | symbol, ...args: unknown[]): boolean {
-        const own = this === nodeProcess ? hooks.get(event) : undefined;
-        if (own === undefined) return Reflect.apply(realEmit, this, [event, ...args]) as boolean;
-        for (const hook of own) if (hook.before?.(...args) === true) return true;
+        if (this !== nodeProcess) return Reflect.apply(realEmit, this, [event, ...args]) as boolean;
+        const own = hooks.get(event);
+        // Node emits an uncaught error still in the async context of the callback that threw it:
+        // a listener sees that callback's AsyncLocalStorage stores.
+        const scope = scopeOfThrow !== undefined && THROWN.has(event) ? scopeOfThrow(args[0]) : undefined;
+        if (own === undefined && scope === undefined) return Reflect.apply(realEmit, this, [event, ...args]) as boolean;
+        if (own !== undefined) for (const hook of own) if (hook.before?.(...args) === true) return true;
         try {
+          if (scope !== undefined) return scope.runInAsyncScope(realEmit as (...a: unknown[]) => boolean, this, event, ...args);
           return Reflect.apply(realEmit, this, [event, ...args]) as boolean;
         } finally {
-          for (const hook of own) hook.after?.(...args);
+          if (own !== undefined) for (const hook of own) hook.after?.(...args);
         }
       },
       writable: true,
@@ -48,7 +74,4 @@ export function hookProcessEvent(event: string | symbol, hook: ProcessEventHook)
       enumerable: false,
     });
   }
-  let list = hooks.get(event);
-  if (list === undefined) hooks.set(event, (list = []));
-  list.push(hook);
 }
