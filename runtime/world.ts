@@ -1034,20 +1034,18 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** When the entry next() returned last came due: its instant, or earlier if a stall or pause held it. */
   private takenDueNs = 0;
   /**
-   * Register mode: the error the last event's code threw out of it, and the async scope it ran
-   * in, until Node's uncaught-exception handler has emitted it (asyncScopeOfThrow).
+   * Register mode: the async scope of the last event, when its code threw out of it, until the
+   * next event (Node's uncaught-exception handler emits the error before anything else runs).
    */
-  private threwIn: { error: unknown; scope: AsyncResource } | undefined;
+  private threwIn: AsyncResource | undefined;
 
   /**
-   * The async scope of the event whose code threw `error`, once (register mode): the program's
-   * 'uncaughtException' listeners run in it, as in Node, where they see the throwing callback's
-   * AsyncLocalStorage stores.
+   * The async scope of the event whose code threw the error being emitted now (register mode):
+   * the program's 'uncaughtException' listeners run in it, as in Node, where they see the
+   * throwing callback's AsyncLocalStorage stores.
    */
-  asyncScopeOfThrow(error: unknown): AsyncResource | undefined {
-    const threw = this.threwIn;
-    if (threw === undefined || threw.error !== error) return undefined;
-    return threw.scope;
+  asyncScopeOfThrow(): AsyncResource | undefined {
+    return this.threwIn;
   }
 
   /** Parked.phaseStartNs of the entry taken last, or -1 (see phaseStartNs). */
@@ -1425,15 +1423,15 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // invoke() sets runningAsyncId: the id the event's code will run under.
     if (this.mode === 'register') {
       // Let an exception escape to Node's own uncaughtException machinery, as in real Node.
+      // Node runs that machinery still in the callback's async context (its emitAfter is not in
+      // a finally); the event's scope was left as the error went through it. Noted without a
+      // catch: a rethrow would make Node's report show this file's line as the throw's.
+      let returned = false;
       try {
         this.invoke(event);
-      } catch (error) {
-        // Node runs that machinery still in the callback's async context (its emitAfter is not
-        // in a finally); the event's scope was left as the error went through it.
-        const scope = event[kScope];
-        if (scope !== undefined) this.threwIn = { error, scope };
-        throw error;
+        returned = true;
       } finally {
+        if (!returned) this.threwIn = event[kScope];
         this.runningAsyncId = -1;
         this.runningHost = undefined;
       }

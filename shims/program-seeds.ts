@@ -194,7 +194,7 @@ function hookProcess(): void {
     run.end(ExitCode.hostCrash, true, report);
     return true;
   } });
-  setScopeOfThrow((error) => running?.world.asyncScopeOfThrow(error));
+  setScopeOfThrow(() => running?.world.asyncScopeOfThrow());
   hookProcessEvent('beforeExit', { before: () => {
     const run = running;
     if (run === undefined) return;

@@ -474,7 +474,7 @@ export function startRegisterMode(): World {
     return code === undefined || code === null || code === '' ? fallback : Number(code);
   };
   hookProcessEvent('exit', { after: (code) => summarize(exitCodeNow(code)) });
-  setScopeOfThrow((error) => world.asyncScopeOfThrow(error));
+  setScopeOfThrow(() => world.asyncScopeOfThrow());
   const processWithExit = nodeProcess as unknown as { reallyExit: (code?: number) => never };
   const reallyExit = processWithExit.reallyExit;
   processWithExit.reallyExit = function reallyExitAfterSummary(this: unknown, code?: number): never {

@@ -31,10 +31,10 @@ let installed = false;
  * The async scope an uncaught error was thrown in (World.asyncScopeOfThrow), when the runtime
  * left it as the error went through: the program's listeners run in it.
  */
-let scopeOfThrow: ((error: unknown) => AsyncResource | undefined) | undefined;
+let scopeOfThrow: (() => AsyncResource | undefined) | undefined;
 
 /** Where 'uncaughtExceptionMonitor' and 'uncaughtException' find the scope their error was thrown in. */
-export function setScopeOfThrow(find: (error: unknown) => AsyncResource | undefined): void {
+export function setScopeOfThrow(find: () => AsyncResource | undefined): void {
   install();
   scopeOfThrow = find;
 }
@@ -59,7 +59,7 @@ function install(): void {
         const own = hooks.get(event);
         // Node emits an uncaught error still in the async context of the callback that threw it:
         // a listener sees that callback's AsyncLocalStorage stores.
-        const scope = scopeOfThrow !== undefined && THROWN.has(event) ? scopeOfThrow(args[0]) : undefined;
+        const scope = scopeOfThrow !== undefined && THROWN.has(event) ? scopeOfThrow() : undefined;
         if (own === undefined && scope === undefined) return Reflect.apply(realEmit, this, [event, ...args]) as boolean;
         if (own !== undefined) for (const hook of own) if (hook.before?.(...args) === true) return true;
         try {
