@@ -338,19 +338,15 @@ let resolvedZone: { tz: string | undefined; zone: string | undefined } | undefin
  */
 function defaultTimeZone(tz: string | undefined): string | undefined {
   if (resolvedZone !== undefined && resolvedZone.tz === tz) return resolvedZone.zone;
-  const now = nodeEnv.TZ;
-  if (now === tz) {
-    resolvedZone = { tz, zone: new Intl.DateTimeFormat().resolvedOptions().timeZone };
-    return resolvedZone.zone;
-  }
   // Asked of an environment copied before the program set TZ (register mode's replay command):
   // ICU follows Node's TZ only, so it is put back as it was for the question, then set again.
-  setNodeTz(tz);
+  const now = nodeEnv.TZ;
+  if (now !== tz) setNodeTz(tz);
   try {
     resolvedZone = { tz, zone: new Intl.DateTimeFormat().resolvedOptions().timeZone };
     return resolvedZone.zone;
   } finally {
-    setNodeTz(now);
+    if (now !== tz) setNodeTz(now);
   }
 }
 

@@ -32,7 +32,7 @@ import {
   SimEvent,
 } from './scheduler/event.js';
 import { Parking, type Parked } from './scheduler/parking.js';
-import { loopOrder, phaseOfKind, phaseSlot, waitedSlot, PHASE_CHECK, PHASE_CLOSING, PHASE_IDLE, PHASE_MAIN, PHASE_POLL, PHASE_TIMERS } from './scheduler/loop-phases.js';
+import { loopOrder, phaseOfKind, phaseSlot, takenOn, waitedSlot, PHASE_CHECK, PHASE_CLOSING, PHASE_IDLE, PHASE_MAIN, PHASE_POLL, PHASE_TIMERS } from './scheduler/loop-phases.js';
 import { PhaseOrder } from './scheduler/phase-order.js';
 import { EventQueue } from './scheduler/queue.js';
 import { keepShapesOf, shapesKept, startShapeKeeper } from './scheduler/shape-keeper.js';
@@ -549,7 +549,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       // time stays the instant it began: a timers phase runs only the timers due then.
       const slot = phaseSlot(from.phase);
       if (slot >= 0) {
-        for (const p of ordered) if (p.readyNs <= from.sinceNs && !p.nextTurn && waitedSlot(p) === slot) p.phaseStartNs = from.sinceNs;
+        for (const p of ordered) if (waitedSlot(p) === slot && takenOn(p, from.sinceNs)) p.phaseStartNs = from.sinceNs;
       }
       this.parking.makeReady(ordered);
     }

@@ -423,9 +423,10 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
           }
           const alone = takeAloneReason();
           if (alone !== undefined) result!.alone = alone;
-          if (!check.reusable || globalKept !== undefined) {
+          const unfit = check.reusable ? globalKept : check.reason;
+          if (unfit !== undefined) {
             result!.reusable = false;
-            result!.unfit = check.reusable ? globalKept : check.reason;
+            result!.unfit = unfit;
           } else if (alone !== undefined) {
             // Its seeds run alone from now on: this process runs none of them again.
             result!.reusable = false;

@@ -325,6 +325,8 @@ export function startRegisterMode(): World {
   if (existing !== undefined) return existing;
 
   const env = process.env;
+  const reportFile = env.DST_REPORT !== undefined && env.DST_REPORT !== '' ? env.DST_REPORT : undefined;
+  const quiet = env.DST_QUIET === '1';
   let seed: bigint;
   let settings: RegisterSettings;
   let heldImports = false;
@@ -336,7 +338,7 @@ export function startRegisterMode(): World {
     heldImports = holdsDynamicImports(env);
     envStrict(env);
     shapesKept(); // DST_KEEP_SHAPES, refused here if bad rather than as the World is made
-    if (env.DST_REPORT !== undefined && env.DST_REPORT !== '') checkWritable(env.DST_REPORT, 'DST_REPORT');
+    if (reportFile !== undefined) checkWritable(reportFile, 'DST_REPORT');
   } catch (error) {
     if (error instanceof UsageError) usageExit(error);
     throw error;
@@ -344,8 +346,6 @@ export function startRegisterMode(): World {
   const { eventsMax, timeLimitNs, idleMode, disk, diskFaults, pending, faults } = settings;
   const seedText = formatSeed(seed);
   const traceFile = env.DST_TRACE !== undefined && env.DST_TRACE !== '' ? env.DST_TRACE : undefined;
-  const reportFile = env.DST_REPORT !== undefined && env.DST_REPORT !== '' ? env.DST_REPORT : undefined;
-  const quiet = env.DST_QUIET === '1';
   let world: World;
   try {
     const replay = lazyReplayCommand(seedText);

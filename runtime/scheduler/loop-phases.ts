@@ -110,6 +110,14 @@ export function waitedSlot(w: Waited): number {
 }
 
 /**
+ * Whether a phase busy since `sinceNs` had already taken `w` on (ready by then: the timers due
+ * when it began, the I/O epoll returned, the immediates queued before it), when `w` is of it.
+ */
+export function takenOn(w: Waited, sinceNs: number): boolean {
+  return w.readyNs <= sinceNs && w.nextTurn !== true;
+}
+
+/**
  * `waited` (in the order the entries came due) in the order Node runs them when the process can
  * run again, given the phase it was in when it stopped running (`phase`: a PHASE_*, or
  * PHASE_IDLE) at `sinceNs`. Returns a new array; stable within a phase.
@@ -133,17 +141,19 @@ export function loopOrder<T extends Waited>(waited: readonly T[], phase: number,
   // it began, the I/O epoll returned, the immediates queued before it) first, then the phases
   // after it, then the rest of its own.
   const slot = phaseSlot(phase);
-  const own = byPhase[slot]!;
-  const later: T[] = [];
-  for (const w of own) (w.readyNs <= sinceNs && w.nextTurn !== true ? out : later).push(w);
+  let taken: T[] = [];
+  let later: T[] = [];
+  for (const w of byPhase[slot]!) (takenOn(w, sinceNs) ? taken : later).push(w);
+  // Busy in the timers phase, its due timers' lists go on, and the rest are next turn's lists.
   if (slot === PHASE_TIMERS) {
-    const taken = inTimerLists(out);
-    if (taken !== out) out.splice(0, out.length, ...taken);
+    taken = inTimerLists(taken);
+    later = inTimerLists(later);
   } else {
     byPhase[PHASE_TIMERS] = inTimerLists(timers);
   }
+  out.push(...taken);
   for (let i = 1; i < 4; i++) out.push(...byPhase[(slot + i) % 4]!);
-  out.push(...(slot === PHASE_TIMERS ? inTimerLists(later) : later));
+  out.push(...later);
   return out;
 }
 

@@ -13,10 +13,10 @@ import { portSentForHost } from '../process/real-loads.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
-type PostMessage = (this: unknown, ...args: unknown[]) => unknown;
+type Method = (this: unknown, ...args: unknown[]) => unknown;
 
 /** postMessage that holds the simulation until Node has delivered the message. */
-function held(real: PostMessage): PostMessage {
+function held(real: Method): Method {
   function postMessage(this: unknown, ...args: unknown[]): unknown {
     // The native port's answer matters: BroadcastChannel#postMessage throws when it is not true.
     const result = Reflect.apply(real, this, args);
@@ -55,7 +55,7 @@ let workerRefs = 0;
 export function noteListenedPorts(): void {
   if (listened !== undefined) return;
   listened = new Set();
-  const workerPrototype = (createRequire(__filename)('node:worker_threads') as typeof import('node:worker_threads')).Worker.prototype as unknown as Record<string, PostMessage>;
+  const workerPrototype = (createRequire(__filename)('node:worker_threads') as typeof import('node:worker_threads')).Worker.prototype as unknown as Record<string, Method>;
   const realWorkerRef = workerPrototype.ref!;
   workerPrototype.ref = function ref(this: unknown, ...args: unknown[]): unknown {
     workerRefs++;
@@ -77,7 +77,7 @@ export function closeListenedPorts(): void {
   listened.clear();
 }
 
-function noted(real: PostMessage): PostMessage {
+function noted(real: Method): Method {
   return function ref(this: unknown, ...args: unknown[]): unknown {
     if (listened !== undefined && workerRefs === 0 && this !== null && typeof this === 'object') listened.add(this);
     return Reflect.apply(real, this, args);
@@ -86,8 +86,8 @@ function noted(real: PostMessage): PostMessage {
 
 // The globals are worker_threads' own classes; taking them loads only internal/worker/io, not
 // worker_threads (2 ms of CPU at start; figure 12).
-const ports = MessagePort.prototype as unknown as Record<string, PostMessage>;
-const channels = BroadcastChannel.prototype as unknown as Record<string, PostMessage>;
+const ports = MessagePort.prototype as unknown as Record<string, Method>;
+const channels = BroadcastChannel.prototype as unknown as Record<string, Method>;
 const realPortPost = ports.postMessage!;
 const realChannelPost = channels.postMessage!;
 const realPortRef = ports.ref!;
