@@ -103,6 +103,12 @@ const STOPPING = new Set(['SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU']);
  * does: most signals end the host with 128 + the number, some leave it running, the stopping
  * ones pause it. `caught`: it had listeners when it was sent (nothing happens without them now).
  */
+/** True when the kernel's default action for `signum` ends the process (not ignored, not a stop). */
+function terminates(signum: number): boolean {
+  const names = signalNames(signum);
+  return !names.some((name) => SURVIVED.has(name) || STOPPING.has(name));
+}
+
 export function signalHost(host: Host, signal: string | number, caught = false): void {
   if (host.state !== 'running') return;
   // By name from sim.stop() and sim.kill() (process-hooks.ts).
@@ -111,10 +117,10 @@ export function signalHost(host: Host, signal: string | number, caught = false):
   const heard = emitter === undefined ? [] : listenedNames(emitter, signum);
   for (const name of heard) emitter!.emit(name, name, signum);
   if (heard.length > 0) return;
-  const names = signalNames(signum);
   // Caught when it was sent (a listener's handler was installed): its listeners are gone now, and
   // Node drops it with the signal's wrap.
   if (caught) return;
+  const names = signalNames(signum);
   if (names.some((name) => SURVIVED.has(name))) return;
   if (names.some((name) => STOPPING.has(name))) {
     host.world.hosts.pause(host.name);
@@ -350,12 +356,25 @@ function killOf(realKill: Method, proc: NodeJS.Process): Method {
     }
     const host = processHost();
     if (host === undefined) return Reflect.apply(realKill, this, [realPid, signal]) as true;
-    // A signal arrives asynchronously. To a listener, as an unref'd signal wrap's callback (a
-    // process with nothing else alive exits first), and dropped if the listeners are gone by
-    // then; without one, the kernel's default action happens whatever else is alive.
+    // To a listener a signal arrives asynchronously, as an unref'd signal wrap's callback (a
+    // process with nothing else alive exits first), dropped if the listeners are gone by then,
+    // and read by a poll phase as in register mode (signalOwnProcess).
     const emitter = emitters.get(host);
     const caught = emitter !== undefined && listenedNames(emitter, signum).length > 0;
-    host.world.schedule(host, 0, 'io', () => signalHost(host, signum, caught), undefined, !caught);
+    if (caught) {
+      const world = host.world as World;
+      const deliver = (): void => signalHost(host, signum, true);
+      if (world.inPoll(host as WorldHost)) world.scheduleNextPoll(host as WorldHost, deliver, undefined);
+      else world.schedule(host as WorldHost, 0, 'io', deliver, undefined, false);
+      return true;
+    }
+    // Without one, the kernel's default action: a signal that ends the process does so before
+    // kill(2) returns to it (nothing after the call runs, not even its ticks: 20, 22 and 24).
+    if (terminates(signum)) {
+      signalHost(host, signum);
+      throw new HostExit(host, 128 + signum);
+    }
+    host.world.schedule(host, 0, 'io', () => signalHost(host, signum), undefined, true);
     return true;
   };
 }

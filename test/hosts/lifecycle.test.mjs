@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -176,6 +177,41 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
       'tstp: {"state":"running","incarnation":1,"paused":true}',
     ]);
     assert.equal(process.listenerCount('SIGWINCH'), 0, 'host signal listeners did not land on the real process');
+  });
+
+  it('a self-signal in a host: from an I/O callback after its immediate; one that ends the process ends it inside kill()', async () => {
+    // As plain Node 20, 22 and 24 (compliance programs 107 and 108 show the first in register
+    // mode): libuv reads a caught signal in a poll phase, the next one when sent from an I/O
+    // callback; a default action that ends the process happens before kill(2) returns, so nothing
+    // after the call runs, not its ticks or microtasks either.
+    const log = [];
+    const sim = new Sim({ seed: 0x11 });
+    sim.host('caught', () => {
+      process.on('SIGUSR2', () => log.push('caught: signal'));
+      fs.stat('/', () => {
+        process.kill(process.pid, 'SIGUSR2');
+        setImmediate(() => log.push('caught: immediate'));
+      });
+      setTimeout(() => {}, 50);
+    });
+    sim.host('ended', () => {
+      setTimeout(() => {
+        process.kill(process.pid, 'SIGUSR2');
+        log.push('ended: after kill');
+        process.nextTick(() => log.push('ended: tick'));
+        Promise.resolve().then(() => log.push('ended: microtask'));
+      }, 10);
+    });
+    sim.client('observer', async () => {
+      await sleep(50);
+      log.push(`ended: ${JSON.stringify(sim.status('ended'))}`);
+    });
+    await sim.run();
+    assert.deepEqual(log, [
+      'caught: immediate',
+      'caught: signal',
+      'ended: {"state":"exited","incarnation":1,"paused":false,"exitCode":140}',
+    ]);
   });
 
   it('a host\'s own uncaughtException listener keeps it alive, like Node', async () => {
