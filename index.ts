@@ -5,7 +5,7 @@
 import './shims/install.js';
 
 export { Sim, type SimResult, type HostOptions } from './runtime/sim.js';
-export { type DiskMode, type SimOptions, type RunOptions, DEFAULTS, machineSettings } from './runtime/options.js';
+export { type DiskMode, type SimOptions, type RunOptions, DEFAULTS, machineSettings, replayNode } from './runtime/options.js';
 export type { CrashPolicy } from './runtime/hosts/lifecycle.js';
 export type { ModuleHostSpec } from './runtime/interposer.js';
 export type { DiskFaultRule, DiskFaults, DiskLatency } from './runtime/disk/faults.js';

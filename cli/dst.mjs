@@ -14,7 +14,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, realpathSyn
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatFaultSpec, formatSeed, parseFaultSpec, parseSeed, machineSettings, runScenario } from 'dst-runtime';
+import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatFaultSpec, formatSeed, parseFaultSpec, parseSeed, machineSettings, replayNode, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
 import { describeRecord, firstDivergence } from './trace-diff.mjs';
 import { toChromeTrace } from './trace-export.mjs';
@@ -267,10 +267,15 @@ let cliRealPath;
 /**
  * How to run this CLI again from here, as a user would paste it: `dst` when it is installed on
  * the PATH, `npx dst` when it is a dependency of the project in the working directory, else
- * `node <path to cli/dst.mjs>` (a checkout of dst-runtime itself, where `dst` is not on the PATH).
+ * `node <path to cli/dst.mjs>` (a checkout of dst-runtime itself, where `dst` is not on the PATH);
+ * `<this Node's path> <path to cli/dst.mjs>` when the PATH's `node` is another binary.
  */
 export function cliCommand(cwd = process.cwd()) {
   const cli = (cliRealPath ??= realpathSync(CLI));
+  // Run by a Node the PATH does not find first: that Node runs the CLI's file (dst and npx dst
+  // would start the PATH's).
+  const node = replayNode();
+  if (node !== 'node') return `${shellQuote(node)} ${shellQuote(cli)}`;
   const segments = cli.split(path.sep);
   const nm = segments.lastIndexOf('node_modules');
   if (nm !== -1) {

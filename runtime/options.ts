@@ -1,6 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { NS_PER_MS, parseDurationNs, TIME_NS_MAX } from './clock/units.js';
 import { envSwitch } from './env-switch.js';
 import { UsageError } from './errors.js';
+import { onRealDisk } from './disk/real.js';
 import { type DiskFaultRule, parseDiskFaultsEnv, type ResolvedRule, resolveDiskFaultRules } from './disk/faults.js';
 import { type NetworkOptions, validateNetworkOptions } from './network/network.js';
 import { parseSeed, type SeedInput } from './random/seed.js';
@@ -358,6 +361,40 @@ function setNodeTz(tz: string | undefined): void {
 /** machineSettings() as shell assignments, for the front of a replay command. */
 export function replayEnvironment(env: Environment = process.env, nodeEnvThen: Environment = nodeEnv): string[] {
   return Object.entries(machineSettings(env, nodeEnvThen)).map(([name, value]) => `${name}=${shellQuote(value)}`);
+}
+
+/** The replay's Node, found once (replayNode). */
+let replayNodeFound: string | undefined;
+
+/**
+ * How a replay command names the Node that ran this process: `node` when the first `node` on
+ * the PATH is this very binary, else this binary's path. Event orders differ between Node
+ * versions, so a run started as `/opt/node24/bin/node ...` on a machine whose PATH finds Node 20
+ * would not replay as `node ...`. Read from the real disk whatever host is current.
+ */
+export function replayNode(env: Environment = process.env): string {
+  return (replayNodeFound ??= onRealDisk(() => {
+    const self = realPathOr(process.execPath);
+    for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+      if (dir === '') continue;
+      const candidate = path.join(dir, 'node');
+      try {
+        fs.accessSync(candidate, fs.constants.X_OK);
+      } catch {
+        continue;
+      }
+      return realPathOr(candidate) === self ? 'node' : process.execPath;
+    }
+    return process.execPath;
+  }));
+}
+
+function realPathOr(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 /** Quotes one shell word for a pasteable replay command. */

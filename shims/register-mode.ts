@@ -21,7 +21,7 @@ import { ExitCode, exitCodeOfFailure } from '../runtime/exit-codes.js';
 import { formatFailure, type FailureReport } from '../runtime/failure.js';
 import { parseFaultSpec, type FaultSpec } from '../runtime/faults/plan.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
-import { DEFAULTS, type DiskMode, envDiskFaults, envDiskMode, envDurationNs, envPending, envPositiveInteger, envStrict, replayEnvironment, shellQuote } from '../runtime/options.js';
+import { DEFAULTS, type DiskMode, envDiskFaults, envDiskMode, envDurationNs, envPending, envPositiveInteger, envStrict, replayEnvironment, replayNode, shellQuote } from '../runtime/options.js';
 import type { ResolvedRule } from '../runtime/disk/faults.js';
 import { formatPendingPromises } from './async-hooks/pending-promises.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
@@ -98,7 +98,7 @@ function lazyReplayCommand(seedText: string): () => string {
     const settings = ['DST_TIME_LIMIT', 'DST_EVENT_LIMIT', 'DST_DISK', 'DST_DISK_FAULTS', 'DST_IDLE', 'DST_PENDING', 'DST_FAULTS', 'DST_HELD_IMPORTS']
       .filter((name) => env[name] !== undefined && env[name] !== '')
       .map((name) => `${name}=${shellQuote(env[name]!)}`);
-    command = [...replayEnvironment(env, env), `DST_SEED=${seedText}`, ...settings, ...['node', ...execArgv, ...argv].map(shellQuote)].join(' ');
+    command = [...replayEnvironment(env, env), `DST_SEED=${seedText}`, ...settings, ...[replayNode(env), ...execArgv, ...argv].map(shellQuote)].join(' ');
     return command;
   };
 }

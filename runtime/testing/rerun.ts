@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { shellQuote } from '../options.js';
+import { replayNode, shellQuote } from '../options.js';
 import { testRealmGlobal } from '../realms.js';
 
 /** Asked when a command is built, not at start: node:worker_threads costs 2 ms of CPU to load. */
@@ -73,7 +73,7 @@ export function rerunCommand(assignments: string[], env: NodeJS.ProcessEnv = pro
   // A child of `node --test`: on 24 its execArgv is every option of the parent's, defaults
   // included (two dozen flags), so the file is rerun the way the user ran it.
   const execArgv = env.NODE_TEST_CONTEXT?.startsWith('child') ? ['--test'] : process.execArgv;
-  return [...assignments, ...[path.basename(process.execPath), ...execArgv, ...argv].map(shellQuote)].join(' ');
+  return [...assignments, ...[replayNode(env), ...execArgv, ...argv].map(shellQuote)].join(' ');
 }
 
 /**

@@ -112,6 +112,32 @@ describe('dst with plain programs', () => {
     assert.match(passing.stderr, /dst: seed 0x4 .* exit 0/);
   });
 
+  it('replay lines name the Node that ran when the PATH finds another node first, and replay from a shell', async () => {
+    // Event orders differ between Node versions: a run of /path/to/node24 must not print a replay
+    // that a PATH finding Node 20 runs as `node ...`.
+    const bin = mkdtempSync(path.join(tmp, 'other-node-'));
+    writeFileSync(path.join(bin, 'node'), '#!/bin/sh\necho "not the Node that ran" >&2\nexit 99\n', { mode: 0o755 });
+    const env = { PATH: `${bin}${path.delimiter}${process.env.PATH}` };
+    const quote = (word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+    const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const ran = await dst(['run', APP, '--seed', '3'], env);
+    assert.equal(ran.code, ExitCode.hostCrash, ran.stdout);
+    const cli = path.join(ROOT, 'cli/dst.mjs');
+    assert.match(ran.stdout, new RegExp(`replay +${escape(`${quote(process.execPath)} ${quote(cli)} run ${APP} --seed 0x3`)}$`, 'm'));
+    const registered = await new Promise((resolve) => {
+      execFile(process.execPath, ['--import', './dist/register.mjs', APP], { cwd: ROOT, env: { ...process.env, ...env, DST_SEED: '3' } }, (error, stdout, stderr) => resolve({ code: error?.code ?? 0, stdout, stderr }));
+    });
+    const line = /replay +(.*)$/m.exec(registered.stderr + registered.stdout)?.[1];
+    assert.ok(line?.includes(`DST_SEED=0x3 ${quote(process.execPath)} --import dst-runtime/register ${APP}`), `register mode's replay line: ${line}`);
+    for (const command of [/replay +(.*)$/m.exec(ran.stdout)[1], line]) {
+      const replayed = await new Promise((resolve) => {
+        execFile('/bin/sh', ['-c', command], { cwd: ROOT, env: { ...process.env, ...env } }, (error, stdout, stderr) => resolve({ code: error?.code ?? 0, stdout, stderr }));
+      });
+      assert.equal(replayed.code, ExitCode.hostCrash, `${command}\n${replayed.stderr}`);
+      assert.match(replayed.stderr, /unlucky draw/);
+    }
+  });
+
   it('explore: finds the failing seeds, each replays in a fresh process; replay reproduces one', async () => {
     const report = path.join(tmp, 'app.json');
     const { code, stdout } = await dst(['explore', APP, '--seeds', '12', '--jobs', '2', '--report', report]);
