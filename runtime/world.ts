@@ -776,6 +776,51 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.kickSoon();
   }
 
+  /**
+   * Runs `fn` once the current event and its ticks are done, before the next event is chosen:
+   * where a real thread-pool completion would reach the simulation (the work the simulation does
+   * itself in place of one: a simulated disk's call without latency, real-work.ts).
+   */
+  afterEvent(host: WorldHost, fn: () => void): void {
+    // Work in flight keeps its host alive meanwhile, as the completion's ref'd event will (a
+    // client whose top level started it is not done; the run does not end first).
+    const incarnation = host.incarnation;
+    host.refs++;
+    this.refs++;
+    this.afterEvents.push(() => {
+      if (host.state === 'running' && host.incarnation === incarnation) {
+        host.refs--;
+        this.refs--;
+      }
+      fn();
+    });
+    this.kickSoon();
+  }
+
+  private readonly afterEvents: Array<() => void> = [];
+
+  /**
+   * Queues `fn` as an 'io' event of `host` at this instant once the current event and its ticks
+   * are done (afterEvent): where Node's loop takes the completion of work a thread or a socket
+   * did meanwhile (getaddrinfo, a crypto job, a DNS answer), in a poll phase, behind every
+   * immediate the calling code queued, before or after the call. Queued at the call's instant
+   * (after a clock spin, its end), in its chain, with its site. Returns how to cancel it.
+   */
+  scheduleAfterEvent(host: WorldHost, fn: (this: any) => void, thisArg: unknown, ref: boolean, scope: AsyncResource | undefined): () => void {
+    const site = this.captureSites ? captureSite() : undefined;
+    const timeNs = this.nowNs + this.spinNs;
+    const chain = this.chain;
+    let event: SimEvent<WorldHost> | undefined;
+    let cancelled = false;
+    this.afterEvent(host, () => {
+      if (!cancelled) event = this.withChain(chain, () => this.scheduleAt(host, Math.max(timeNs, this.nowNs), 'io', fn, thisArg, ref, scope, site));
+    });
+    return () => {
+      cancelled = true;
+      if (event !== undefined) this.cancel(event);
+    };
+  }
+
   /** Reads of the next poll queued by the last event (scheduleNextPoll), not yet in the queue. */
   private readonly nextPolls: Array<{ host: WorldHost; fn: (this: any) => void; scope: AsyncResource | undefined; timeNs: number; chain: number; turn: number; watched: boolean }> = [];
   /**
@@ -1131,6 +1176,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   preStepHold: (() => boolean) | undefined;
 
   private next(): WorldEntry | undefined {
+    if (this.afterEvents.length > 0) for (const fn of this.afterEvents.splice(0)) fn();
     if (this.nextPolls.length > 0) this.queueNextPolls();
     if (this.clockReads !== 0) this.endSpin();
     // Asked even while real work (an fs call the event started) holds the world: the native

@@ -21,6 +21,7 @@ import { kMaxLength } from 'node:buffer';
 import { CRYPTO_BUILTINS, nodeCrypto } from './node-crypto.js';
 import { deprecate, types } from 'node:util';
 import type { RandomStream } from '../../runtime/random/stream.js';
+import type { World, WorldHost } from '../../runtime/world.js';
 import { currentHost, NODE_MAJOR, type Host } from '../context.js';
 import {
   codedTypeError,
@@ -149,7 +150,8 @@ class RandomBytesJob {
   }
 
   schedule(): void {
-    this.#host.world.schedule(this.#host, 0, 'io', runJob, this, true, this.#scope);
+    // The thread pool's answer is taken by a poll phase, never between two immediates.
+    (this.#host.world as World).scheduleAfterEvent(this.#host as WorldHost, runJob, this, true, this.#scope);
   }
 
   complete(): void {

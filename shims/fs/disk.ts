@@ -23,6 +23,7 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import util from 'node:util';
 import { blockBytes, Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Meta, type Node } from '../../runtime/disk/disk.js';
+import type { World, WorldHost } from '../../runtime/world.js';
 import type { PathFaults } from '../../runtime/disk/faults.js';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
@@ -1027,10 +1028,15 @@ function deliverWithSync(node: FileNode): (then: () => void) => void {
 /**
  * Delivers an operation's completion to `host`: at this instant, in call order with its other
  * real work (real-work.ts), or, when the disk takes `latencyNs`, in an 'io' event that much later.
+ * At this instant means as a real disk's completion arrives: once the calling event and its
+ * ticks are done, so it is queued behind the immediates that event queued after the call (Node
+ * runs a check phase's immediates one after another, never with an fs callback between them).
  */
 function deliver(host: Host, latencyNs: number, scope: ReturnType<typeof captureContext>, completion: () => void): void {
-  if (latencyNs === 0) completeRealCall(beginRealCall(host, scope), completion);
-  else deliverAfter(host, latencyNs, scope, completion);
+  if (latencyNs === 0) {
+    const call = beginRealCall(host, scope);
+    (host.world as World).afterEvent(host as WorldHost, () => completeRealCall(call, completion));
+  } else deliverAfter(host, latencyNs, scope, completion);
 }
 
 /**

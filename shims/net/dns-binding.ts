@@ -14,6 +14,7 @@ import dnsPromises from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { familyOf } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
+import type { World, WorldHost } from '../../runtime/world.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost } from '../context.js';
 import { completeListed, trackRequest } from './native-handles.js';
@@ -47,7 +48,8 @@ function getaddrinfo(req: any, hostname: string, family: number, hints: number, 
   // getaddrinfo runs on libuv's threadpool: the answer comes in a later event, in the async
   // context of the call (Node's request wrap enters the one it was made in), so a connect by
   // name and everything it starts keep the caller's AsyncLocalStorage stores.
-  host.world.schedule(host, 0, 'io', () => completeListed(listed, () => {
+  // Taken by the loop's poll phase, never between two immediates the calling code queued.
+  (host.world as World).scheduleAfterEvent(host as WorldHost, () => completeListed(listed, () => {
     if (result === undefined || result.length === 0) req.oncomplete(UV.EAI_NONAME, []);
     else req.oncomplete(0, result);
   }), undefined, true, captureContext('GETADDRINFOREQWRAP'));
@@ -59,7 +61,7 @@ function getnameinfo(req: any, address: string, port: number): number {
   if (host === undefined) return real.getnameinfo.call(cares, req, address, port);
   const name = host.world.network.reverse(address, host);
   const listed = trackRequest(host, 'GetNameInfoReqWrap');
-  host.world.schedule(host, 0, 'io', () => completeListed(listed, () => {
+  (host.world as World).scheduleAfterEvent(host as WorldHost, () => completeListed(listed, () => {
     if (name === undefined) req.oncomplete(UV.EAI_NONAME);
     else req.oncomplete(0, name, SERVICES[port] ?? String(port));
   }), undefined, true, captureContext('GETNAMEINFOREQWRAP'));

@@ -32,7 +32,7 @@ import { UV } from '../../runtime/network/errno.js';
 import { TcpEndpoint, type TcpOwner } from '../../runtime/network/tcp.js';
 import { canonicalAddress, UdpSocket, type UdpOwner, type UdpPeer } from '../../runtime/network/udp.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
-import type { World } from '../../runtime/world.js';
+import type { World, WorldHost } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
@@ -184,13 +184,13 @@ function deliver(req: QueryReq, result: Answer): void {
 /** Queues the completion of `req` on the calling host: the answer comes in a later event. */
 function complete(channel: NativeChannel, host: Host, req: QueryReq, result: Answer, scope = new AsyncResource('QUERYWRAP')): void {
   const queries = pendingOf(channel);
-  let event: SimEvent | undefined;
-  const entry: PendingQuery = { req, host, scope, stop: () => event !== undefined && host.world.cancel(event) };
-  event = host.world.schedule(host, 0, 'io', () => {
+  // The answer is read by a poll phase: never between two immediates the calling code queued.
+  const entry: PendingQuery = { req, host, scope, stop: () => cancel() };
+  const cancel = (host.world as World).scheduleAfterEvent(host as WorldHost, () => {
     queries.delete(entry);
     deliver(req, result);
   }, undefined, true, scope);
-  if (!event.cancelled) queries.add(entry);
+  if (host.state === 'running') queries.add(entry);
 }
 
 /** What a Resolver was made with (new ChannelWrap(timeout, tries[, maxTimeout])). */
