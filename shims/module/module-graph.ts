@@ -130,6 +130,22 @@ function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView, al
   return end === -1 ? `${text}\n${first}` : `${text.slice(0, end + 1)}${first}${text.slice(end + 1)}`;
 }
 
+/** A `//# sourceURL=` (or `//@`) comment of the module's own, which V8 names its frames by. */
+const SOURCE_URL_COMMENT = /^[ \t]*\/\/[#@][ \t]+sourceURL=/m;
+
+/**
+ * `text` naming its stack frames by the module's URL without the host query: V8 names a frame's
+ * file (Error.stack, a CallSite's getFileName(), the source line of a fatal error) by a
+ * `sourceURL` comment when the script has one, else by the module's URL. Before, an explorer
+ * worker's frames read `file:///app.mjs?dst-host=main&dst-boot=1&dst-run=7&dst-entry=1:2:15`,
+ * a different text at every seed of the worker (a logger printing an error's stack). A module
+ * with a sourceURL comment of its own keeps it, as under plain Node.
+ */
+function withOwnSourceUrl(text: string, url: string): string {
+  if (SOURCE_URL_COMMENT.test(text)) return text;
+  return `${text}\n//# sourceURL=${withoutHostQuery(url)}`;
+}
+
 /**
  * `text` with each dynamic `import(...)` expression made through HELD_IMPORT(() => import(...)):
  * on a loader thread, import() is real asynchronous work the simulation must wait for. Offsets
@@ -294,7 +310,7 @@ export function loadedInHostGraph(
   if (result.format === 'module' && result.source != null) {
     const source = dynamicImports === undefined ? result.source : heldImportsOf(sourceText(result.source), dynamicImports);
     const own = `import.meta.url=${JSON.stringify(withoutHostQuery(url))};${url.endsWith(ENTRY_MARK) ? ENTRY_MAIN : ''}${OWN_RESOLVE}`;
-    return { ...result, source: withEvaluationSignal(source, own) };
+    return { ...result, source: withOwnSourceUrl(withEvaluationSignal(source, own), url) };
   }
   return result;
 }
