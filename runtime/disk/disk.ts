@@ -716,7 +716,7 @@ export class Disk {
       if (target.found.node !== undefined && target.found.node.kind !== 'dir') target.found.node.nlink--;
       if (targetKind === 'dir') target.parent.links--;
     }
-    const node = source.found.node ?? this.copyUpTree(source);
+    const node = this.copyUpTree(source);
     this.removeEntry(source.parent, source.name, kind);
     if (kind === 'dir') target.parent.links++;
     target.parent.entries.set(target.name, node);
@@ -724,19 +724,34 @@ export class Disk {
     node.meta.ctimeNs = this.nowNs();
   }
 
-  /** Copies a real entry up with everything under it (a directory about to move). */
+  /**
+   * Copies an entry up with everything under it (a directory about to move): its real
+   * entries, and those of the directories under it that stand for real ones. A directory
+   * already in the upper layer because something in it was written (materialise) still reads
+   * its other entries from its real path, which it is about to leave: they are copied up too.
+   * Before, moving such a directory lost its other real files (its new name listed ENOENT, or
+   * the real directory it replaced).
+   */
   private copyUpTree(walked: Walked): Node {
     const node = this.copyUp(walked);
-    if (node.kind === 'dir') {
-      for (const name of this.lower.readdir(walked.real)) {
-        if (node.entries.has(name)) continue;
-        const real = path.posix.join(walked.real, name);
-        const lower = this.lower.stat(real);
-        if (lower !== undefined) this.copyUpTree({ parent: node, name, found: { node: undefined, lower }, real, trailingSlash: false });
-      }
-      node.opaque = true;
-    }
+    if (node.kind === 'dir') this.sealDir(node, walked.real);
     return node;
+  }
+
+  /** Makes `dir`, which stands for the real directory `real`, hold all its entries itself (opaque). */
+  private sealDir(dir: DirNode, real: string): void {
+    if (dir.opaque) return;
+    for (const name of this.lower.readdir(real)) {
+      const below = path.posix.join(real, name);
+      const entry = dir.entries.get(name);
+      if (entry === undefined) {
+        const lower = this.lower.stat(below);
+        if (lower !== undefined) this.copyUpTree({ parent: dir, name, found: { node: undefined, lower }, real: below, trailingSlash: false });
+      } else if (entry !== WHITEOUT && entry.kind === 'dir') {
+        this.sealDir(entry, below);
+      }
+    }
+    dir.opaque = true;
   }
 
   /** A new name for a file: link(2), which does not follow a symbolic link (the new name is one too). */

@@ -138,6 +138,41 @@ describe('simulated disks', function () {
       assert.equal(fs.readFileSync(path.join(dir, 'real-dir', 'inner'), 'utf8'), 'inner');
     });
 
+    it('a real directory moved after a file in it was written keeps all its real entries, at every depth', async () => {
+      // Found by a probe: the write put the directory in the upper layer (it still read its other
+      // entries from its real path), and the move left that path, so its new name listed ENOENT
+      // (or, moved over an empty real directory, that directory's entries: none).
+      for (const [name, contents] of [['a/one', 'one'], ['a/two', 'two'], ['a/sub/y', 'y'], ['a/sub/deep/x', 'x'], ['a/gone', 'g']]) {
+        fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+        fs.writeFileSync(path.join(dir, name), contents);
+      }
+      fs.mkdirSync(path.join(dir, 'empty'));
+      const seen = {};
+      const sim = new Sim({ seed: 3, disk: 'simulated' });
+      sim.client('app', () => {
+        const at = (name) => path.join(dir, name);
+        fs.appendFileSync(at('a/one'), '+');
+        fs.appendFileSync(at('a/sub/deep/x'), '+');
+        fs.rmSync(at('a/gone'));
+        fs.renameSync(at('a'), at('empty'));
+        const tree = (name) => Object.fromEntries(fs.readdirSync(at(name), { withFileTypes: true }).map((e) => [e.name, e.isDirectory() ? tree(`${name}/${e.name}`) : fs.readFileSync(at(`${name}/${e.name}`), 'utf8')]));
+        seen.moved = tree('empty');
+        seen.top = fs.readdirSync(dir).sort();
+        try {
+          fs.rmdirSync(at('empty'));
+        } catch (error) {
+          seen.rmdir = error.code;
+        }
+      });
+      await sim.run();
+      assert.deepEqual(seen, {
+        moved: { one: 'one+', two: 'two', sub: { y: 'y', deep: { x: 'x+' } } },
+        top: ['empty'],
+        rmdir: 'ENOTEMPTY',
+      });
+      assert.deepEqual(fs.readdirSync(dir).sort(), ['a', 'empty'], 'the real disk is as it was');
+    });
+
     it('a real file copied up on open: a reader opened first sees what another descriptor appends', async () => {
       fs.writeFileSync(path.join(dir, 'app.log'), 'log1\n');
       const seen = {};
