@@ -119,6 +119,14 @@ export class FileNode {
    * here. It stays when its socket closes without unlinking it (a crash): a stale socket file.
    */
   socket: object | undefined;
+  /**
+   * Writeback errors so far (a failed fsync, a failed O_SYNC write): Linux's errseq (4.13+).
+   * Each open descriptor samples it when opened, and its next fsync fails once with EIO when an
+   * error came after its sample, so every descriptor open at the error learns of it once. (The
+   * simulator fails writeback only inside an fsync or O_SYNC write, which reports the error, so
+   * 4.16's rule for an error nobody has seen, reported to the next opener too, never applies.)
+   */
+  writebackErrors = 0;
 
   /** A file whose `contents` are durable: a new empty one, or a real one copied up. */
   constructor(meta: Meta, contents: Buffer = Buffer.alloc(0)) {

@@ -196,6 +196,8 @@ interface OpenFile {
   /** The disk faults that apply to it, and the faults' generation they were taken at. */
   faults: PathFaults | undefined;
   faultsGeneration: number;
+  /** The file's writeback errors this descriptor has been told of (FileNode.writebackErrors). */
+  writebackErrors: number;
 }
 
 const descriptors = new WeakMap<Host, Map<number, OpenFile>>();
@@ -320,6 +322,7 @@ function openFile(host: Host, disk: Disk, pathArg: unknown, flags: number, mode:
     path: abs,
     faults: undefined,
     faultsGeneration: 0,
+    writebackErrors: node.kind === 'file' ? node.writebackErrors : 0,
   });
 }
 
@@ -367,7 +370,7 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
   if (file.sync) {
     if (disk.faults !== undefined && disk.faults.chance(faultsOf(disk, file)!.fsyncErrorRate)) {
       // O_SYNC: the write's own writeback failed, and write(2) reports it.
-      dropUnsynced(disk, node);
+      writebackFailed(disk, file, node);
       fail('EIO', 'write');
     }
     node.sync();
@@ -397,11 +400,16 @@ function faultyWrite(disk: Disk, file: OpenFile, node: FileNode, at: number, byt
   return bytes;
 }
 
-/** A failed fsync: the kernel drops the file's dirty pages (and reports the error once). */
-function dropUnsynced(disk: Disk, node: FileNode): void {
+/**
+ * A failed writeback, reported to `file`: the kernel drops the file's dirty pages, and records
+ * the error for the file's other descriptors (errseq), whose next fsync reports it once.
+ */
+function writebackFailed(disk: Disk, file: OpenFile, node: FileNode): void {
   const before = node.size;
   node.revert();
   if (node.size !== before) disk.noteGrowth(before, node.size);
+  node.writebackErrors++;
+  file.writebackErrors = node.writebackErrors;
 }
 
 /**
@@ -423,7 +431,14 @@ function syncFile(host: Host, disk: Disk, fd: number, syscall: 'fsync' | 'fdatas
   if (file.node.kind !== 'file') return undefined;
   const node = file.node;
   if (disk.faults !== undefined && node.dirty && disk.faults.chance(faultsOf(disk, file)!.fsyncErrorRate)) {
-    dropUnsynced(disk, node);
+    writebackFailed(disk, file, node);
+    fail('EIO', syscall);
+  }
+  if (file.writebackErrors !== node.writebackErrors) {
+    // An error since this descriptor last looked (another descriptor's fsync, an O_SYNC write):
+    // Linux flushes what is dirty now, then reports the earlier loss, once (4.13+).
+    node.sync();
+    file.writebackErrors = node.writebackErrors;
     fail('EIO', syscall);
   }
   if (defer) return new DeferredSync(node);

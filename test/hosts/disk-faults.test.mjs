@@ -158,6 +158,41 @@ describe('disk faults', function () {
     });
   });
 
+  it('a failed writeback is reported once to every descriptor open at the time (Linux errseq, 4.13+), not to one opened after', async () => {
+    // Found by a probe: a writer that acks only after its own fsync succeeded acked data a
+    // flusher's fsync on another descriptor had already lost.
+    const seen = [];
+    const sim = new Sim({ seed: 1, disk: 'simulated' });
+    const wal = path.join(dir, 'wal');
+    sim.client('c', () => {
+      const attempt = (label, fd) => {
+        try {
+          fs.fsyncSync(fd);
+          seen.push(`${label}: ok`);
+        } catch (error) {
+          seen.push(`${label}: ${error.code}`);
+        }
+      };
+      const writer = fs.openSync(wal, 'w');
+      const flusher = fs.openSync(wal, 'r');
+      fs.writeSync(writer, 'record-1\n');
+      sim.setDiskFaults('c', { fsyncErrorRate: 1 });
+      attempt('flusher', flusher);
+      sim.setDiskFaults('c', null);
+      const later = fs.openSync(wal, 'r');
+      fs.writeSync(writer, 'record-2\n');
+      attempt('writer', writer);
+      attempt('writer again', writer);
+      attempt('flusher again', flusher);
+      attempt('opened after', later);
+      seen.push(JSON.stringify(fs.readFileSync(wal, 'utf8')));
+    });
+    await sim.run();
+    // The writer's fsync flushes record-2 and reports record-1's loss; each descriptor hears of
+    // it once. record-1's bytes are gone (the writer's offset stayed past them: a hole).
+    assert.deepEqual(seen, ['flusher: EIO', 'writer: EIO', 'writer again: ok', 'flusher again: ok', 'opened after: ok', JSON.stringify(`${'\0'.repeat(9)}record-2\n`)]);
+  });
+
   it('ENOSPC past a quota: a short write first, then ENOSPC; deleting a file frees its blocks', async () => {
     const seen = {};
     const sim = new Sim({ seed: 3, disk: 'simulated', diskFaults: { hosts: 'app', quotaBytes: 16384 } });
