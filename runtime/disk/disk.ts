@@ -571,11 +571,14 @@ export class Disk {
     const node = this.copyUp(walked);
     // open(2) of a unix domain socket's file.
     if (node.kind === 'file' && node.socket !== undefined) throw new DiskError('ENXIO', 'open');
-    // Linux truncates on O_TRUNC even for a read-only open.
-    if (node.kind === 'file' && (flags & f.O_TRUNC) !== 0 && node.size > 0) {
-      node.truncate(0);
+    // Linux truncates on O_TRUNC even for a read-only open, and an existing file's times change
+    // even when it was empty already (handle_truncate, whatever the size).
+    if (node.kind === 'file' && (flags & f.O_TRUNC) !== 0) {
+      if (node.size > 0) {
+        node.truncate(0);
+        this.usedBytes = undefined;
+      }
       this.modified(node);
-      this.usedBytes = undefined;
     }
     return node;
   }
@@ -668,7 +671,10 @@ export class Disk {
     if (kindOf(found) === 'dir') throw new DiskError('EISDIR', 'unlink');
     if (trailingSlash) throw new DiskError('ENOTDIR', 'unlink');
     this.removeEntry(parent!, name, 'file');
-    if (found.node !== undefined && found.node.kind !== 'dir') found.node.nlink--;
+    if (found.node !== undefined && found.node.kind !== 'dir') {
+      found.node.nlink--;
+      found.node.meta.ctimeNs = this.nowNs(); // its link count changed (seen through its other names and open descriptors)
+    }
   }
 
   rmdir(raw: string): void {
@@ -770,6 +776,7 @@ export class Disk {
     if (target.found !== undefined || target.parent === undefined) throw new DiskError('EEXIST', 'link');
     target.parent.entries.set(target.name, node);
     node.nlink++;
+    node.meta.ctimeNs = this.nowNs(); // its link count changed
     this.modified(target.parent);
   }
 

@@ -365,7 +365,8 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
   if (disk.faults !== undefined) bytes = faultyWrite(disk, file, node, at, bytes);
   node.write(at, bytes);
   if (given === undefined) file.position = at + bytes.length;
-  disk.modified(node);
+  // A write of no bytes changes no times (Linux returns before file_modified).
+  if (bytes.length > 0) disk.modified(node);
   if (node.size !== before) disk.noteGrowth(before, node.size);
   if (file.sync) {
     if (disk.faults !== undefined && disk.faults.chance(faultsOf(disk, file)!.fsyncErrorRate)) {
@@ -725,11 +726,12 @@ const OPERATIONS: Record<string, Operation> = {
   utimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)).meta, atime, mtime, disk.now()),
   lutimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'lutime', false), pathText(path)).meta, atime, mtime, disk.now()),
   futimes: (host, disk, [fd, atime, mtime]) => setTimes(fileOf(host, fd as number, 'futime').node.meta, atime, mtime, disk.now()),
-  chmod: (_host, disk, [path, mode]) => setMode(onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)).meta, mode),
-  fchmod: (host, _disk, [fd, mode]) => setMode(fileOf(host, fd as number, 'fchmod').node.meta, mode),
-  chown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)).meta, uid, gid),
-  lchown: (_host, disk, [path, uid, gid]) => setOwner(onDisk(() => disk.resolve(absolute(path), 'lchown', false), pathText(path)).meta, uid, gid),
-  fchown: (host, _disk, [fd, uid, gid]) => setOwner(fileOf(host, fd as number, 'fchown').node.meta, uid, gid),
+  // A change of mode or owner changes ctime, even to the values it had (Linux: notify_change).
+  chmod: (_host, disk, [path, mode]) => attributes(disk, onDisk(() => disk.resolve(absolute(path), 'chmod'), pathText(path)).meta, (m) => setMode(m, mode)),
+  fchmod: (host, disk, [fd, mode]) => attributes(disk, fileOf(host, fd as number, 'fchmod').node.meta, (m) => setMode(m, mode)),
+  chown: (_host, disk, [path, uid, gid]) => attributes(disk, onDisk(() => disk.resolve(absolute(path), 'chown'), pathText(path)).meta, (m) => setOwner(m, uid, gid)),
+  lchown: (_host, disk, [path, uid, gid]) => attributes(disk, onDisk(() => disk.resolve(absolute(path), 'lchown', false), pathText(path)).meta, (m) => setOwner(m, uid, gid)),
+  fchown: (host, disk, [fd, uid, gid]) => attributes(disk, fileOf(host, fd as number, 'fchown').node.meta, (m) => setOwner(m, uid, gid)),
   readFileUtf8: (host, disk, [pathOrFd, flags]) => withFile(host, disk, pathOrFd, Number(flags), 0o666, (fd) => readRest(host, fd, disk).toString('utf8')),
   writeFileUtf8: (host, disk, [pathOrFd, data, flags, mode]) =>
     void withFile(host, disk, pathOrFd, Number(flags), Number(mode), (fd) => writeFrom(host, fd, Buffer.from(String(data), 'utf8'), null, disk)),
@@ -817,6 +819,13 @@ export function setTimes(meta: Meta, atime: unknown, mtime: unknown, now: bigint
   meta.atimeNs = set(atime, meta.atimeNs);
   meta.mtimeNs = set(mtime, meta.mtimeNs);
   meta.ctimeNs = now;
+  return undefined;
+}
+
+/** Changes an entry's attributes (`change`), and its ctime to now. */
+function attributes(disk: Disk, meta: Meta, change: (meta: Meta) => void): undefined {
+  change(meta);
+  meta.ctimeNs = disk.now();
   return undefined;
 }
 
