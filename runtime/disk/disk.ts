@@ -841,7 +841,28 @@ export class Disk {
    */
   usedBytes: number | undefined;
 
+  /**
+   * The nodes the disk's host holds open now (its descriptors; set by the fs shim): a file
+   * unlinked while open keeps its blocks until its last descriptor closes, as on Linux (the
+   * deleted log a process still writes that fills the disk).
+   */
+  openNodes: (() => Iterable<Node>) | undefined;
+
   used(): number {
+    let orphans = 0;
+    if (this.openNodes !== undefined) {
+      const counted = new Set<FileNode>();
+      for (const node of this.openNodes()) {
+        if (node.kind !== 'file' || node.nlink > 0 || counted.has(node)) continue;
+        counted.add(node);
+        orphans += blockBytes(node.size);
+      }
+    }
+    return this.namedBytes() + orphans;
+  }
+
+  /** The blocks of the files that have a name. */
+  private namedBytes(): number {
     if (this.usedBytes !== undefined) return this.usedBytes;
     const seen = new Set<FileNode>();
     let total = 0;
@@ -859,9 +880,10 @@ export class Disk {
     return (this.usedBytes = total);
   }
 
-  /** A file's size went from `before` to `after` bytes (a write, a truncation): the use follows. */
-  noteGrowth(before: number, after: number): void {
-    if (this.usedBytes !== undefined) this.usedBytes += blockBytes(after) - blockBytes(before);
+  /** `node`'s size went from `before` bytes to its size now (a write, a truncation): the use follows. */
+  noteGrowth(node: FileNode, before: number): void {
+    // A file without a name is counted afresh from its size while it is open (used()).
+    if (this.usedBytes !== undefined && node.nlink > 0) this.usedBytes += blockBytes(node.size) - blockBytes(before);
   }
 }
 

@@ -109,6 +109,11 @@ export function diskOf(host: Host): Disk | undefined {
   if (world.options.disk !== 'simulated') return undefined;
   const disk = world.disks.of(host.name, () => {
     const made: Disk = new Disk(lower, () => BigInt(lastUser.get(made)!.dateNowMs()) * 1_000_000n);
+    // What the host incarnation using it holds open (a crashed one's descriptors are closed).
+    made.openNodes = () => {
+      const user = lastUser.get(made);
+      return user === undefined || user.state !== 'running' ? [] : [...tableOf(user).values()].map((file) => file.node);
+    };
     return made;
   });
   lastUser.set(disk, host);
@@ -367,7 +372,7 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
   if (given === undefined) file.position = at + bytes.length;
   // A write of no bytes changes no times (Linux returns before file_modified).
   if (bytes.length > 0) disk.modified(node);
-  if (node.size !== before) disk.noteGrowth(before, node.size);
+  if (node.size !== before) disk.noteGrowth(node, before);
   if (file.sync) {
     if (disk.faults !== undefined && disk.faults.chance(faultsOf(disk, file)!.fsyncErrorRate)) {
       // O_SYNC: the write's own writeback failed, and write(2) reports it.
@@ -408,7 +413,7 @@ function faultyWrite(disk: Disk, file: OpenFile, node: FileNode, at: number, byt
 function writebackFailed(disk: Disk, file: OpenFile, node: FileNode): void {
   const before = node.size;
   node.revert();
-  if (node.size !== before) disk.noteGrowth(before, node.size);
+  if (node.size !== before) disk.noteGrowth(node, before);
   node.writebackErrors++;
   file.writebackErrors = node.writebackErrors;
 }
@@ -663,7 +668,7 @@ const OPERATIONS: Record<string, Operation> = {
     if (disk.faults !== undefined && disk.faults.tornSectorBytes > 0) file.node.startJournal();
     file.node.truncate(Number(length ?? 0));
     disk.modified(file.node);
-    disk.noteGrowth(before, file.node.size);
+    disk.noteGrowth(file.node, before);
     return undefined;
   },
   // The 4th argument: throwIfNoEntry, of sync stat and lstat, and on Node 24 of async stat too.

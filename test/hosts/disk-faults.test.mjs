@@ -225,6 +225,61 @@ describe('disk faults', function () {
     });
   });
 
+  it('a file deleted while open keeps its blocks until its last descriptor closes, and a crash closes them', async () => {
+    // Linux frees an unlinked file's blocks at its last close: the rotated-away log a process
+    // still holds open keeps filling the disk. The quota freed them at the unlink (found by a probe).
+    const seen = [];
+    const sim = new Sim({ seed: 3, disk: 'simulated', diskFaults: { hosts: 'app', quotaBytes: 16384 } });
+    const at = (name) => path.join(dir, name);
+    const attempt = (label, write) => {
+      try {
+        seen.push(`${label}: ${write()}`);
+      } catch (error) {
+        seen.push(`${label}: ${error.code}`);
+      }
+    };
+    let boots = 0;
+    sim.host(
+      'app',
+      () => {
+        boots++;
+        if (boots === 2) {
+          attempt('after the crash', () => fs.writeSync(fs.openSync(at('after'), 'w'), Buffer.alloc(16384)));
+          return;
+        }
+        fs.writeFileSync(at('log'), Buffer.alloc(16384)); // the whole quota
+        const fd = fs.openSync(at('log'), 'r+');
+        fs.unlinkSync(at('log'));
+        attempt('while open', () => fs.writeSync(fs.openSync(at('new'), 'w'), Buffer.alloc(4096)));
+        fs.ftruncateSync(fd, 4096);
+        attempt('after shrinking it', () => fs.writeSync(fs.openSync(at('new'), 'w'), Buffer.alloc(8192)));
+        attempt('growing it', () => fs.writeSync(fd, Buffer.alloc(8192), 0, 8192, 4096));
+        fs.closeSync(fd);
+        attempt('after its last close', () => fs.writeSync(fs.openSync(at('new2'), 'w'), Buffer.alloc(4096)));
+        const held = fs.openSync(at('new2'), 'r');
+        fs.unlinkSync(at('new2'));
+        fs.unlinkSync(at('new'));
+        setInterval(() => {}, 1000);
+        return held;
+      },
+      { onCrash: 'keep-down' },
+    );
+    sim.client('operator', async () => {
+      await sleep(10);
+      sim.kill('app');
+      sim.restart('app');
+      await sleep(10);
+    });
+    await sim.run();
+    assert.deepEqual(seen, [
+      'while open: ENOSPC',
+      'after shrinking it: 8192',
+      'growing it: 4096', // a short write: one block was left
+      'after its last close: 4096',
+      'after the crash: 16384', // the whole quota: the killed process's descriptors were closed
+    ]);
+  });
+
   it('a full disk fails every form of write exactly as a real full file system does (pinned from tmpfs; /dev/full where it exists)', () => {
     const expected = fs.readFileSync(path.join(FIXTURES, 'full-disk.expected.txt'), 'utf8');
     const simulated = spawnSync(process.execPath, ['--import', REGISTER_MJS, path.join(FIXTURES, 'full-disk.mjs'), path.join(dir, 'target')], {
