@@ -382,7 +382,7 @@ function heldImportsEnv() {
  * child process; its register-mode exit code and DST_REPORT give the result.
  * `inherit` shows the program's output; otherwise the tail of its stderr names the failure.
  */
-function runApp(file, seed, { trace, inherit = false, capture = false } = {}) {
+function runApp(file, seed, { trace, inherit = false, capture = false, keepReport } = {}) {
   const dir = tempDir();
   const report = path.join(dir, 'report.json');
   const env = { ...process.env, ...heldImportsEnv(), DST_SEED: seed, DST_REPORT: report };
@@ -400,7 +400,9 @@ function runApp(file, seed, { trace, inherit = false, capture = false } = {}) {
     child.on('close', (code, signal) => {
       let data = {};
       try {
-        data = JSON.parse(readFileSync(report, 'utf8'));
+        const text = readFileSync(report, 'utf8');
+        data = JSON.parse(text);
+        if (keepReport !== undefined) writeFileSync(keepReport, text);
       } catch {}
       rmSync(dir, { recursive: true, force: true });
       const dstLine = stderr.split('\n').find((l) => l.startsWith('dst: ') && !l.startsWith('dst: seed ') && !l.startsWith('dst: faults '));
@@ -663,21 +665,26 @@ async function run(file, flags) {
   const view = flags.view === true ? viewFile(flags, seed) : undefined;
   if (view !== undefined) checkWritable(view, 'the view');
   if (flags.trace !== undefined) checkWritable(flags.trace, '--trace');
+  // DST_REPORT, as register mode reads it: the run's JSON report (a scenario's result).
+  const report = process.env.DST_REPORT === undefined || process.env.DST_REPORT === '' ? undefined : process.env.DST_REPORT;
+  if (report !== undefined) checkWritable(report, 'DST_REPORT');
   const dir = view !== undefined && flags.trace === undefined ? tempDir() : undefined;
   const trace = flags.trace ?? (dir === undefined ? undefined : path.join(dir, 'trace.jsonl'));
   try {
     let code;
     if (target.kind === 'app') {
       // The program's own output and register mode's summary line go straight to the terminal.
-      const result = await runApp(file, seed, { trace, inherit: true });
+      const result = await runApp(file, seed, { trace, inherit: true, keepReport: report });
       if (!result.ok) console.log(`FAILED       ${result.failure.kind} (exit code ${result.failure.exitCode})\n  replay     ${result.failure.replay}`);
       code = exitCodeOf(result);
     } else {
       const scenario = await loadScenario(file);
       const result = await runScenarioSeed(file, scenario, seed, { trace, swarm, schedule: schedule?.faults, scheduleFile: flags.schedule });
       printResult(scenario.name, result);
+      if (report !== undefined) writeFileSync(report, `${JSON.stringify(result, (_key, value) => (typeof value === 'bigint' ? String(value) : value), 2)}\n`);
       code = exitCodeOf(result);
     }
+    if (report !== undefined) console.log(`report       ${report}`);
     if (flags.trace !== undefined) console.log(`trace        ${flags.trace}`);
     if (view !== undefined) {
       const { file: page } = await writeView(trace, view);

@@ -112,6 +112,28 @@ describe('dst with plain programs', () => {
     assert.match(passing.stderr, /dst: seed 0x4 .* exit 0/);
   });
 
+  it('run writes DST_REPORT as register mode does, for a program and for a scenario; an unwritable one is a usage error', async () => {
+    // It was silently ignored: the CLI gives its child a report file of its own.
+    const appReport = path.join(tmp, 'run-app.json');
+    const app = await dst(['run', APP, '--seed', '3'], { DST_REPORT: appReport });
+    assert.equal(app.code, ExitCode.hostCrash, app.stdout);
+    assert.match(app.stdout, /^report +.*run-app\.json$/m);
+    const written = readJson(appReport);
+    assert.equal(written.seed, '0x3');
+    assert.equal(written.exitCode, ExitCode.hostCrash);
+    assert.match(app.stderr, new RegExp(`dst: seed 0x3 +fingerprint ${written.fingerprint} `), 'the report is this run\'s');
+    const scenarioReport = path.join(tmp, 'run-scenario.json');
+    const scenario = await dst(['run', QUICK, '--seed', '3'], { DST_REPORT: scenarioReport });
+    assert.equal(scenario.code, ExitCode.ok, scenario.stdout);
+    const result = readJson(scenarioReport);
+    assert.equal(result.seed, '0x3');
+    assert.equal(result.ok, true);
+    assert.equal(result.fingerprint, fingerprintOf(scenario.stdout));
+    const bad = await dst(['run', QUICK, '--seed', '3'], { DST_REPORT: path.join(tmp, 'no-such-dir', 'r.json') });
+    assert.equal(bad.code, ExitCode.usage);
+    assert.match(bad.stderr, /Failed to write DST_REPORT .*no such directory/);
+  });
+
   it('replay lines name the Node that ran when the PATH finds another node first, and replay from a shell', async () => {
     // Event orders differ between Node versions: a run of /path/to/node24 must not print a replay
     // that a PATH finding Node 20 runs as `node ...`.
