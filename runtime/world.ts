@@ -1178,7 +1178,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private next(): WorldEntry | undefined {
     if (this.afterEvents.length > 0) for (const fn of this.afterEvents.splice(0)) fn();
     if (this.nextPolls.length > 0) this.queueNextPolls();
-    if (this.clockReads !== 0) this.endSpin();
+    // A spin without clock reads too: a synchronous call on a slow disk (busy()) in an event that
+    // never read a clock left its time to whichever host ran next (its clocks then went back).
+    if (this.clockReads !== 0 || this.spinNs !== 0) this.endSpin();
     // Asked even while real work (an fs call the event started) holds the world: the native
     // immediates that event queued must be claimed now, before that work completes, or where
     // its completion lands among their writes depends on the thread pool (real-work.ts, flush).

@@ -385,6 +385,25 @@ describe('disk faults', function () {
       assert.deepEqual(events, [`sync write done at ${STARTUP_MS + 3}`, 'open at 3', 'timer 4 ms at 4', 'sync at 23']);
     });
 
+    it('a synchronous call on a slow disk blocks its own host only, also when its event reads no clock', async () => {
+      // Found by a probe: an event whose only cost was a synchronous read (no clock read, no
+      // timer armed) left its time to whichever host ran next, whose clocks jumped ahead and
+      // then went back.
+      const seen = [];
+      const sim = new Sim({ seed: 1, disk: 'simulated', diskFaults: { hosts: 'slow', latency: { minMs: 10, maxMs: 10 } } });
+      fs.writeFileSync(path.join(dir, 'f'), 'x');
+      sim.host('slow', () => {
+        setTimeout(() => fs.readFileSync(path.join(dir, 'f')), 10);
+        setTimeout(() => seen.push(`slow: due at 11 ms, ran at ${performance.now() - STARTUP_MS}`), 11);
+      });
+      sim.host('other', () => {
+        for (const due of [11, 12]) setTimeout(() => seen.push(`other: due at ${due} ms, ran at ${performance.now() - STARTUP_MS}`), due);
+      });
+      await sim.run();
+      // readFileSync makes three binding calls that take 10 ms each (open, fstat, read; close none).
+      assert.deepEqual(seen, ['other: due at 11 ms, ran at 11', 'other: due at 12 ms, ran at 12', 'slow: due at 11 ms, ran at 40']);
+    });
+
     it('a slow disk set while running (sim.setDiskFaults) slows the host; clearing it restores the speed', async () => {
       const took = [];
       const sim = new Sim({ seed: 5, disk: 'simulated' });
