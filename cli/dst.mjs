@@ -339,6 +339,10 @@ async function resolveTarget(file) {
           'a scenario file must end with `export default defineScenario({ ... })` (anything else runs as a plain program)',
       );
     }
+    if (verdict.startsWith('error UsageError: Failed to define scenario')) {
+      // A scenario whose definition is wrong: said once, not run as a program crashing on every seed.
+      throw new Usage(verdict.slice('error UsageError: '.length));
+    }
     if (verdict.startsWith('error ')) {
       // An app may fail at its top level on purpose; a missing or unparsable file is a usage error.
       if (/ERR_MODULE_NOT_FOUND|Cannot find module|SyntaxError/.test(verdict) && !/dst-runtime/.test(verdict)) {

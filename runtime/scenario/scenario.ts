@@ -141,7 +141,7 @@ export interface ScenarioDefinition {
   durationMs: number;
   /** The heal phase at the end: no faults, every host repaired, resumed and restarted. Default 20% of durationMs. */
   healMs?: number;
-  /** How often safety invariants are checked, in virtual ms. Default 10 (and after every fault). */
+  /** How often safety invariants are checked, in virtual ms. Default 10. */
   safetyEveryMs?: number;
   invariants?: { safety?: Invariant[]; liveness?: Invariant[] };
   /** The hosts' disks: 'simulated' (crashes lose what was not fsync'd) or 'real'. Default: DST_DISK, else 'real'. */
@@ -312,9 +312,42 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   if (!(Number.isFinite(definition.durationMs) && definition.durationMs > 0)) throw new UsageError(`${where}: durationMs must be a positive number`);
   const healMs = definition.healMs ?? Math.floor(definition.durationMs / 5);
   if (!(healMs >= 0 && healMs < definition.durationMs)) throw new UsageError(`${where}: healMs must be in [0, durationMs)`);
+  // A defined scenario spread into a new definition (`{ ...scenario, invariants }`) carries its kind.
+  const { kind, ...given } = definition as ScenarioDefinition & { kind?: unknown };
+  knownKeys(kind === undefined || kind === 'dst-scenario' ? given : (definition as unknown as Record<string, unknown>), DEFINITION_KEYS, where, '');
+  if (definition.faults !== undefined && (definition.faults === null || typeof definition.faults !== 'object')) throw new UsageError(`${where}: faults must be an object of fault rates`);
   const faults = definition.faults ?? {};
+  knownKeys(faults as Record<string, unknown>, FAULT_KEYS, where, 'faults.');
   for (const [key, value] of Object.entries(faults)) {
     if (key.endsWith('PerSecond') && !(typeof value === 'number' && value >= 0)) throw new UsageError(`${where}: faults.${key} must be a number >= 0`);
+  }
+  const whole = (key: 'downMsMin' | 'downMsMax' | 'downCountMax' | 'tickMs', min: number): number | undefined => {
+    const value = faults[key];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= min)) throw new UsageError(`${where}: faults.${key} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+    return value;
+  };
+  const downMin = whole('downMsMin', 0) ?? 50;
+  const downMax = whole('downMsMax', 0) ?? 500;
+  if (downMin > downMax) throw new UsageError(`${where}: faults.downMsMin (${downMin}) must not exceed faults.downMsMax (${downMax})`);
+  whole('downCountMax', 1);
+  whole('tickMs', 1);
+  if (faults.crashWhen !== undefined && typeof faults.crashWhen !== 'function') throw new UsageError(`${where}: faults.crashWhen must be a function (ctx) => boolean`);
+  if (definition.safetyEveryMs !== undefined && !(Number.isFinite(definition.safetyEveryMs) && definition.safetyEveryMs > 0)) {
+    throw new UsageError(`${where}: safetyEveryMs must be a positive number of ms, got ${JSON.stringify(definition.safetyEveryMs)}`);
+  }
+  const invariants = definition.invariants;
+  if (invariants !== undefined) {
+    if (invariants === null || typeof invariants !== 'object') throw new UsageError(`${where}: invariants must be { safety?: [...], liveness?: [...] }`);
+    knownKeys(invariants as Record<string, unknown>, ['safety', 'liveness'], where, 'invariants.');
+    for (const list of ['safety', 'liveness'] as const) {
+      const given = invariants[list];
+      if (given !== undefined && !(Array.isArray(given) && given.every((fn) => typeof fn === 'function'))) {
+        throw new UsageError(`${where}: invariants.${list} must be a list of functions (ctx) => boolean | string`);
+      }
+    }
+  }
+  if (definition.targets !== undefined && !(Array.isArray(definition.targets) && definition.targets.every((t) => typeof t === 'string'))) {
+    throw new UsageError(`${where}: targets must be an array of host names`);
   }
   validateDiskProfile(faults, where, definition.disk);
   const spike = faults.latencySpikeMs;
@@ -353,6 +386,37 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
   const g = globalThis as unknown as Record<symbol, number>;
   g[counter] = (g[counter] ?? 0) + 1;
   return { ...definition, healMs, kind: 'dst-scenario' };
+}
+
+/** What a scenario definition may hold (a misspelt key would be ignored: a run with no checks, or no faults). */
+const DEFINITION_KEYS = ['name', 'hosts', 'targets', 'clients', 'faults', 'durationMs', 'healMs', 'safetyEveryMs', 'invariants', 'disk', 'network'];
+/** What a fault profile may hold (FaultProfile). */
+const FAULT_KEYS = [
+  ...['crash', 'kill', 'reset', 'bounce', 'stop', 'pause', 'partition', 'partitionOneway', 'hold', 'latencySpike', 'skewJump', 'stall', 'lag', 'clientCrash', 'diskSlow', 'diskFull'].map((k) => `${k}PerSecond`),
+  'latencySpikeMs', 'skewJumpMsMax', 'stallMs', 'lagEventMsMax',
+  'diskReadErrorRate', 'diskWriteErrorRate', 'diskFsyncErrorRate', 'diskCorruptReadRate', 'diskPaths', 'diskLatencyMs', 'diskFsyncLatencyMs', 'diskQuotaBytes', 'diskTornWrites', 'diskSectorBytes', 'diskSlowMs',
+  'downMsMin', 'downMsMax', 'downCountMax', 'crashWhen', 'tickMs',
+];
+
+/** Fails on a key of `object` that `known` does not list, naming the closest known one. */
+function knownKeys(object: Record<string, unknown>, known: readonly string[], where: string, prefix: string): void {
+  for (const key of Object.keys(object)) {
+    if (known.includes(key)) continue;
+    const closest = [...known].sort((a, b) => editDistance(key, a) - editDistance(key, b))[0]!;
+    const near = editDistance(key, closest) <= Math.max(2, Math.floor(key.length / 4));
+    throw new UsageError(`${where}: unknown key ${prefix}${key}; ${near ? `did you mean ${prefix}${closest}?` : `the keys are ${known.map((k) => prefix + k).join(', ')}`}`);
+  }
+}
+
+/** Levenshtein distance, for "did you mean". */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length]!;
 }
 
 const DISK_RATES = ['diskReadErrorRate', 'diskWriteErrorRate', 'diskFsyncErrorRate', 'diskCorruptReadRate'] as const;
@@ -777,6 +841,12 @@ export async function runScenario(scenario: Scenario, seed: SeedInput, options: 
   scenario.hosts(recording, ctx);
   ctx.targets = scenario.targets ?? names;
   ctx.clients = scenario.clients ?? clientNames;
+  for (const [list, given, added] of [['targets', ctx.targets, names], ['clients', ctx.clients, names]] as const) {
+    const unknown = given.filter((name) => !added.includes(name));
+    if (unknown.length > 0) {
+      throw new UsageError(`Failed to run scenario "${scenario.name}": ${list} names ${unknown.map((n) => `"${n}"`).join(', ')}, which hosts() did not add (it added ${added.map((n) => `"${n}"`).join(', ') || 'none'})`);
+    }
+  }
   // The targets' disks have the profile's faults from the start (the driver changes them later).
   const diskRules = diskBase(faults, false);
   if (diskRules.length > 0) for (const target of ctx.targets) sim.setDiskFaults(target, diskRules);

@@ -112,6 +112,15 @@ describe('dst with plain programs', () => {
     assert.match(passing.stderr, /dst: seed 0x4 .* exit 0/);
   });
 
+  it('a scenario whose definition is wrong is a usage error said once, for run and explore (not a program crashing on every seed)', async () => {
+    for (const args of [['run', 'test/scenario/fixtures/bad-definition.mjs'], ['explore', 'test/scenario/fixtures/bad-definition.mjs', '--seeds', '3', '--jobs', '1']]) {
+      const { code, stdout, stderr } = await dst(args);
+      assert.equal(code, ExitCode.usage, `${args[0]}: ${stdout}${stderr}`);
+      assert.match(stderr, /^dst: Failed to define scenario "bad-definition": unknown key faults\.crashesPerSecond; did you mean faults\.crashPerSecond\?$/m);
+      assert.doesNotMatch(stdout + stderr, /crashed|failing seed/);
+    }
+  });
+
   it('run writes DST_REPORT as register mode does, for a program and for a scenario; an unwritable one is a usage error', async () => {
     // It was silently ignored: the CLI gives its child a report file of its own.
     const appReport = path.join(tmp, 'run-app.json');

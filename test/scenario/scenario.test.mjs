@@ -153,4 +153,27 @@ describe('runScenario', () => {
     assert.throws(() => defineScenario({ name: 'x', hosts: () => {}, durationMs: 100, healMs: 100 }), /healMs/);
     assert.throws(() => defineScenario({ name: 'x', hosts: () => {}, durationMs: 100, faults: { crashPerSecond: -1 } }), /crashPerSecond/);
   });
+
+  it('defineScenario rejects keys it does not know and values the fault driver cannot use (a misspelt key ran with no faults or no checks)', () => {
+    const define = (extra) => () => defineScenario({ name: 'x', hosts: () => {}, durationMs: 100, ...extra });
+    const usage = (pattern) => (e) => e instanceof UsageError && pattern.test(e.message);
+    assert.throws(define({ faults: { crashesPerSecond: 1 } }), usage(/unknown key faults\.crashesPerSecond; did you mean faults\.crashPerSecond\?/));
+    assert.throws(define({ invariant: { safety: [] } }), usage(/unknown key invariant; did you mean invariants\?/));
+    assert.throws(define({ faults: { zzz: 1 } }), usage(/unknown key faults\.zzz; the keys are faults\.crashPerSecond, /));
+    assert.throws(define({ invariants: { safty: [] } }), usage(/unknown key invariants\.safty; did you mean invariants\.safety\?/));
+    assert.throws(define({ invariants: { safety: [1] } }), usage(/invariants\.safety must be a list of functions/));
+    assert.throws(define({ faults: { downMsMin: 500, downMsMax: 10 } }), usage(/downMsMin \(500\) must not exceed faults\.downMsMax \(10\)/));
+    assert.throws(define({ faults: { downMsMin: -5 } }), usage(/downMsMin must be an integer >= 0, got -5/));
+    assert.throws(define({ faults: { tickMs: 0 } }), usage(/tickMs must be an integer >= 1, got 0/));
+    assert.throws(define({ faults: { downCountMax: 0 } }), usage(/downCountMax must be an integer >= 1/));
+    assert.throws(define({ faults: { crashWhen: true } }), usage(/crashWhen must be a function/));
+    assert.throws(define({ safetyEveryMs: 0 }), usage(/safetyEveryMs must be a positive number/));
+    assert.throws(define({ targets: 'a' }), usage(/targets must be an array of host names/));
+    assert.doesNotThrow(define({ faults: { crashPerSecond: 1, downMsMin: 10, downMsMax: 10, tickMs: 5, crashWhen: () => true }, safetyEveryMs: 5, invariants: { safety: [() => true] } }));
+  });
+
+  it('runScenario rejects targets and clients hosts() did not add, before the run', async () => {
+    const scenario = defineScenario({ name: 'x', hosts: (sim) => sim.host('a', () => {}), targets: ['a', 'nope'], durationMs: 100 });
+    await assert.rejects(runScenario(scenario, 1), (e) => e instanceof UsageError && /targets names "nope", which hosts\(\) did not add \(it added "a"\)/.test(e.message));
+  });
 });
