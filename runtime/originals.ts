@@ -3,6 +3,10 @@
  * runtime drives the simulation with these; it never reads the patched versions.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { genuineDate, genuineDateTimeFormat } from './fake-timers.js';
+
+/** Node's Date; a stand-in with no Date behind it is kept, and the Date shim refuses to run on it. */
+const NodeDate = genuineDate(globalThis.Date) ?? globalThis.Date;
 
 export const originals = {
   setImmediate: globalThis.setImmediate,
@@ -11,8 +15,10 @@ export const originals = {
   clearTimeout: globalThis.clearTimeout,
   setInterval: globalThis.setInterval,
   clearInterval: globalThis.clearInterval,
-  dateNow: Date.now,
-  Date: Date,
+  dateNow: NodeDate.now,
+  Date: NodeDate,
+  /** Node's Intl.DateTimeFormat, for the Date shim; undefined if a stand-in hides it. */
+  DateTimeFormat: genuineDateTimeFormat(globalThis.Intl),
   mathRandom: Math.random,
   AsyncLocalStorage,
   hrtime: process.hrtime,

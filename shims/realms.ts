@@ -18,12 +18,16 @@ export function realms(): Realm[] {
   const global = testRealmGlobal();
   if (global === undefined) return [MAIN];
   // Read at each install: Jest makes a new copy of process for each test file's context.
-  let own: unknown;
-  try {
-    own = global.process;
-  } catch {
-    own = undefined;
-  }
+  const own = readGlobal(global, 'process');
   const process = own !== null && typeof own === 'object' && own !== nodeProcess ? (own as NodeJS.Process) : undefined;
   return [MAIN, { global, process }];
+}
+
+/** A realm's global `key`, or undefined where reading it throws (a torn-down context's getter). */
+export function readGlobal(global: Record<PropertyKey, unknown>, key: string): unknown {
+  try {
+    return global[key];
+  } catch {
+    return undefined;
+  }
 }

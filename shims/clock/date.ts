@@ -24,13 +24,23 @@
  * Proxy over its own native Date, so `new Date() instanceof Date` and `class X extends Date`
  * hold in that realm, made once per realm for the life of the process.
  *
+ * A test's fake timers (runtime/fake-timers.ts) may have replaced a realm's Date and Intl before
+ * its first run: the Proxy is made over the realm's own Date behind the fake, and the fake Intl's
+ * DateTimeFormat (a plain wrapper on the fake clock) is the realm's own while installed. A test
+ * file's context whose Intl hides its own DateTimeFormat entirely gets Node's, simulated for
+ * Node's realm. A Date stand-in with no Date behind it (not a class extending it) cannot be seen
+ * through: the run is refused with a UsageError that says what to do.
+ *
  * Known limits, both from V8: `Function.prototype.toString.call(Date)` on any Proxy gives
  * "function () { [native code] }" (without the name; `String(Date)` and `Date.toString()` are
  * mirrored exactly by the get trap), and a class that extended the native Date BEFORE install
  * calls the native constructor from `super()`, so it reads the real clock.
  */
+import { UsageError } from '../../runtime/errors.js';
+import { genuineDate, genuineDateTimeFormat } from '../../runtime/fake-timers.js';
 import { originals } from '../../runtime/originals.js';
 import { currentHost } from '../context.js';
+import { readGlobal } from '../realms.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
@@ -52,6 +62,10 @@ const { now } = {
 interface RealmDate {
   NativeDate: DateConstructor;
   SimDate: DateConstructor;
+  /** The realm's own Intl.DateTimeFormat, whose prototype the simulated methods go on, or Node's. */
+  DateTimeFormat: typeof Intl.DateTimeFormat;
+  /** Whether DateTimeFormat is Node's realm's, whose prototype that realm's patches simulate. */
+  nodeDateTimeFormat: boolean;
   dtfPrototype: object;
   formatAccessor: () => unknown;
   formatToParts: (this: Intl.DateTimeFormat, date?: Date | number) => Intl.DateTimeFormatPart[];
@@ -64,7 +78,7 @@ function dateOrNow(date: unknown): unknown {
   return host === undefined ? undefined : host.dateNowMs();
 }
 
-function simulatedDate(NativeDate: DateConstructor, intl: typeof Intl): RealmDate {
+function simulatedDate(NativeDate: DateConstructor, DateTimeFormat: typeof Intl.DateTimeFormat, nodeDateTimeFormat: boolean): RealmDate {
   /** `Date()` returns ToDateString(now): exactly what Date.prototype.toString prints. */
   const nativeDateToString = NativeDate.prototype.toString;
   /** "function Date() { [native code] }" */
@@ -107,7 +121,7 @@ function simulatedDate(NativeDate: DateConstructor, intl: typeof Intl): RealmDat
   // ---- Intl.DateTimeFormat: format() and formatToParts() without a date mean "now" -----------
   // The spec has them read %Date.now% (the intrinsic, which V8 answers from the real clock), not
   // the global Date.now: inside a host they get the host's virtual time instead.
-  const dtfPrototype = intl.DateTimeFormat.prototype;
+  const dtfPrototype = DateTimeFormat.prototype;
   const nativeFormatGetter = Object.getOwnPropertyDescriptor(dtfPrototype, 'format')!.get!;
   const nativeFormatToParts = dtfPrototype.formatToParts;
   type FormatFunction = (date?: Date | number) => string;
@@ -134,17 +148,32 @@ function simulatedDate(NativeDate: DateConstructor, intl: typeof Intl): RealmDat
       return Reflect.apply(nativeFormatToParts, this, [dateOrNow(date)]) as Intl.DateTimeFormatPart[];
     },
   };
-  return { NativeDate, SimDate, dtfPrototype, formatAccessor, formatToParts: intlMethods.formatToParts };
+  return { NativeDate, SimDate, DateTimeFormat, nodeDateTimeFormat, dtfPrototype, formatAccessor, formatToParts: intlMethods.formatToParts };
 }
 
 /** One simulated Date per realm for the life of the process, so classes extending it keep working. */
-const byRealm = new WeakMap<object, RealmDate>([[globalThis, simulatedDate(originals.Date, Intl)]]);
+const byRealm = new WeakMap<object, RealmDate>();
+
+/** What to do about a stand-in the simulation cannot see through. */
+const PUT_BACK_BUILT_IN =
+  'put the built-in back before sim.run() (for fake timers: call jest.useRealTimers(), vi.useRealTimers() or clock.uninstall()) and fake it again after the run';
 
 function realmDate(global: Record<PropertyKey, unknown>): RealmDate {
   let simulated = byRealm.get(global);
   if (simulated === undefined) {
-    // Read before any patch of this realm: the shims are never installed between runs.
-    simulated = simulatedDate(global.Date as DateConstructor, global.Intl as typeof Intl);
+    // Made at the realm's first run, before any patch of it (the shims are never installed
+    // between runs); Node's realm from what dst-runtime captured when it loaded.
+    const main = global === globalThis;
+    const where = main ? "Node's realm (as dst-runtime found it when it loaded)" : "the test file's vm context";
+    const NativeDate = genuineDate(main ? originals.Date : global.Date);
+    if (NativeDate === undefined) {
+      throw new UsageError(`Failed to simulate Date in ${where}: its Date is a stand-in that is neither Date nor a class extending it, so the simulation has no Date to run on; ${PUT_BACK_BUILT_IN}`);
+    }
+    if (originals.DateTimeFormat === undefined) {
+      throw new UsageError(`Failed to simulate Intl.DateTimeFormat in Node's realm (as dst-runtime found it when it loaded): its Intl.DateTimeFormat is a stand-in without the built-in one behind it; ${PUT_BACK_BUILT_IN}`);
+    }
+    const own = main ? originals.DateTimeFormat : genuineDateTimeFormat(global.Intl);
+    simulated = simulatedDate(NativeDate, own ?? originals.DateTimeFormat, !main && own === undefined);
     byRealm.set(global, simulated);
   }
   return simulated;
@@ -154,12 +183,18 @@ export const dateShim: Shim = {
   name: 'date',
   install() {},
   realm(patches: PatchSet, realm: Realm) {
-    const { NativeDate, SimDate, dtfPrototype, formatAccessor, formatToParts } = realmDate(realm.global);
+    const { NativeDate, SimDate, DateTimeFormat, nodeDateTimeFormat, dtfPrototype, formatAccessor, formatToParts } = realmDate(realm.global);
     patches.replace(NativeDate, 'now', now);
     // `new Date().constructor === Date` while installed; dates made earlier share the prototype.
     patches.replace(NativeDate.prototype, 'constructor', SimDate);
     patches.replace(realm.global, 'Date', SimDate);
-    patches.defineGetter(dtfPrototype, 'format', formatAccessor, false);
-    patches.replace(dtfPrototype, 'formatToParts', formatToParts);
+    if (!nodeDateTimeFormat) {
+      patches.defineGetter(dtfPrototype, 'format', formatAccessor, false);
+      patches.replace(dtfPrototype, 'formatToParts', formatToParts);
+    }
+    // A test's fake Intl (fake timers) has a DateTimeFormat of its own that formats the fake
+    // clock's "now": while installed, the realm's own (or Node's), simulated.
+    const intl = readGlobal(realm.global, 'Intl') as { DateTimeFormat?: unknown } | undefined;
+    if (typeof intl === 'object' && intl !== null && intl.DateTimeFormat !== DateTimeFormat) patches.replace(intl, 'DateTimeFormat', DateTimeFormat);
   },
 };
