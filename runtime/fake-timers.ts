@@ -8,6 +8,9 @@
  * and Intl of a realm the Date shim simulates (shims/clock/date.ts) could be the fakes' too. This
  * module finds the built-in behind a fake, by what the fakes are made of:
  *
+ * - A fake function (and the fake Date, Intl and performance) has an own `clock` property, and the
+ *   clock keeps the value the fake replaced as `_<name>` (hijackMethod in @sinonjs/fake-timers
+ *   11 to 15, and in the copy Vitest bundles).
  * - A fake Date extends the realm's Date (sinon's ClockDate, behind a Proxy that does not trap
  *   getPrototypeOf; Vitest's MockDate, which vi.setSystemTime() puts in place without fake
  *   timers), and a fake Intl's DateTimeFormat.prototype inherits from the realm's: both are found
@@ -32,6 +35,21 @@ function ownData(target: unknown, key: string): { value: unknown } | undefined {
   if ((typeof target !== 'object' && typeof target !== 'function') || target === null) return undefined;
   const descriptor = Object.getOwnPropertyDescriptor(target, key);
   return descriptor !== undefined && 'value' in descriptor ? { value: descriptor.value } : undefined;
+}
+
+/**
+ * `value`, or, if it is a @sinonjs/fake-timers fake of the API `name` ('setImmediate',
+ * 'nextTick', 'queueMicrotask', ...), the value it replaced (through a fake of a fake too).
+ */
+export function behindFake<T>(value: T, name: string): T {
+  let current: unknown = value;
+  for (let depth = 0; depth < FAKE_DEPTH_MAX; depth++) {
+    const clock = ownData(current, 'clock');
+    const replaced = clock === undefined ? undefined : ownData(clock.value, `_${name}`);
+    if (replaced === undefined) break;
+    current = replaced.value;
+  }
+  return current as T;
 }
 
 /** Whether `value` is a realm's own Date constructor (not a Proxy, a bound copy or a subclass of it). */

@@ -57,11 +57,16 @@ function readByLoadingBuiltin(accessor: Function): boolean {
 
 /**
  * Replaces `target[key]` with `simulated` for everyone but a Node builtin module loading, which
- * gets the value that was there (Node's own). A value the program assigns later is what every
- * reader gets, until the patches are restored.
+ * gets `original`: Node's own, by default the value that was there. A value the program assigns
+ * later is what every reader gets, until the patches are restored.
  */
-export function patchExportKeepingNodeCaptures(patches: PatchSet, target: object, key: string, simulated: unknown): void {
-  const original = (target as Record<string, unknown>)[key];
+export function patchExportKeepingNodeCaptures(
+  patches: PatchSet,
+  target: object,
+  key: string,
+  simulated: unknown,
+  original: unknown = (target as Record<string, unknown>)[key],
+): void {
   const enumerable = Object.getOwnPropertyDescriptor(target, key)?.enumerable ?? true;
   let assigned = false;
   let value: unknown;

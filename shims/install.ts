@@ -11,6 +11,7 @@
  */
 import { syncBuiltinESMExports } from 'node:module';
 import { UsageError } from '../runtime/errors.js';
+import { originals } from '../runtime/originals.js';
 import { callSites } from './builtin-captures.js';
 import { setInterposer } from '../runtime/interposer.js';
 import { watchHostRealTimers } from './strict/tripwire.js';
@@ -180,8 +181,8 @@ function watchFirstLoads(patches: PatchSet, waiting: Map<string, Shim[]>, instal
   return true;
 }
 
-/** Node's queueMicrotask, taken before the process-host shim replaces the global. */
-const nodeQueueMicrotask = globalThis.queueMicrotask;
+/** Node's queueMicrotask: the process-host shim replaces the global, and a test's fake timers may have. */
+const nodeQueueMicrotask = originals.queueMicrotask;
 
 /** Whether Node is syncing a builtin's ES module facade (BuiltinModule#syncExports is on the stack). */
 function insideFacadeSync(): boolean {

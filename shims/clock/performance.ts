@@ -26,9 +26,14 @@ import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
 import { activeWorld } from '../../runtime/world.js';
 import { currentHost, type Host } from '../context.js';
 import { mirrorFunction, type PatchSet } from '../registry.js';
-import type { Shim } from '../shim.js';
+import { readGlobal } from '../realms.js';
+import type { Realm, Shim } from '../shim.js';
 
-const realNow = perf.now;
+/**
+ * Node's performance.now, from the prototype: a test's fake timers installed on Node's global put
+ * a fake of their own on the object itself (@sinonjs/fake-timers), perhaps before dst-runtime loaded.
+ */
+const realNow = (Object.getPrototypeOf(perf) as { now?: typeof perf.now }).now ?? perf.now;
 const realTimeOriginGetter = (() => {
   for (let o: object | null = perf; o !== null; o = Object.getPrototypeOf(o)) {
     const d = Object.getOwnPropertyDescriptor(o, 'timeOrigin');
@@ -524,5 +529,11 @@ export const performanceShim: Shim = {
       const getter = descriptor.get === undefined ? undefined : nodeTimingGetter(key, descriptor.get);
       if (getter !== undefined) patches.defineGetter(nodeTiming, key, getter, descriptor.enumerable ?? true);
     }
+  },
+  realm(patches: PatchSet, realm: Realm) {
+    // A test's fake timers put a performance object of their own in a realm's global slot (Node's
+    // slot is an accessor over perf_hooks' object, and a Jest context copies that object): host
+    // code must reach Node's, simulated in place by install(), until the run is over.
+    if (readGlobal(realm.global, 'performance') !== perf) patches.replace(realm.global, 'performance', perf);
   },
 };

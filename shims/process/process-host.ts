@@ -11,6 +11,7 @@ import type { AsyncResource } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 import { setHostProcessHooks } from '../../runtime/hosts/process-hooks.js';
+import { originals } from '../../runtime/originals.js';
 import type { World, WorldHost } from '../../runtime/world.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { callSites } from '../builtin-captures.js';
@@ -379,7 +380,8 @@ function killOf(realKill: Method, proc: NodeJS.Process): Method {
   };
 }
 
-const realQueueMicrotask = globalThis.queueMicrotask;
+/** Node's, also where a test's fake timers replaced the global before dst-runtime loaded. */
+const realQueueMicrotask = originals.queueMicrotask;
 
 /**
  * queueMicrotask inside a library-mode host: the callback's exception crashes that host. Node
@@ -482,6 +484,11 @@ export const processHostShim: Shim = {
     patches.replace(realm.global, 'queueMicrotask', queueMicrotask);
     if (realm.process === undefined) return;
     const proc = realm.process;
+    // process.nextTick stays Node's own (the driver drains its queue between events), but a
+    // test's fake timers may have put a fake on this process (Node's, or a Jest context's copy),
+    // whose callbacks would wait for the fake clock: host code, and Node's own code that reads
+    // process.nextTick at each call (streams), get Node's until the run is over.
+    if (proc.nextTick !== originals.nextTick) patches.replace(proc, 'nextTick', originals.nextTick);
     const p = proc as unknown as Record<string, Method>;
     // Node's on and addListener are one function, and off and removeListener: so are the wrappers.
     const wrappers = new Map<Method, Method>();

@@ -14,6 +14,7 @@ import timersModule from 'node:timers';
 import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
 import { activeDomain, type DomainLike, outsideDomain, runEnteredIn } from '../../runtime/driver/outside-domain.js';
+import { behindFake } from '../../runtime/fake-timers.js';
 import { originals } from '../../runtime/originals.js';
 import { EVENT_KIND_CODE, kCheckTurn, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../../runtime/scheduler/event.js';
 import { keepShapesOf } from '../../runtime/scheduler/shape-keeper.js';
@@ -829,8 +830,9 @@ export const timersShim: Shim = {
   name: 'timers',
   install(patches: PatchSet) {
     const mod = timersModule as unknown as Record<string, unknown>;
-    // Node's modules that take these when they load keep Node's own (shims/builtin-captures.ts).
-    for (const name of NAMES) patchExportKeepingNodeCaptures(patches, mod, name, simulatedTimers[name]);
+    // Node's modules that take these when they load keep Node's own (shims/builtin-captures.ts),
+    // also where a test's fake timers replaced the exports (runtime/fake-timers.ts).
+    for (const name of NAMES) patchExportKeepingNodeCaptures(patches, mod, name, simulatedTimers[name], behindFake(mod[name], name));
     if (typeof mod.enroll === 'function') {
       // Node's own functions, taken before they are replaced below.
       const real = mod as unknown as LegacyTimers;
