@@ -12,12 +12,14 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('./fixtures/projects/', import.meta.url));
+const FAKE_TIMERS_OBSERVE = fileURLToPath(new URL('../support/fake-timers-observe.cjs', import.meta.url));
 const RUNNERS = ['mocha@11.8.0', 'jest@30.5.2', 'vite@8.3.8', 'vitest@4.1.12'];
 const WORK = path.join(os.tmpdir(), `dst-runtime-runner-projects-${createHash('sha256').update(RUNNERS.join(' ')).digest('hex').slice(0, 12)}`);
 const [major, minor] = process.versions.node.split('.').map(Number);
@@ -44,7 +46,11 @@ const PROJECTS = {
     fixture: 'jest.js',
     cmd: ['npx', 'jest', '--ci'],
     failed: /Tests:\s+(\d+) failed/,
-    files: { 'jest.config.cjs': "module.exports = { testMatch: ['**/sim.test.js', '**/import.test.js'] };\n", 'answer.mjs': 'export const answer = 42;\n' },
+    files: {
+      'jest.config.cjs': "module.exports = { testMatch: ['**/sim.test.js', '**/import.test.js', '**/fake-timers.test.js'] };\n",
+      'jest-fake-timers.config.cjs': "module.exports = { testMatch: ['**/fake-timers.test.js'], fakeTimers: { enableGlobally: true } };\n",
+      'answer.mjs': 'export const answer = 42;\n',
+    },
   },
   vitest: {
     file: 'sim.test.mjs',
@@ -238,6 +244,28 @@ describe('a small simTest project per test runner, installed from the npm regist
     });
     const { fingerprint } = await sim.run();
     for (const r of runs) assert.deepEqual({ fingerprint: r.fingerprint, log: r.log }, { fingerprint, log }, r.target);
+  });
+
+  it("jest: with jest.useFakeTimers() in the test, and with fakeTimers.enableGlobally, host code sees the simulation's clock and the run outside Jest; the fakes work after it", async function () {
+    if (!results.has('jest')) this.skip();
+    const dir = path.join(runDir, 'jest');
+    fs.copyFileSync(path.join(FIXTURES, 'jest-fake-timers.js'), path.join(dir, 'fake-timers.test.js'));
+    fs.copyFileSync(FAKE_TIMERS_OBSERVE, path.join(dir, 'fake-timers-observe.cjs'));
+    // The same client outside Jest and without fakes, in this process.
+    const { observe } = createRequire(import.meta.url)(FAKE_TIMERS_OBSERVE);
+    const baseline = await observe();
+    for (const [how, args, env] of [
+      ['in the test', ['fake-timers.test.js'], {}],
+      ['enableGlobally', ['--config', 'jest-fake-timers.config.cjs'], { PROJECT_FAKE_TIMERS: 'global' }],
+    ]) {
+      const out = path.join(runDir, `jest-fake-timers-${env.PROJECT_FAKE_TIMERS ?? 'test'}.jsonl`);
+      const { code, text } = await run(dir, ['npx', 'jest', '--ci', ...args], { ...env, PROJECT_OUT: out });
+      assert.equal(code, 0, `${how}:\n${text.slice(-3000)}`);
+      assert.match(text, /Tests:\s+2 passed/, how);
+      const runs = fs.readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+      assert.equal(runs.length, 2, how);
+      for (const { name, got } of runs) assert.deepEqual(got, baseline, `${how}: ${name}`);
+    }
   });
 
   after(() => {
