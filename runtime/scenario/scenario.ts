@@ -533,6 +533,13 @@ function chaos(
     const later = (ms: number, fn: () => void) => setTimeout(() => { if (ctx.phase === 'faults') attempt(fn); }, ms);
     const running = () => ctx.targets.filter((t) => sim.status(t).state === 'running');
     const down = new Set<string>();
+    /** Targets a stop fault signalled, with the incarnation it signalled. */
+    const stopping = new Map<string, number>();
+    /** Whether `target` is still the incarnation a stop signalled, running its shutdown. */
+    const shuttingDown = (target: string): boolean => {
+      const status = sim.status(target);
+      return stopping.has(target) && status.state === 'running' && status.incarnation === stopping.get(target);
+    };
     const checkSafety = () => {
       const violated = check(safety, ctx, 'safety');
       if (violated === undefined) return;
@@ -553,16 +560,29 @@ function chaos(
       if (up.length === 0 || (scheduled !== undefined && !up.includes(scheduled.target!))) return;
       const target = scheduled?.target ?? pick(up);
       down.add(target);
+      if (how === 'stop') stopping.set(target, sim.status(target).incarnation);
       if (how === 'crash') sim.crash(target);
       else if (how === 'kill') sim.kill(target);
       else sim.stop(target);
       const fault: ScheduledFault = { atMs: now(), fault: how, target };
       applied.push(fault);
       fault.downMs = scheduled?.downMs ?? downMs();
-      later(fault.downMs, () => {
-        down.delete(target);
-        if (sim.status(target).state !== 'running') sim.restart(target);
-      });
+      later(fault.downMs, () => restartWhenDown(target));
+    };
+    /**
+     * A target whose downtime is over is restarted, as a supervisor restarts a service: one that
+     * a stop left shutting down (its SIGTERM handler still draining) once it has exited, and it
+     * counts as down until then (downCountMax). Before, it was never restarted after its exit,
+     * and no longer counted as down.
+     */
+    const restartWhenDown = (target: string): void => {
+      if (shuttingDown(target)) {
+        later(tickMs, () => restartWhenDown(target));
+        return;
+      }
+      stopping.delete(target);
+      down.delete(target);
+      if (sim.status(target).state !== 'running') sim.restart(target);
     };
     const linkFault = (
       kind: 'partition' | 'partitionOneway' | 'hold',
@@ -764,6 +784,14 @@ function chaos(
       const status = sim.status(a);
       if (status.paused) attempt(() => sim.resume(a));
       if (status.state !== 'running') attempt(() => sim.restart(a));
+      else if (shuttingDown(a)) {
+        // Still shutting down after a stop: restarted once it has exited, in the heal phase too.
+        const whenExited = (): void => {
+          if (shuttingDown(a)) setTimeout(whenExited, tickMs);
+          else if (sim.status(a).state !== 'running') attempt(() => sim.restart(a));
+        };
+        setTimeout(whenExited, tickMs);
+      }
     }
     for (const key of [...spiked]) attempt(() => unspike(...(key.split('|') as [string, string])));
     for (const c of ctx.clients) if (sim.status(c).state === 'crashed') attempt(() => sim.restart(c));

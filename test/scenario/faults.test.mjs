@@ -220,4 +220,46 @@ describe('swarm mode', () => {
     assert.equal(a.fingerprint, b.fingerprint);
     assert.equal((await runScenario(scenario, 0x21)).swarm, undefined);
   });
+
+  it('a stopped target whose SIGTERM handler outlasts its downtime is restarted once it exits, counts as down until then, and in the heal phase too', async () => {
+    // Found by a probe: it was never restarted after its exit, no longer counted as down (a
+    // crash then took the other target too), and one stopped just before the heal phase stayed
+    // down to the end.
+    const scenario = defineScenario({
+      name: 'slow-stop',
+      hosts(sim, ctx) {
+        for (const name of ['a', 'b']) {
+          sim.host(name, () => {
+            (ctx.state.boots ??= []).push([name, Date.now()]); // a restarted host's performance.now() starts again
+            const keep = setInterval(() => {}, 1000);
+            process.on('SIGTERM', () => setTimeout(() => {
+              clearInterval(keep);
+              process.exit(0);
+            }, 300));
+          });
+        }
+      },
+      durationMs: 3000,
+      healMs: 1000,
+      faults: { downMsMin: 20, downMsMax: 20 },
+      invariants: {
+        safety: [(ctx) => ['a', 'b'].some((h) => ctx.sim.status(h).state === 'running') || 'a and b are down at once'],
+        liveness: [(ctx) => ['a', 'b'].every((h) => ctx.sim.status(h).state === 'running') || `at the end: a ${ctx.sim.status('a').state}, b ${ctx.sim.status('b').state}`],
+      },
+    });
+    const bootsOf = async (schedule) => {
+      let boots;
+      const result = await runScenario(defineScenario({ ...scenario, invariants: { ...scenario.invariants, liveness: [...scenario.invariants.liveness, (ctx) => ((boots = ctx.state.boots), true)] } }), 1, { schedule });
+      assert.ok(result.ok, result.failure?.message);
+      return { boots: boots.map(([name, at]) => `${name} at ${at - boots[0][1]}`), applied: result.schedule.map((f) => `${f.fault} ${f.target} at ${f.atMs}`) };
+    };
+    // a exits at 400 (stop at 100 + 300 ms of draining) and is restarted then; the crash of b at
+    // 200 is skipped, as a is still down.
+    assert.deepEqual(await bootsOf([{ atMs: 100, fault: 'stop', target: 'a', downMs: 20 }, { atMs: 200, fault: 'crash', target: 'b', downMs: 20 }]), {
+      boots: ['a at 0', 'b at 0', 'a at 400'],
+      applied: ['stop a at 100'],
+    });
+    // Stopped at 1900, a exits at 2200, in the heal phase (from 2000): restarted then.
+    assert.deepEqual(await bootsOf([{ atMs: 1900, fault: 'stop', target: 'a', downMs: 20 }]), { boots: ['a at 0', 'b at 0', 'a at 2200'], applied: ['stop a at 1900'] });
+  });
 });
