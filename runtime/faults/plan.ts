@@ -16,17 +16,17 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
  * a kind named in DST_FAULTS runs with, and the middle of what swarm mode draws (uniform in
  * (0, 2 x default] when the kind is on).
  */
-export const FAULT_RATES: Record<FaultKind, { key: string; default: number }> = {
+export const FAULT_RATES: Record<FaultKind, { key: string; default: number; ratio?: true }> = {
   /** Mean extra delay (ms) of a packet in a slow period of its connection (the long tail). */
   latency: { key: 'latencyTailMs', default: 20 },
   /** Per-packet jitter (ms), independent per packet: connections and datagrams overtake each other. */
   reorder: { key: 'reorderJitterMs', default: 2 },
   /** Chance that a TCP data segment finds its connection reset (a middlebox, a peer's kernel). */
-  reset: { key: 'resetRatio', default: 0.005 },
+  reset: { key: 'resetRatio', default: 0.005, ratio: true },
   /** Chance that a datagram is lost (half as many are duplicated). */
-  loss: { key: 'lossRatio', default: 0.05 },
+  loss: { key: 'lossRatio', default: 0.05, ratio: true },
   /** Fraction of 100 ms periods in which a chain's event loop lags (each event costs extra time). */
-  lag: { key: 'lagRatio', default: 0.2 },
+  lag: { key: 'lagRatio', default: 0.2, ratio: true },
   /** Stalls (10-500 ms: a GC pause, a descheduled VM) per second of each chain. */
   stall: { key: 'stallPerSecond', default: 0.5 },
   /** Wall-clock steps (NTP) per second, each to an offset within +-1 s. */
@@ -70,6 +70,9 @@ export function parseFaultSpec(text: string, name = 'DST_FAULTS'): FaultSpec {
       if ((FAULT_KINDS as readonly string[]).includes(kind) && !(word.slice(eq + 1).trim() !== '' && Number.isFinite(value) && value >= 0)) {
         throw new UsageError(`Failed to parse ${name}: ${JSON.stringify(word)} must give ${kind} a number >= 0 (its ${FAULT_RATES[kind as FaultKind].key}), e.g. ${kind}=${FAULT_RATES[kind as FaultKind].default}`);
       }
+      if ((FAULT_KINDS as readonly string[]).includes(kind) && FAULT_RATES[kind as FaultKind].ratio && value > 1) {
+        throw new UsageError(`Failed to parse ${name}: ${JSON.stringify(word)} must give ${kind} a probability in [0, 1] (its ${FAULT_RATES[kind as FaultKind].key}), e.g. ${kind}=${FAULT_RATES[kind as FaultKind].default}`);
+      }
       rates[kind as FaultKind] = value;
       word = kind;
     }
@@ -99,7 +102,8 @@ export function formatFaultSpec(spec: FaultSpec): string {
 
 /**
  * The seed's fault mix. Without swarm every kind of the spec runs at its default. With swarm
- * each kind is, independently, off with probability 1/2, else uniform in (0, 2 x default]; each
+ * each kind is, independently, off with probability 1/2, else uniform in (0, 2 x default] (a
+ * ratio at most 1); each
  * kind draws from its own stream of (seed, kind), so adding a kind never changes the others'
  * draws. Values are rounded to 6 significant digits so the mix prints exactly.
  */
@@ -115,7 +119,9 @@ export function drawFaultMix(spec: FaultSpec, seed: SeedInput): FaultMix {
     }
     const stream = new RandomStream(root, `faults/swarm/${kind}`);
     const on = stream.double() >= 0.5;
-    mix[key] = on ? Number(((1 - stream.double()) * 2 * rate).toPrecision(6)) : 0;
+    const drawn = on ? Number(((1 - stream.double()) * 2 * rate).toPrecision(6)) : 0;
+    // A probability stays one: a drawn reset, loss or lag ratio above 1 is 1.
+    mix[key] = FAULT_RATES[kind].ratio ? Math.min(1, drawn) : drawn;
   }
   return mix;
 }

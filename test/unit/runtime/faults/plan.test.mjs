@@ -18,6 +18,12 @@ describe('fault plans for plain programs (runtime/faults/plan.ts)', () => {
     assert.throws(() => parseFaultSpec('gc'), (e) => e instanceof UsageError && /"gc" is not a fault kind \(known: latency, reorder, reset, loss, lag, stall, skew/.test(e.message));
     assert.throws(() => parseFaultSpec('stall=-1'), (e) => e instanceof UsageError && /stall a number >= 0 \(its stallPerSecond\)/.test(e.message));
     assert.throws(() => parseFaultSpec('lag=x'), UsageError);
+    // reset, loss and lag are probabilities (a probe found reset=2 and loss=1.5 accepted).
+    for (const word of ['reset=2', 'loss=1.5', 'lag=1.01']) {
+      assert.throws(() => parseFaultSpec(word), (e) => e instanceof UsageError && / a probability in \[0, 1\] \(its (reset|loss|lag)Ratio\)/.test(e.message), word);
+    }
+    assert.deepEqual(parseFaultSpec('loss=1').rates, { loss: 1 });
+    assert.deepEqual(parseFaultSpec('stall=5').rates, { stall: 5 }, 'a rate per second may exceed 1');
     assert.throws(() => parseFaultSpec(''), UsageError);
   });
 
@@ -42,6 +48,13 @@ describe('fault plans for plain programs (runtime/faults/plan.ts)', () => {
     for (const kind of FAULT_KINDS) {
       const key = FAULT_RATES[kind].key;
       assert.ok(mixes.some((m) => m[key] === 0) && mixes.some((m) => m[key] > 0), `${key} is sometimes off and sometimes on`);
+    }
+  });
+
+  it('a swarm draw of a probability stays at most 1', () => {
+    for (let seed = 1; seed <= 32; seed++) {
+      const mix = drawFaultMix(parseFaultSpec('swarm:reset=0.9,loss=1,lag=0.7'), seed);
+      for (const key of ['resetRatio', 'lossRatio', 'lagRatio']) assert.ok(mix[key] >= 0 && mix[key] <= 1, `seed ${seed}: ${key}=${mix[key]}`);
     }
   });
 
