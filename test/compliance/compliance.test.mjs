@@ -18,6 +18,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import { describeReplays, listPrograms, programRuns, REGISTER_MJS, replayPlan } from '../support/programs.mjs';
 
 const PROGRAMS_DIR = fileURLToPath(new URL('./programs/', import.meta.url));
@@ -55,6 +56,14 @@ describe(`compliance: plain Node ${process.version} vs --import ${REGISTER_SPECI
       assert.deepEqual(simulated.warnings, plain.warnings, `warning lines differ (seed ${SEED_MAIN})${context}`);
     } catch (error) {
       runs.forget(program, 'plain'); // the next run compares with a fresh plain run
+      // A plain run slowed by a loaded machine can print another order than Node's usual one
+      // (seen in CI: 102 on Node 22, 107 on 24): the simulated output passes if a fresh plain
+      // run prints it too; one no plain run prints still fails.
+      const agrees = (again) => again.stdout === simulated.stdout && again.status === simulated.status && isDeepStrictEqual(again.warnings, simulated.warnings);
+      if (await runs.plainAgainAgrees(program, 'plain', agrees)) {
+        console.warn(`\ncompliance ${program}: a plain run differed (a timing race under load); a fresh plain run printed what the simulator printed`);
+        return;
+      }
       throw error;
     }
   }
