@@ -380,6 +380,12 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
       fail('EIO', 'write');
     }
     node.sync();
+    // Its sync reports a writeback error since this descriptor last looked, once, as fsync does
+    // (the bytes are written and flushed; write(2) still fails: generic_write_sync).
+    if (file.writebackErrors !== node.writebackErrors) {
+      file.writebackErrors = node.writebackErrors;
+      fail('EIO', 'write');
+    }
   }
   return bytes.length;
 }

@@ -175,6 +175,7 @@ describe('disk faults', function () {
       };
       const writer = fs.openSync(wal, 'w');
       const flusher = fs.openSync(wal, 'r');
+      const appender = fs.openSync(wal, 'as'); // O_APPEND | O_SYNC: every write is synced
       fs.writeSync(writer, 'record-1\n');
       sim.setDiskFaults('c', { fsyncErrorRate: 1 });
       attempt('flusher', flusher);
@@ -185,12 +186,30 @@ describe('disk faults', function () {
       attempt('writer again', writer);
       attempt('flusher again', flusher);
       attempt('opened after', later);
+      // An O_SYNC write syncs too: it is written and flushed, and reports the error once.
+      for (const label of ['O_SYNC write', 'O_SYNC write again']) {
+        try {
+          fs.writeSync(appender, 'r3\n');
+          seen.push(`${label}: ok`);
+        } catch (error) {
+          seen.push(`${label}: ${error.code}`);
+        }
+      }
       seen.push(JSON.stringify(fs.readFileSync(wal, 'utf8')));
     });
     await sim.run();
     // The writer's fsync flushes record-2 and reports record-1's loss; each descriptor hears of
     // it once. record-1's bytes are gone (the writer's offset stayed past them: a hole).
-    assert.deepEqual(seen, ['flusher: EIO', 'writer: EIO', 'writer again: ok', 'flusher again: ok', 'opened after: ok', JSON.stringify(`${'\0'.repeat(9)}record-2\n`)]);
+    assert.deepEqual(seen, [
+      'flusher: EIO',
+      'writer: EIO',
+      'writer again: ok',
+      'flusher again: ok',
+      'opened after: ok',
+      'O_SYNC write: EIO',
+      'O_SYNC write again: ok',
+      JSON.stringify(`${'\0'.repeat(9)}record-2\nr3\nr3\n`),
+    ]);
   });
 
   it('ENOSPC past a quota: a short write first, then ENOSPC; deleting a file frees its blocks', async () => {
