@@ -98,18 +98,30 @@ const SURVIVED = new Set(['SIGPIPE', 'SIGCHLD', 'SIGCONT', 'SIGURG', 'SIGXFSZ', 
 /** Signals that stop a process until a SIGCONT (a library-mode host is paused: sim.resume()). */
 const STOPPING = new Set(['SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU']);
 
+/** What a process without a listener does on `signum`: Node's (and the kernel's) default action. */
+function defaultAction(signum: number): 'survive' | 'stop' | 'end' {
+  const names = signalNames(signum);
+  if (names.some((name) => SURVIVED.has(name))) return 'survive';
+  return names.some((name) => STOPPING.has(name)) ? 'stop' : 'end';
+}
+
+/**
+ * Queues `deliver`, a signal sent to `host`'s own process, for the poll phase that reads it
+ * (libuv's signal pipe): this turn's, or the next one's when sent from an I/O callback, whose
+ * poll has returned (after the immediates it queued). Unref'd, as Node's signal wraps are.
+ */
+function queueSignal(host: Host, deliver: () => void, scope: AsyncResource | undefined): void {
+  const world = host.world as World;
+  if (world.inPoll(host as WorldHost)) world.scheduleNextPoll(host as WorldHost, deliver, scope);
+  else world.schedule(host as WorldHost, 0, 'io', deliver, undefined, false, scope);
+}
+
 /**
  * Delivers a signal (a name, or a number from 1 to 64) to a host: the listeners of every name
  * the number has run (SIGABRT and SIGIOT are one signal), or, with none, what Node's default
  * does: most signals end the host with 128 + the number, some leave it running, the stopping
  * ones pause it. `caught`: it had listeners when it was sent (nothing happens without them now).
  */
-/** True when the kernel's default action for `signum` ends the process (not ignored, not a stop). */
-function terminates(signum: number): boolean {
-  const names = signalNames(signum);
-  return !names.some((name) => SURVIVED.has(name) || STOPPING.has(name));
-}
-
 export function signalHost(host: Host, signal: string | number, caught = false): void {
   if (host.state !== 'running') return;
   // By name from sim.stop() and sim.kill() (process-hooks.ts).
@@ -121,9 +133,9 @@ export function signalHost(host: Host, signal: string | number, caught = false):
   // Caught when it was sent (a listener's handler was installed): its listeners are gone now, and
   // Node drops it with the signal's wrap.
   if (caught) return;
-  const names = signalNames(signum);
-  if (names.some((name) => SURVIVED.has(name))) return;
-  if (names.some((name) => STOPPING.has(name))) {
+  const action = defaultAction(signum);
+  if (action === 'survive') return;
+  if (action === 'stop') {
     host.world.hosts.pause(host.name);
     return;
   }
@@ -300,19 +312,13 @@ function signalOwnProcess(proc: NodeJS.Process, host: Host, signum: number): boo
   // One event per name: Node has a signal wrap per name, and runs each wrap's callback (its ticks
   // and microtasks after it) in its own context. Unref'd, as Node's signal wraps are: with
   // nothing else alive the process exits before its loop polls again, and the listener never
-  // runs (20, 22 and 24).
-  // libuv reads a signal from its pipe in a poll phase: sent from an I/O callback (or from Node
-  // 20's ES module entry, which runs as one), this turn's poll has returned, so the next poll
-  // reads it, after this turn's immediates (20, 22 and 24).
-  const world = host.world as World;
-  const nextPoll = world.inPoll(host as WorldHost);
+  // runs (20, 22 and 24). Read by a poll phase (queueSignal): from an I/O callback (or Node 20's
+  // ES module entry, which runs as one), the next turn's, after this turn's immediates.
   for (const name of names) {
     const deliver = (): void => {
       if (proc.listenerCount(name) > 0) (proc.emit as (event: string, ...args: unknown[]) => boolean).call(proc, name, name, signum);
     };
-    const scope = signalScopes.get(proc)?.get(name);
-    if (nextPoll) world.scheduleNextPoll(host as WorldHost, deliver, scope);
-    else world.schedule(host as WorldHost, 0, 'io', deliver, undefined, false, scope);
+    queueSignal(host, deliver, signalScopes.get(proc)?.get(name));
   }
   return true;
 }
@@ -363,15 +369,12 @@ function killOf(realKill: Method, proc: NodeJS.Process): Method {
     const emitter = emitters.get(host);
     const caught = emitter !== undefined && listenedNames(emitter, signum).length > 0;
     if (caught) {
-      const world = host.world as World;
-      const deliver = (): void => signalHost(host, signum, true);
-      if (world.inPoll(host as WorldHost)) world.scheduleNextPoll(host as WorldHost, deliver, undefined);
-      else world.schedule(host as WorldHost, 0, 'io', deliver, undefined, false);
+      queueSignal(host, () => signalHost(host, signum, true), undefined);
       return true;
     }
     // Without one, the kernel's default action: a signal that ends the process does so before
     // kill(2) returns to it (nothing after the call runs, not even its ticks: 20, 22 and 24).
-    if (terminates(signum)) {
+    if (defaultAction(signum) === 'end') {
       signalHost(host, signum);
       throw new HostExit(host, 128 + signum);
     }
