@@ -390,13 +390,6 @@ export function defineScenario(definition: ScenarioDefinition): Scenario {
 
 /** What a scenario definition may hold (a misspelt key would be ignored: a run with no checks, or no faults). */
 const DEFINITION_KEYS = ['name', 'hosts', 'targets', 'clients', 'faults', 'durationMs', 'healMs', 'safetyEveryMs', 'invariants', 'disk', 'network'];
-/** What a fault profile may hold (FaultProfile). */
-const FAULT_KEYS = [
-  ...['crash', 'kill', 'reset', 'bounce', 'stop', 'pause', 'partition', 'partitionOneway', 'hold', 'latencySpike', 'skewJump', 'stall', 'lag', 'clientCrash', 'diskSlow', 'diskFull'].map((k) => `${k}PerSecond`),
-  'latencySpikeMs', 'skewJumpMsMax', 'stallMs', 'lagEventMsMax',
-  'diskReadErrorRate', 'diskWriteErrorRate', 'diskFsyncErrorRate', 'diskCorruptReadRate', 'diskPaths', 'diskLatencyMs', 'diskFsyncLatencyMs', 'diskQuotaBytes', 'diskTornWrites', 'diskSectorBytes', 'diskSlowMs',
-  'downMsMin', 'downMsMax', 'downCountMax', 'crashWhen', 'tickMs',
-];
 
 /** Fails on a key of `object` that `known` does not list, naming the closest known one. */
 function knownKeys(object: Record<string, unknown>, known: readonly string[], where: string, prefix: string): void {
@@ -421,6 +414,13 @@ function editDistance(a: string, b: string): number {
 
 const DISK_RATES = ['diskReadErrorRate', 'diskWriteErrorRate', 'diskFsyncErrorRate', 'diskCorruptReadRate'] as const;
 const DISK_KEYS = [...DISK_RATES, 'diskPaths', 'diskLatencyMs', 'diskFsyncLatencyMs', 'diskQuotaBytes', 'diskTornWrites', 'diskSectorBytes', 'diskSlowPerSecond', 'diskSlowMs', 'diskFullPerSecond'];
+/** What a fault profile may hold (FaultProfile): the rates and their settings, the disk's, and the driver's own. */
+const FAULT_KEYS = [
+  ...['crash', 'kill', 'reset', 'bounce', 'stop', 'pause', 'partition', 'partitionOneway', 'hold', 'latencySpike', 'skewJump', 'stall', 'lag', 'clientCrash'].map((k) => `${k}PerSecond`),
+  'latencySpikeMs', 'skewJumpMsMax', 'stallMs', 'lagEventMsMax',
+  ...DISK_KEYS,
+  'downMsMin', 'downMsMax', 'downCountMax', 'crashWhen', 'tickMs',
+];
 
 /** Whether a profile asks for disk faults (so the scenario needs simulated disks). */
 function usesDisk(faults: FaultProfile): boolean {
@@ -575,9 +575,9 @@ function chaos(
      * counts as down until then (downCountMax). Before, it was never restarted after its exit,
      * and no longer counted as down.
      */
-    const restartWhenDown = (target: string): void => {
+    const restartWhenDown = (target: string, after = later): void => {
       if (shuttingDown(target)) {
-        later(tickMs, () => restartWhenDown(target));
+        after(tickMs, () => restartWhenDown(target, after));
         return;
       }
       stopping.delete(target);
@@ -783,15 +783,9 @@ function chaos(
       }
       const status = sim.status(a);
       if (status.paused) attempt(() => sim.resume(a));
+      // One still shutting down after a stop is restarted once it has exited, in the heal phase too.
       if (status.state !== 'running') attempt(() => sim.restart(a));
-      else if (shuttingDown(a)) {
-        // Still shutting down after a stop: restarted once it has exited, in the heal phase too.
-        const whenExited = (): void => {
-          if (shuttingDown(a)) setTimeout(whenExited, tickMs);
-          else if (sim.status(a).state !== 'running') attempt(() => sim.restart(a));
-        };
-        setTimeout(whenExited, tickMs);
-      }
+      else if (shuttingDown(a)) restartWhenDown(a, (ms, fn) => setTimeout(() => attempt(fn), ms));
     }
     for (const key of [...spiked]) attempt(() => unspike(...(key.split('|') as [string, string])));
     for (const c of ctx.clients) if (sim.status(c).state === 'crashed') attempt(() => sim.restart(c));
