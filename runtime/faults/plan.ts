@@ -67,11 +67,11 @@ export function parseFaultSpec(text: string, name = 'DST_FAULTS'): FaultSpec {
     if (eq >= 0) {
       const kind = word.slice(0, eq);
       const value = Number(word.slice(eq + 1));
-      if ((FAULT_KINDS as readonly string[]).includes(kind) && !(word.slice(eq + 1).trim() !== '' && Number.isFinite(value) && value >= 0)) {
-        throw new UsageError(`Failed to parse ${name}: ${JSON.stringify(word)} must give ${kind} a number >= 0 (its ${FAULT_RATES[kind as FaultKind].key}), e.g. ${kind}=${FAULT_RATES[kind as FaultKind].default}`);
-      }
-      if ((FAULT_KINDS as readonly string[]).includes(kind) && FAULT_RATES[kind as FaultKind].ratio && value > 1) {
-        throw new UsageError(`Failed to parse ${name}: ${JSON.stringify(word)} must give ${kind} a probability in [0, 1] (its ${FAULT_RATES[kind as FaultKind].key}), e.g. ${kind}=${FAULT_RATES[kind as FaultKind].default}`);
+      const rate = (FAULT_KINDS as readonly string[]).includes(kind) ? FAULT_RATES[kind as FaultKind] : undefined;
+      if (rate !== undefined) {
+        const number = word.slice(eq + 1).trim() !== '' && Number.isFinite(value) && value >= 0;
+        const wanted = !number ? 'a number >= 0' : rate.ratio === true && value > 1 ? 'a probability in [0, 1]' : undefined;
+        if (wanted !== undefined) throw new UsageError(`Failed to parse ${name}: ${JSON.stringify(word)} must give ${kind} ${wanted} (its ${rate.key}), e.g. ${kind}=${rate.default}`);
       }
       rates[kind as FaultKind] = value;
       word = kind;
@@ -103,9 +103,8 @@ export function formatFaultSpec(spec: FaultSpec): string {
 /**
  * The seed's fault mix. Without swarm every kind of the spec runs at its default. With swarm
  * each kind is, independently, off with probability 1/2, else uniform in (0, 2 x default] (a
- * ratio at most 1); each
- * kind draws from its own stream of (seed, kind), so adding a kind never changes the others'
- * draws. Values are rounded to 6 significant digits so the mix prints exactly.
+ * ratio at most 1); each kind draws from its own stream of (seed, kind), so adding a kind never
+ * changes the others' draws. Values are rounded to 6 significant digits so the mix prints exactly.
  */
 export function drawFaultMix(spec: FaultSpec, seed: SeedInput): FaultMix {
   const root = parseSeed(seed, 'seed');

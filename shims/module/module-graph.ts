@@ -135,8 +135,9 @@ const SOURCE_URL_COMMENT = /^[ \t]*\/\/[#@][ \t]+sourceURL=/m;
 
 /**
  * `text` naming its stack frames by the module's URL without the host query: V8 names a frame's
- * file (Error.stack, a CallSite's getFileName(), the source line of a fatal error) by a
- * `sourceURL` comment when the script has one, else by the module's URL. Before, an explorer
+ * file in Error.stack, a CallSite's toString() and the source line of a fatal error by a
+ * `sourceURL` comment when the script has one, else by the module's URL (a CallSite's
+ * getFileName() keeps the module's URL either way: docs/notes/node-facts.md). Before, an explorer
  * worker's frames read `file:///app.mjs?dst-host=main&dst-boot=1&dst-run=7&dst-entry=1:2:15`,
  * a different text at every seed of the worker (a logger printing an error's stack). A module
  * with a sourceURL comment of its own keeps it, as under plain Node.
