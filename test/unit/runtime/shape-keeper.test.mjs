@@ -75,7 +75,11 @@ describe('shape keeper: the event path stays optimized from run to run (seed 0x5
 
   it('without it V8 throws the event path away at every run ("weak objects"); with it, not after the second', () => {
     // 2 clients x 20 chains x 250 steps: enough events per run for TurboFan to optimize the path.
-    const flags = ['--allow-natives-syntax', '--trace-deopt'];
+    // TurboFan compiles on the main thread (--no-concurrent-recompilation): on a background thread
+    // a loaded machine can delay the optimized code past the run's end (a fresh-clone CI run on
+    // Node 24, 2026-12-05: nothing optimized, so nothing for the unkept runs to lose), and what it
+    // embeds depends on when it compiles. On the main thread both are a function of the program.
+    const flags = ['--allow-natives-syntax', '--trace-deopt', '--no-concurrent-recompilation'];
     // Each run's marker is a %DebugPrint line; a line a V8 helper thread prints at that moment
     // can land inside it (seen once in a Node 22 CI run under load: 4 markers of 5), and the
     // runs can then not be told apart. Such a trace is taken again, once.
@@ -87,8 +91,9 @@ describe('shape keeper: the event path stays optimized from run to run (seed 0x5
       assert.equal(runs.length, 5, `the trace of the ${keep ? 'kept' : 'unkept'} runs lost a run's marker twice`);
       return runs;
     };
-    const off = traced(false);
-    assert.ok(off.slice(1).flat().length > 0, 'without the keeper no event-path function was deoptimized for weak objects: the fact this relies on changed');
+    let off = traced(false);
+    if (off.slice(1).flat().length === 0) off = traced(false);
+    assert.ok(off.slice(1).flat().length > 0, 'in two processes, without the keeper no event-path function was deoptimized for weak objects: the fact this relies on changed');
     // What TurboFan embeds depends on when its background thread compiles, which a loaded machine
     // moves: about one process in 30 on Node 24 under a parallel suite lost one function once in
     // runs 3-5 with the keeper (Timeout or createTimeout, in one run of the three). A keeper that
