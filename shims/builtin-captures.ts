@@ -24,7 +24,7 @@
  * `require('timers').setTimeout(...)` each time. The globals (`setTimeout`, ...) stay plain data
  * properties.
  */
-import type { PatchSet } from './registry.js';
+import { mirrorIfStandIn, type PatchSet } from './registry.js';
 
 export type CallSite = { getFileName(): string | null | undefined; getFunctionName(): string | null };
 
@@ -68,6 +68,7 @@ export function patchExportKeepingNodeCaptures(
   original: unknown = (target as Record<string, unknown>)[key],
 ): void {
   const enumerable = Object.getOwnPropertyDescriptor(target, key)?.enumerable ?? true;
+  mirrorIfStandIn(simulated, original);
   let assigned = false;
   let value: unknown;
   const get = function (): unknown {

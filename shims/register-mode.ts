@@ -38,6 +38,7 @@ import { childKeepAlive } from './process/child-processes.js';
 import { hookProcessEvent, setScopeOfThrow } from './process/own-events.js';
 import { creationSites, formatAddress, type KeepAlive, ownerOf, siteOf, tcpKeepAlive } from './net/net-binding.js';
 import { installTripwire } from './strict/tripwire.js';
+import { mirrorSignature } from './registry.js';
 import { originals } from '../runtime/originals.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
@@ -481,6 +482,7 @@ export function startRegisterMode(): World {
     summarize(code ?? 0);
     return Reflect.apply(reallyExit, this, [code]) as never;
   };
+  mirrorSignature(processWithExit.reallyExit, reallyExit);
 
   try {
     installShims(world, { whole: true });

@@ -18,16 +18,37 @@ export function mirrorFunction<F extends Function>(fn: F, original: Function): F
   return fn;
 }
 
+/** The value `target[key]` reads from a prototype's data property (no getter runs), if any. */
+function inheritedValue(target: object, key: PropertyKey): unknown {
+  for (let o = Object.getPrototypeOf(target); o !== null; o = Object.getPrototypeOf(o)) {
+    const descriptor = Object.getOwnPropertyDescriptor(o, key);
+    if (descriptor !== undefined) return descriptor.value;
+  }
+  return undefined;
+}
+
+/** mirrorSignature when `value` is a function standing in for another function `original`. */
+export function mirrorIfStandIn(value: unknown, original: unknown): void {
+  if (typeof value !== 'function' || typeof original !== 'function' || value === original) return;
+  if (value.name !== original.name || value.length !== original.length) mirrorSignature(value, original);
+}
+
 export class PatchSet {
   private readonly restorers: Array<() => void> = [];
   private readonly patched = new Map<object, Set<PropertyKey>>();
 
-  /** Replaces `target[key]` with `value`, keeping the property's attributes. */
+  /**
+   * Replaces `target[key]` with `value`, keeping the property's attributes. A function replacing
+   * a function takes its `name` and `length` (what code inspecting it, or a stack, shows): the
+   * bundler renames clashing functions (`queueMicrotask$1`), and a stand-in's parameters need not
+   * be the original's.
+   */
   replace<T extends object, K extends keyof T & PropertyKey>(target: T, key: K, value: T[K]): void;
   replace(target: object, key: PropertyKey, value: unknown): void;
   replace(target: object, key: PropertyKey, value: unknown): void {
     const previous = Object.getOwnPropertyDescriptor(target, key);
     this.record(target, key, previous);
+    mirrorIfStandIn(value, previous === undefined ? inheritedValue(target, key) : previous.value);
     if (previous !== undefined && !('value' in previous)) {
       // An accessor: replace it with a data property of the same enumerability.
       Object.defineProperty(target, key, {

@@ -11,7 +11,7 @@ import os from 'node:os';
 import { originals } from '../../runtime/originals.js';
 import { currentHost } from '../context.js';
 import { invalidArgType, outOfRange } from '../node-errors.js';
-import type { PatchSet } from '../registry.js';
+import { mirrorSignature, type PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
 const realUptime = process.uptime;
@@ -44,7 +44,7 @@ function hrtimeBigint(): bigint {
   if (host === undefined) return originals.hrtimeBigint();
   return BigInt(host.clock.hrtimeNs(host.readNowNs()));
 }
-Object.defineProperty(hrtimeBigint, 'name', { value: 'bigint' });
+mirrorSignature(hrtimeBigint, originals.hrtimeBigint); // Node's own is hrtimeBigInt
 hrtime.bigint = hrtimeBigint;
 
 function uptime(): number {

@@ -21,7 +21,7 @@ import { killChild, setHostPidSource } from './child-processes.js';
 import { clearDomains, giveToDomain, leaveScopeDomain } from './domain-errors.js';
 import { hasIpcChannel, IPC_PROPERTIES } from './ipc-channel.js';
 import { ipcSentForHost } from './real-loads.js';
-import type { PatchSet } from '../registry.js';
+import { mirrorSignature, type PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
 /** Events that belong to a host's process rather than to the simulation's. */
@@ -197,8 +197,8 @@ function hostAware(p: object, name: string, original: Method, perHost: (emitter:
     }
     return perHost(emitterOf(host), host, args);
   };
-  // Node's own name: on is addListener, off is removeListener.
-  Object.defineProperty(fn, 'name', { value: original.name || name });
+  // Node's own name and length (on is addListener, off is removeListener).
+  mirrorSignature(fn, original);
   return fn;
 }
 

@@ -560,6 +560,16 @@ describe('interposition in register mode', function () {
     });
   }
 
+  it('every stand-in has the name and length of the function it replaces, as plain Node shows them', function () {
+    // queueMicrotask was "queueMicrotask$1" (the bundler's rename), process.on's length 0, ...
+    const plain = runNode(['--no-deprecation'], 'signatures.mjs');
+    const simulated = runNode(['--no-deprecation', '--import', 'dst-runtime/register'], 'signatures.mjs', { env: { DST_QUIET: '1' } });
+    assert.equal(plain.status, 0, show(plain));
+    assert.equal(simulated.status, 0, show(simulated));
+    assert.ok(plain.stdout.split('\n').length > 500, `too few functions listed: ${plain.stdout.slice(0, 200)}`);
+    assert.equal(simulated.stdout, plain.stdout);
+  });
+
   describe('a preload that captured the real setTimeout before dst-runtime (strict mode)', function () {
     const late = ['--import', path.join(FIXTURES, 'capture-early.mjs'), '--import', REGISTER_MJS];
 
