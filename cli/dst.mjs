@@ -1267,7 +1267,8 @@ async function viewCommand(file, flags) {
   }
   const { model } = written;
   console.log(`view         ${pathToFileURL(path.resolve(written.file)).href}`);
-  console.log(`             ${model.hosts.length} hosts, ${model.events.length} events, ${model.messages.length} messages, ${model.bands.length} fault bands${model.failure === undefined ? '' : `, failed (${model.failure.failure}) at event ${model.failure.n}`}`);
+  const count = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+  console.log(`             ${count(model.hosts.length, 'host')}, ${count(model.events.length, 'event')}, ${count(model.messages.length, 'message')}, ${count(model.bands.length, 'fault band')}${model.failure === undefined ? '' : `, failed (${model.failure.failure}) at event ${model.failure.n}`}`);
   return ExitCode.ok;
 }
 
