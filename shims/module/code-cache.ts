@@ -163,11 +163,11 @@ function compile(this: CjsModule, content: string, filename: string, format?: st
   const args = Array.prototype.slice.call(arguments) as unknown[];
   // A host's file, or any file where register mode holds every import() on a loader thread.
   const rewritten = typeof content === 'string' && (hostModules.has(this) || (heldEverywhere && LOADER_THREAD));
-  if (rewritten && (format === 'module' || (format === undefined && detectedEsm(filename, content)))) {
+  if (rewritten && (format === 'module' || format === 'module-typescript' || (format === undefined && detectedEsm(filename, content)))) {
     const required = requiredEsm(this, content, filename);
     return Reflect.apply(realCompile, this, required === undefined ? args : [required.source, required.filename, 'module']);
   }
-  if (rewritten && (format === undefined || format === 'commonjs') && IMPORT_CALL.test(content)) {
+  if (rewritten && (format === undefined || format === 'commonjs' || format === 'commonjs-typescript') && IMPORT_CALL.test(content)) {
     args[0] = commonJsWithHostImports(content, dynamicImports);
   }
   if (!enabled || !hostModules.has(this) || typeof content !== 'string' || (format !== undefined && format !== 'commonjs')) {

@@ -121,13 +121,76 @@ function commonJsFacade(filename: string, names: readonly string[], entry: boole
   ].join('\n');
 }
 
-/** An ES module's source with the evaluation signal first; line numbers are kept (after a shebang, on its second line). */
+/**
+ * An ES module's source with the evaluation signal first; line numbers are kept (after a shebang,
+ * on its second line). The columns of that line move by what is put in front; an inline source
+ * map of the module's is moved with them (withColumnsShifted).
+ */
 function withEvaluationSignal(source: string | ArrayBuffer | ArrayBufferView, also = ''): string {
   const text = sourceText(source);
   const first = `${SIGNAL}${also}`;
-  if (!text.startsWith('#!')) return `${first}${text}`;
+  if (!text.startsWith('#!')) return withColumnsShifted(`${first}${text}`, 0, first.length);
   const end = text.indexOf('\n');
-  return end === -1 ? `${text}\n${first}` : `${text.slice(0, end + 1)}${first}${text.slice(end + 1)}`;
+  return end === -1 ? `${text}\n${first}` : withColumnsShifted(`${text.slice(0, end + 1)}${first}${text.slice(end + 1)}`, 1, first.length);
+}
+
+/** The last inline source map comment of a source (`//# sourceMappingURL=data:application/json;...base64,...`). */
+const INLINE_SOURCE_MAP = /^([ \t]*\/\/[#@][ \t]+sourceMappingURL=data:application\/json[^,\s]*;base64,)([A-Za-z0-9+/=]+)[ \t]*$/gm;
+const BASE64_VLQ = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** The first value of a VLQ segment, and the length of its text. */
+function firstVlq(text: string): { value: number; length: number } | undefined {
+  let result = 0;
+  let shift = 0;
+  for (let i = 0; i < text.length; i++) {
+    const digit = BASE64_VLQ.indexOf(text[i]!);
+    if (digit === -1) return undefined;
+    result += (digit & 31) << shift;
+    if ((digit & 32) === 0) return { value: result & 1 ? -(result >>> 1) : result >>> 1, length: i + 1 };
+    shift += 5;
+  }
+  return undefined;
+}
+
+function vlq(value: number): string {
+  let rest = value < 0 ? (-value << 1) | 1 : value << 1;
+  let out = '';
+  do {
+    let digit = rest & 31;
+    rest >>>= 5;
+    if (rest > 0) digit |= 32;
+    out += BASE64_VLQ[digit];
+  } while (rest > 0);
+  return out;
+}
+
+/**
+ * `text` whose inline source map says that generated line `line` (0-based) starts `columns`
+ * further right: what the loader put in front of that line. A line's first segment carries its
+ * generated column absolutely and the others relative to it, so moving that one moves the line.
+ * Before, a TypeScript program run through tsx (whose esbuild output is one line) had every frame
+ * of an explorer worker's stacks mapped to the wrong place. Maps that are not inline, or not
+ * plain (index maps), are left as they are.
+ */
+function withColumnsShifted(text: string, line: number, columns: number): string {
+  if (!text.includes('sourceMappingURL=data:')) return text;
+  const matches = [...text.matchAll(INLINE_SOURCE_MAP)];
+  const last = matches.at(-1);
+  if (last === undefined || last.index === undefined) return text;
+  let map: { mappings?: unknown; sections?: unknown };
+  try {
+    map = JSON.parse(Buffer.from(last[2]!, 'base64').toString('utf8')) as typeof map;
+  } catch {
+    return text;
+  }
+  if (typeof map.mappings !== 'string' || map.sections !== undefined) return text;
+  const lines = map.mappings.split(';');
+  const segment = lines[line];
+  const first = segment === undefined || segment === '' ? undefined : firstVlq(segment);
+  if (first === undefined) return text;
+  lines[line] = `${vlq(first.value + columns)}${segment!.slice(first.length)}`;
+  const shifted = Buffer.from(JSON.stringify({ ...map, mappings: lines.join(';') }), 'utf8').toString('base64');
+  return `${text.slice(0, last.index)}${last[1]}${shifted}${text.slice(last.index + last[0].length)}`;
 }
 
 /** A `//# sourceURL=` (or `//@`) comment of the module's own, which V8 names its frames by. */
@@ -291,6 +354,11 @@ export function unwrapHostImport<C extends { parentURL?: string }>(specifier: st
  * What the load hook returns for `url`, a module of a host graph, given what the next hook
  * loaded: a CommonJS file becomes its facade (its export names from `parseExports`, the
  * lexer of the caller's thread), an ES module gets the evaluation signal, anything else passes.
+ * TypeScript files Node strips itself (.ts, .mts, .cts: formats `module-typescript` and
+ * `commonjs-typescript`, Node 22.6+) are treated as their JavaScript formats: what is added is
+ * JavaScript, and the lexers read type annotations as they read expressions. Before, a `.mts`
+ * or `.cts` entry in an explorer worker kept its dynamic imports' modules from seed to seed and
+ * saw `import.meta.main` false.
  */
 export function loadedInHostGraph(
   url: string,
@@ -298,7 +366,7 @@ export function loadedInHostGraph(
   parseExports: (source: string) => string[],
   dynamicImports?: (source: string) => readonly DynamicImport[],
 ): Loaded {
-  if (result.format === 'commonjs') {
+  if (result.format === 'commonjs' || result.format === 'commonjs-typescript') {
     const filename = fileURLToPath(url);
     let names: string[] = [];
     try {
@@ -308,7 +376,7 @@ export function loadedInHostGraph(
     }
     return { format: 'module', source: commonJsFacade(filename, names, url.endsWith(ENTRY_MARK)), shortCircuit: true };
   }
-  if (result.format === 'module' && result.source != null) {
+  if ((result.format === 'module' || result.format === 'module-typescript') && result.source != null) {
     const source = dynamicImports === undefined ? result.source : heldImportsOf(sourceText(result.source), dynamicImports);
     const own = `import.meta.url=${JSON.stringify(withoutHostQuery(url))};${url.endsWith(ENTRY_MARK) ? ENTRY_MAIN : ''}${OWN_RESOLVE}`;
     return { ...result, source: withOwnSourceUrl(withEvaluationSignal(source, own), url) };

@@ -94,7 +94,7 @@ describe('a plain program: many seeds in one worker process', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs', 'top-level-throw.mjs', 'dynamic-import.mjs', 'dynamic-import.cjs', 'dynamic-import-tla.mjs', 'import-from-cjs.cjs', 'import-meta.mjs', 'require-esm.cjs', 'require-cache.cjs', 'http2-secure.mjs', 'process-view.mjs', 'own-listeners.mjs', 'ports-timeline.mjs', 'formdata.mjs', 'stack-frames.mjs']) {
+  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs', 'top-level-throw.mjs', 'dynamic-import.mjs', 'dynamic-import.cjs', 'dynamic-import-tla.mjs', 'import-from-cjs.cjs', 'import-meta.mjs', 'require-esm.cjs', 'require-cache.cjs', 'http2-secure.mjs', 'process-view.mjs', 'own-listeners.mjs', 'ports-timeline.mjs', 'formdata.mjs', 'stack-frames.mjs', 'source-mapped-entry.mjs']) {
     it(`${name}: seeds ${SEEDS[0]}..${SEEDS.at(-1)} give in one worker what each gives alone`, async () => {
       const file = path.join(FIXTURES, name);
       const fresh = SEEDS.map((seed) => alone(file, seed, dir));
@@ -103,6 +103,19 @@ describe('a plain program: many seeds in one worker process', function () {
       for (let i = 0; i < SEEDS.length; i++) assert.deepEqual(worker[i], fresh[i], `seed ${SEEDS[i]} of ${name}`);
       // The seeds must not all run alike, or the comparison would prove little.
       assert.ok(new Set(fresh.map((r) => `${r.fingerprint}/${r.exitCode}`)).size > 1, `${name}: every seed ran alike`);
+    });
+  }
+
+  for (const name of ['typescript.mts', 'typescript.cts']) {
+    it(`${name} (types stripped by Node): seeds ${SEEDS[0]}..${SEEDS.at(-1)} give in one worker what each gives alone`, async function () {
+      if (!process.features.typescript) this.skip(); // Node 20, and 22 before 22.18
+      const file = path.join(FIXTURES, name);
+      const fresh = SEEDS.map((seed) => alone(file, seed, dir));
+      assert.deepEqual(fresh.filter((r) => r.exitCode !== 0), [], `${name} fails alone`);
+      const { results } = await inWorkers(file, SEEDS, (seed) => ({ fresh: fresh[SEEDS.indexOf(seed)] }));
+      const worker = results.map((r) => r.fresh ?? fromWorker(r));
+      for (let i = 0; i < SEEDS.length; i++) assert.deepEqual(worker[i], fresh[i], `seed ${SEEDS[i]} of ${name}`);
+      assert.ok(new Set(fresh.map((r) => r.fingerprint)).size > 1, `${name}: every seed ran alike`);
     });
   }
 
