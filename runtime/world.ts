@@ -395,11 +395,34 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     return this.nowNs + this.spinNs;
   }
 
-  /** The host whose code is running now (undefined: the test runner, in library mode). */
+  /** The host whose code is running now (undefined: the test runner, in library mode; code outsideHosts() runs). */
   currentHost(): WorldHost | undefined {
     if (executionAsyncId() === this.runningAsyncId) return this.runningHost;
     const host = this.als.getStore();
-    return host !== undefined && host.world === this ? host : this.fallbackHost;
+    if (host !== undefined && host.world === this) return host;
+    return host === OUTSIDE_HOSTS ? undefined : this.fallbackHost;
+  }
+
+  /** Whether the calling code is code of no host by outsideHosts(). */
+  inOutsideHosts(): boolean {
+    return this.als.getStore() === OUTSIDE_HOSTS;
+  }
+
+  /**
+   * Runs `fn` as code of no host, and what it starts too (its timers, I/O callbacks and promise
+   * jobs, through the async context), in register mode as well: it then sees the real APIs, and
+   * nothing it does is an event of the run. For tooling the program does not contain that runs
+   * inside a host's call (another tool's module loader hooks: shims/module/module-hosts.ts).
+   * Strict mode's tripwire does not count the real timers it makes (shims/strict/tool-work.ts).
+   */
+  outsideHosts<T>(fn: () => T): T {
+    const running = this.runningAsyncId;
+    this.runningAsyncId = -1;
+    try {
+      return alsRun.call(this.als, OUTSIDE_HOSTS, fn) as T;
+    } finally {
+      this.runningAsyncId = running;
+    }
   }
 
   // ---- what the hosts' lifecycle asks of the loop (LifecycleLoop) ----------------------------
@@ -1781,6 +1804,9 @@ function noop(): void {}
 let active: World | undefined;
 
 /** The world whose shims are installed, if any. Shims consult it on every call. */
+/** The async-context store of code of no host (World.outsideHosts): not a host of any world. */
+const OUTSIDE_HOSTS = Object.freeze({ world: undefined }) as unknown as WorldHost;
+
 export function activeWorld(): World | undefined {
   return active;
 }

@@ -105,6 +105,23 @@ function lazyReplayCommand(seedText: string): () => string {
 }
 
 /**
+ * Whether the process preloads something besides dst-runtime (`--import tsx`, a `--loader`, ...,
+ * on the command line or in NODE_OPTIONS): such a tool may have registered in-thread loader hooks
+ * before dst-runtime loaded, which only dst-runtime's own hooks, registered after them, can run
+ * outside the program (module-hosts.ts outsideHosts).
+ */
+export function preloadsOthers(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  const flags = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
+  for (let i = 0; i < flags.length; i++) {
+    const match = /^(--import|--require|-r|--loader|--experimental-loader)(?:=(.*))?$/.exec(flags[i]!);
+    if (match === null) continue;
+    const value = match[2] ?? flags[++i];
+    if (value !== undefined && value !== 'dst-runtime/register' && !isOwnRegister(value)) return true;
+  }
+  return false;
+}
+
+/**
  * Whether Node runs this process's entry through its ESM loader (what decides, on Node 20, where
  * in the loop the program's top level runs: loop-phases.ts topLevelPhase). As Node's
  * shouldUseESMLoader: an `--import`, `--loader` or `--experimental-loader` flag (on the command
@@ -380,6 +397,8 @@ export function startRegisterMode(): World {
   if (heldImports) {
     ensureHooks(true);
     holdEveryImport();
+  } else if (LOADER_HOOKS === 'registerHooks' && preloadsOthers(process.execArgv, env.NODE_OPTIONS)) {
+    ensureHooks();
   }
 
   world.onFailure = (report) => {

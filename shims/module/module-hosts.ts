@@ -25,6 +25,7 @@ import { type ModuleHostSpec, setModuleHosts } from '../../runtime/interposer.js
 import { captureContext } from '../async-hooks/async-context.js';
 import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { currentHost, type Host } from '../context.js';
+import { activeWorld } from '../../runtime/world.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
 import { installCodeCache, isHostModule, markHostModule } from './code-cache.js';
 import { ENTRY_MARK, hostImportSpecifier, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, unwrapHostImport, withoutHostQuery } from './module-graph.js';
@@ -94,19 +95,71 @@ function resolveHook(asked: string, askedContext: { parentURL?: string; conditio
   // this before: resolution-cache.ts.
   const key = hostQuery(context.parentURL) === undefined || onSimulatedDisk() ? undefined : esmKey(specifier, withoutHostQuery(context.parentURL!), context);
   return resolvedInHostGraph(
-    resolveEsm(key, specifier, () => nextResolve(specifier, context)),
+    resolveEsm(key, specifier, () => outsideHosts(() => nextResolve(specifier, context))),
     context.parentURL,
   );
 }
 
-/** Whether the current host's files are a simulated disk's: resolutions are then not kept. */
+/** Whether the run's files are a simulated disk's: resolutions are then not kept. */
 function onSimulatedDisk(): boolean {
-  return currentHost()?.world.options.disk === 'simulated';
+  return activeWorld()?.options.disk === 'simulated';
+}
+
+/**
+ * Runs the rest of a chain of loader hooks (or another tool's hook) as code of no host
+ * (World.outsideHosts). A hook is tooling, not the program, though Node runs in-thread hooks
+ * inside the host call that imports: tsx's, on a cache miss, queued an immediate and wrote its
+ * cache files there (events of the run: the same seed ran differently the first time), and its
+ * esbuild started a worker thread, which a host may not (the run crashed). Node's own loading
+ * reads through functions it took before any shim, so nothing of dst-runtime's hooks changes.
+ */
+function outsideHosts<T>(fn: () => T): T {
+  const world = activeWorld();
+  return world === undefined ? fn() : world.outsideHosts(fn);
+}
+
+type Hook = (first: unknown, context: unknown, next: unknown) => unknown;
+const realRegisterHooks = (Module as unknown as { registerHooks?: (hooks: { resolve?: Hook; load?: Hook }) => unknown }).registerHooks;
+
+/** module.registerHooks while shims are installed: the hooks registered run outside every host. */
+function registerHooks(this: unknown, hooks: { resolve?: Hook; load?: Hook }): unknown {
+  const outside = (hook: Hook | undefined): Hook | undefined =>
+    typeof hook === 'function' ? (first, context, next) => outsideHosts(() => hook(first, context, next)) : hook;
+  const own = hooks === null || typeof hooks !== 'object' ? hooks : { ...hooks, resolve: outside(hooks.resolve), load: outside(hooks.load) };
+  return Reflect.apply(realRegisterHooks!, this, [own]);
 }
 
 function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
-  if (hostQuery(url) === undefined) return nextLoad(url, context);
-  return loadedInHostGraph(url, nextLoad(url, context), (source) => parseCjs(source).exports);
+  if (hostQuery(url) === undefined) return outsideHosts(() => nextLoad(url, context));
+  return loadedInHostGraph(url, strippedTypeScript(url, outsideHosts(() => nextLoad(url, context))), (source) => parseCjs(source).exports);
+}
+
+type StripTypes = (source: string, options: { mode: 'strip' }) => string;
+const stripTypes = (Module as unknown as { stripTypeScriptTypes?: StripTypes }).stripTypeScriptTypes;
+
+/**
+ * A host graph's TypeScript ES module (.ts, .mts), stripped of its types here rather than by
+ * Node's translator, which appends `//# sourceURL=<the module's URL>` to what it strips: that
+ * comment, after the one naming the file alone (module-graph.ts withOwnSourceUrl), named the
+ * stack frames of an explorer worker's TypeScript modules with the host query, a different text
+ * at every seed. Only where Node strips and would strip this file the same way (types stripped,
+ * not transformed; not under node_modules, which Node refuses with its own error); anything the
+ * stripper refuses goes to Node, which reports it. The stripper's own experimental warning is
+ * not the program's (Node's stripping of the file prints none): it is kept off stderr.
+ */
+function strippedTypeScript(url: string, result: Loaded): Loaded {
+  if (result.format !== 'module-typescript' || result.source == null || stripTypes === undefined) return result;
+  if ((process.features as { typescript?: unknown }).typescript !== 'strip' || url.includes('/node_modules/')) return result;
+  const text = typeof result.source === 'string' ? result.source : Buffer.from(result.source as Uint8Array).toString('utf8');
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => {};
+  try {
+    return { ...result, format: 'module', source: stripTypes(text, { mode: 'strip' }) };
+  } catch {
+    return result;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }
 
 /** Which loader hooks this Node gets: in-thread (registerHooks) where available, else a loader thread. */
@@ -126,7 +179,7 @@ export function ensureHooks(heldImports = false): void {
   if (hooksRegistered) return;
   hooksRegistered = true;
   if (LOADER_HOOKS === 'registerHooks') {
-    (Module as unknown as { registerHooks(hooks: object): unknown }).registerHooks({ resolve: resolveHook, load: loadHook });
+    realRegisterHooks!.call(Module, { resolve: resolveHook as Hook, load: loadHook as Hook });
     return;
   }
   // Node 20 and 22 before 22.15: hooks on Node's loader thread. dist/loader-hooks.mjs sits
@@ -461,6 +514,7 @@ export const moduleHostsShim: Shim = {
   name: 'module-hosts',
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
+    if (realRegisterHooks !== undefined) patches.replace(Module as unknown as Record<string, unknown>, 'registerHooks', registerHooks);
     processCache = ModuleClass._cache;
     showOwnModules = process.env.DST_DEBUG === '1';
     // Restored after the accessor (restorers run newest first): a cache set meanwhile stays.

@@ -25,6 +25,7 @@ import { originals } from '../../runtime/originals.js';
 import { expectedNativeImmediates, nativeHoldActive } from '../timers/native-immediates.js';
 import { realActiveResourcesInfo } from '../process/real-resources.js';
 import { claimedStillCounted, isClaimed, onRealTimeoutCreated, type RealTimer } from './real-timeouts.js';
+import { toolTimersPending } from './tool-work.js';
 import { captureStack, functionLocation, functionUrl, programFrames } from '../../runtime/trace/site.js';
 import type { Host } from '../context.js';
 import type { World } from '../../runtime/world.js';
@@ -44,7 +45,10 @@ export function escapedRealWork(world: World): string | undefined {
   }
   // Real timers taken into the simulation, between their birth and their adoption (a nextTick).
   timeouts -= claimedStillCounted();
-  let extraImmediates = immediates - world.driver.queuedImmediates;
+  // A tool's own, made by code of no host (its loader hooks).
+  const [toolTimeouts, toolImmediates] = toolTimersPending();
+  timeouts -= toolTimeouts;
+  let extraImmediates = immediates - toolImmediates - world.driver.queuedImmediates;
   if (extraImmediates > 0) extraImmediates -= expectedNativeImmediates();
   // While native immediates are waited for, those they queue in turn are waited for next.
   if (nativeHoldActive()) extraImmediates = 0;

@@ -23,6 +23,7 @@ import type { World } from '../../runtime/world.js';
 import { currentHost, NODE_MAJOR, type Host } from '../context.js';
 import { outOfRange, validateFunction, validateNumber } from '../node-errors.js';
 import { noteForeignImmediate } from './native-immediates.js';
+import { noteIfToolTimer } from '../strict/tool-work.js';
 import type { PatchSet } from '../registry.js';
 import { patchExportKeepingNodeCaptures } from '../builtin-captures.js';
 import type { Realm, Shim } from '../shim.js';
@@ -513,16 +514,22 @@ function extraArgs(args: IArguments, from: number): unknown[] {
   return extra;
 }
 
+/** A real timer made outside every host: noted if a tool's code of no host made it (shims/strict/tool-work.ts). */
+function toolTimer<T>(timer: T): T {
+  noteIfToolTimer(timer);
+  return timer;
+}
+
 function simSetTimeout(this: unknown, callback: unknown, after?: unknown): unknown {
   const host = currentHost();
-  if (host === undefined) return Reflect.apply(originals.setTimeout, this, arguments);
+  if (host === undefined) return toolTimer(Reflect.apply(originals.setTimeout, this, arguments));
   validateFunction(callback, 'callback', simSetTimeout);
   return createTimeout(host, callback, after, arguments.length > 2 ? extraArgs(arguments, 2) : undefined, false, true);
 }
 
 function simSetInterval(this: unknown, callback: unknown, repeat?: unknown): unknown {
   const host = currentHost();
-  if (host === undefined) return Reflect.apply(originals.setInterval, this, arguments);
+  if (host === undefined) return toolTimer(Reflect.apply(originals.setInterval, this, arguments));
   validateFunction(callback, 'callback', simSetInterval);
   return createTimeout(host, callback, repeat, arguments.length > 2 ? extraArgs(arguments, 2) : undefined, true, true);
 }
@@ -532,7 +539,7 @@ function simSetImmediate(this: unknown, callback: unknown): unknown {
   if (host === undefined) {
     const immediate = Reflect.apply(originals.setImmediate, this, arguments) as NodeJS.Immediate;
     noteForeignImmediate(immediate);
-    return immediate;
+    return toolTimer(immediate);
   }
   validateFunction(callback, 'callback', simSetImmediate);
   return new Immediate(host, callback, arguments.length > 1 ? extraArgs(arguments, 1) : undefined);

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
+import Module, { createRequire, syncBuiltinESMExports } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -568,6 +568,23 @@ describe('interposition in register mode', function () {
     assert.equal(simulated.status, 0, show(simulated));
     assert.ok(plain.stdout.split('\n').length > 500, `too few functions listed: ${plain.stdout.slice(0, 200)}`);
     assert.equal(simulated.stdout, plain.stdout);
+  });
+
+  it("a tool's loader hooks, preloaded before or after dst-runtime, run outside the program: the run is the one without them", function () {
+    // tsx on Node 22/24: on a cache miss its hooks queued an immediate and wrote files inside host
+    // "main" (the same seed ran differently the first time), and its esbuild worker was refused.
+    if (typeof Module.registerHooks !== 'function') this.skip(); // hooks on a loader thread: Node 20
+    const env = { DST_SEED: '0x2c' };
+    const without = runNode(['--import', 'dst-runtime/register'], 'hooked-app.mjs', { env });
+    assert.equal(without.status, 0, show(without));
+    const hooks = path.join(FIXTURES, 'tool-hooks.mjs');
+    for (const preloads of [['--import', hooks, '--import', 'dst-runtime/register'], ['--import', 'dst-runtime/register', '--import', hooks]]) {
+      const hooked = runNode(preloads, 'hooked-app.mjs', { env });
+      assert.equal(hooked.status, 0, `${preloads.join(' ')}\n${show(hooked)}`);
+      // The same output and the same run: its last line names seed, fingerprint and events.
+      assert.equal(hooked.stdout, without.stdout, preloads.join(' '));
+      assert.equal(hooked.stderr.trim().split('\n').at(-1), without.stderr.trim().split('\n').at(-1), preloads.join(' '));
+    }
   });
 
   describe('a preload that captured the real setTimeout before dst-runtime (strict mode)', function () {
