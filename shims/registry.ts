@@ -27,9 +27,20 @@ function inheritedValue(target: object, key: PropertyKey): unknown {
   return undefined;
 }
 
-/** mirrorSignature when `value` is a function standing in for another function `original`. */
+/** Stand-ins given a signature by mirrorIfStandIn: the first original they replaced decides. */
+const mirrored = new WeakSet<Function>();
+
+/**
+ * mirrorSignature when `value` is a function standing in for another function `original`, once
+ * per stand-in: one stand-in serves every realm, and a realm's slot may hold a test's fake
+ * (@sinonjs/fake-timers' functions and its Date class ClockDate have an own `clock`), whose name
+ * a shared stand-in must not take (the simulated Date was renamed ClockDate for the rest of the
+ * process after a test that installed sinon's fakes).
+ */
 export function mirrorIfStandIn(value: unknown, original: unknown): void {
-  if (typeof value !== 'function' || typeof original !== 'function' || value === original) return;
+  if (typeof value !== 'function' || typeof original !== 'function' || value === original || mirrored.has(value)) return;
+  if (Object.prototype.hasOwnProperty.call(original, 'clock')) return;
+  mirrored.add(value);
   if (value.name !== original.name || value.length !== original.length) mirrorSignature(value, original);
 }
 

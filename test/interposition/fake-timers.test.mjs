@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import FakeTimers from '@sinonjs/fake-timers';
+import { Sim } from 'dst-runtime';
 
 const require = createRequire(import.meta.url);
 const OBSERVE = fileURLToPath(new URL('../support/fake-timers-observe.cjs', import.meta.url));
@@ -115,6 +116,27 @@ describe("a test's fake timers (@sinonjs/fake-timers) around a simulation", func
         assert.deepEqual(after, before);
       });
     }
+  });
+
+  it('after runs over fakes, host code still sees the names and lengths of Node\'s Date, timers and queueMicrotask', async () => {
+    // One stand-in serves every realm: it once took the name of the fake it replaced (sinon's
+    // Date is the class ClockDate), for the rest of the process.
+    const signature = () => [Date, setTimeout, setImmediate, queueMicrotask, process.nextTick].map((f) => `${f.name}/${f.length}`);
+    const plain = signature();
+    const clock = FakeTimers.install();
+    try {
+      await observe();
+    } finally {
+      clock.uninstall();
+    }
+    let seen;
+    const sim = new Sim({ seed: 0x5e });
+    sim.client('c', () => {
+      seen = signature();
+    });
+    await sim.run();
+    assert.deepEqual(seen, plain);
+    assert.deepEqual(signature(), plain);
   });
 
   describe('in a Jest-like vm context (the fakes on its global and its copy of process)', () => {
