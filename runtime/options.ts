@@ -311,6 +311,8 @@ const DEFAULT_LOCALES = new Set(['C', 'POSIX', 'en_US', 'en-US']);
  * - `LC_ALL`, when the locale is not en-US: `toLocaleString()` and Intl follow it. Node's ICU
  *   takes it from the first of LC_ALL, LC_MESSAGES and LANG that is set (an empty one makes it
  *   "und"); the replay sets that value as LC_ALL, which comes first everywhere.
+ * - `NODE_OPTIONS`, when set: its preloads (`--import tsx`) and flags change what runs. A seed
+ *   explored under `NODE_OPTIONS=--import tsx` did not replay from its printed line.
  */
 export function machineSettings(env: Environment = process.env, nodeEnvThen: Environment = nodeEnv): Record<string, string> {
   const settings: Record<string, string> = {};
@@ -319,6 +321,7 @@ export function machineSettings(env: Environment = process.env, nodeEnvThen: Env
   // The first of these that is set decides, even when empty (ICU's locale is then "und").
   const locale = [env.LC_ALL, env.LC_MESSAGES, env.LANG].find((value) => value !== undefined);
   if (locale !== undefined && !DEFAULT_LOCALES.has(locale.split(/[.@]/)[0]!)) settings.LC_ALL = locale;
+  if (env.NODE_OPTIONS !== undefined && env.NODE_OPTIONS.trim() !== '') settings.NODE_OPTIONS = env.NODE_OPTIONS;
   return settings;
 }
 

@@ -43,6 +43,13 @@ describe('replay commands carry the time zone and locale when they are not UTC a
     assert.deepEqual(machineSettings(), {});
   });
 
+  it('NODE_OPTIONS, when set, goes with them (its preloads and flags change the run): machineSettings and a register-mode replay line', () => {
+    assert.deepEqual(machineSettings({ TZ: 'UTC', NODE_OPTIONS: '--import tsx' }), { NODE_OPTIONS: '--import tsx' });
+    assert.deepEqual(machineSettings({ TZ: 'UTC', NODE_OPTIONS: ' ' }), {});
+    const run = runRegister({ DST_SEED: '0x7', TZ: 'UTC', NODE_OPTIONS: '--no-deprecation --max-old-space-size=900' });
+    assert.match(run.replay, /^NODE_OPTIONS='--no-deprecation --max-old-space-size=900' DST_SEED=0x7 node /);
+  });
+
   it('machineSettings: the system zone, resolved once per value of Node\'s TZ, follows a TZ set in the process', () => {
     // An environment without TZ: the zone is the one Intl uses, which follows Node's own TZ.
     const saved = process.env.TZ;
