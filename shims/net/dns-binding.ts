@@ -32,11 +32,23 @@ const ORDER_IPV6_FIRST: number = cares.DNS_ORDER_IPV6_FIRST ?? 2;
 
 const SERVICES: Record<number, string> = { 21: 'ftp', 22: 'ssh', 25: 'smtp', 53: 'domain', 80: 'http', 443: 'https' };
 
+/**
+ * getaddrinfo's AI_V4MAPPED for an IPv6 lookup (dns.lookup's `hints: dns.V4MAPPED`): with no
+ * IPv6 address, the IPv4 ones as IPv4-mapped IPv6 addresses (::ffff:127.0.0.1); with AI_ALL
+ * too, both. Before, the hint was ignored and a name with IPv4 addresses only was ENOTFOUND.
+ */
+function withV4Mapped(v6: string[] | undefined, v4: string[] | undefined, all: boolean): string[] | undefined {
+  const mapped = (v4 ?? []).map((address) => `::ffff:${address}`);
+  if (v6 !== undefined && v6.length > 0) return all ? [...v6, ...mapped] : v6;
+  return mapped.length > 0 ? mapped : v6;
+}
+
 function getaddrinfo(req: any, hostname: string, family: number, hints: number, order: number | boolean): number {
   const host = currentHost();
   if (host === undefined) return real.getaddrinfo.call(cares, req, hostname, family, hints, order);
   const network = host.world.network;
   let addresses = network.resolve(String(hostname), host, (family === 4 || family === 6 ? family : 0) as 0 | 4 | 6);
+  if (family === 6 && (hints & dns.V4MAPPED) !== 0) addresses = withV4Mapped(addresses, network.resolve(String(hostname), host, 4), (hints & dns.ALL) !== 0);
   if (addresses !== undefined) {
     // Node 20.0-20.x passes a boolean "verbatim"; later versions pass an order constant.
     const o = typeof order === 'boolean' ? (order ? 0 : ORDER_IPV4_FIRST) : order;

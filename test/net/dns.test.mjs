@@ -464,6 +464,9 @@ describe('dns on the simulated network', function () {
         all: await ask((cb) => dns.lookup('localhost', { all: true }, cb)),
         all6: await ask((cb) => dns.lookup('localhost', { all: true, family: 6 }, cb)),
         ipv6first: await ask((cb) => dns.lookup('localhost', { all: true, order: 'ipv6first' }, cb)),
+        v4mapped: await ask((cb) => dns.lookup('localhost', { family: 6, hints: dns.V4MAPPED }, cb)),
+        v4mappedAll: await ask((cb) => dns.lookup('localhost', { family: 6, hints: dns.V4MAPPED | dns.ALL, all: true }, cb)),
+        v4mappedFamily4: await ask((cb) => dns.lookup('localhost', { family: 4, hints: dns.V4MAPPED }, cb)),
         service4: await ask((cb) => dns.lookupService('127.0.0.1', 22, cb)),
         service6: await ask((cb) => dns.lookupService('::1', 22, cb)),
       };
@@ -475,6 +478,10 @@ describe('dns on the simulated network', function () {
       all: [[{ address: '127.0.0.1', family: 4 }]],
       all6: 'ENOTFOUND',
       ipv6first: [[{ address: '127.0.0.1', family: 4 }]],
+      // getaddrinfo's AI_V4MAPPED: an IPv6 lookup answers the IPv4 address mapped (it was ENOTFOUND).
+      v4mapped: ['::ffff:127.0.0.1', 6],
+      v4mappedAll: [[{ address: '::ffff:127.0.0.1', family: 6 }]],
+      v4mappedFamily4: ['127.0.0.1', 4],
       service4: ['localhost', 'ssh'],
       service6: 'ENOTFOUND',
     };
