@@ -110,13 +110,20 @@ function urlInHostGraph(resolvedUrl: string, parentURL: string | undefined): str
   return `${resolvedUrl}${separator}${query.slice(1)}`;
 }
 
+/**
+ * Whether Node's namespace of a CommonJS module has the export `'module.exports'` (the
+ * module.exports object, as `default`): Node 23 and later.
+ */
+const MODULE_EXPORTS_NAME = Number(process.versions.node.split('.')[0]) >= 23;
+
 /** The ES module standing for CommonJS file `filename` of a host graph, exporting `names`. */
 function commonJsFacade(filename: string, names: readonly string[], entry: boolean): string {
-  const named = [...new Set(names)].filter((n) => n !== 'default');
+  const named = [...new Set(names)].filter((n) => n !== 'default' && n !== 'module.exports');
   return [
     SIGNAL,
     `const m = globalThis[Symbol.for('dst-runtime.requireForHost')](${JSON.stringify(filename)}${entry ? ', true' : ''});`,
     'export default m;',
+    ...(MODULE_EXPORTS_NAME ? ['export { m as "module.exports" };'] : []),
     ...named.map((n, i) => `const e${i} = m?.[${JSON.stringify(n)}]; export { e${i} as ${IDENTIFIER.test(n) ? n : JSON.stringify(n)} };`),
   ].join('\n');
 }
