@@ -413,13 +413,26 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * jobs, through the async context), in register mode as well: it then sees the real APIs, and
    * nothing it does is an event of the run. For tooling the program does not contain that runs
    * inside a host's call (another tool's module loader hooks: shims/module/module-hosts.ts).
-   * Strict mode's tripwire does not count the real timers it makes (shims/strict/tool-work.ts).
+   * `fn` gets `inside`, which runs a function back in the caller's context (the hook's `next`:
+   * Node's own resolution, which a simulated disk answers). Strict mode's tripwire does not count
+   * the real timers code outside makes (shims/strict/tool-work.ts).
    */
-  outsideHosts<T>(fn: () => T): T {
+  outsideHosts<T>(fn: (inside: <R>(back: () => R) => R) => T): T {
     const running = this.runningAsyncId;
+    const store = this.als.getStore();
+    // What the code outside hands back to the caller's context (a hook's `next`) runs there again.
+    const inside = <R>(back: () => R): R => {
+      const outside = this.runningAsyncId;
+      this.runningAsyncId = running;
+      try {
+        return store === undefined ? this.als.exit(back) : (alsRun.call(this.als, store, back) as R);
+      } finally {
+        this.runningAsyncId = outside;
+      }
+    };
     this.runningAsyncId = -1;
     try {
-      return alsRun.call(this.als, OUTSIDE_HOSTS, fn) as T;
+      return alsRun.call(this.als, OUTSIDE_HOSTS, () => fn(inside)) as T;
     } finally {
       this.runningAsyncId = running;
     }

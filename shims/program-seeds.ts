@@ -56,8 +56,8 @@ import { originals } from '../runtime/originals.js';
 import { formatSeed, parseSeed } from '../runtime/random/seed.js';
 import { World } from '../runtime/world.js';
 import { installShims, uninstallShims } from './install.js';
-import { ensureHooks, moduleHostMain } from './module/module-hosts.js';
-import { fatalErrorReport, hideRunOutputs, keepAliveReport, recordCreationSites, registerSettings } from './register-mode.js';
+import { ensureHooks, moduleHostMain, runHookChainOutside } from './module/module-hosts.js';
+import { fatalErrorReport, hideRunOutputs, keepAliveReport, preloadsOthers, recordCreationSites, registerSettings } from './register-mode.js';
 import { escapedRealWork } from './strict/tripwire.js';
 import { hideIpcChannel } from './process/ipc-channel.js';
 import { hookProcessEvent, setScopeOfThrow } from './process/own-events.js';
@@ -332,6 +332,8 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
     // under the CLI (DST_HELD_IMPORTS=1): an ES module a CommonJS file of the program imports has
     // no host query (its importer's URL has none), and its own import() must be held all the same.
     ensureHooks(true);
+    // A tool preloaded in NODE_OPTIONS (--import tsx) registered its hooks before these.
+    if (preloadsOthers(process.execArgv, process.env.NODE_OPTIONS)) runHookChainOutside();
     noteListenedPorts();
     keepCryptoShim();
     processState = new ProcessState();

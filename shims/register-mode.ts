@@ -32,7 +32,7 @@ import { NODE_MAJOR } from './context.js';
 import { shapesKept } from '../runtime/scheduler/shape-keeper.js';
 import { onRealDisk } from '../runtime/disk/real.js';
 import { installShims } from './install.js';
-import { ensureHooks, LOADER_HOOKS } from './module/module-hosts.js';
+import { ensureHooks, LOADER_HOOKS, runHookChainOutside } from './module/module-hosts.js';
 import { holdEveryImport } from './module/code-cache.js';
 import { childKeepAlive } from './process/child-processes.js';
 import { hookProcessEvent, setScopeOfThrow } from './process/own-events.js';
@@ -108,7 +108,7 @@ function lazyReplayCommand(seedText: string): () => string {
  * Whether the process preloads something besides dst-runtime (`--import tsx`, a `--loader`, ...,
  * on the command line or in NODE_OPTIONS): such a tool may have registered in-thread loader hooks
  * before dst-runtime loaded, which only dst-runtime's own hooks, registered after them, can run
- * outside the program (module-hosts.ts outsideHosts).
+ * outside the program (module-hosts.ts runHookChainOutside).
  */
 export function preloadsOthers(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
   const flags = [...execArgv, ...(nodeOptions ?? '').split(/\s+/)];
@@ -399,6 +399,7 @@ export function startRegisterMode(): World {
     holdEveryImport();
   } else if (LOADER_HOOKS === 'registerHooks' && preloadsOthers(process.execArgv, env.NODE_OPTIONS)) {
     ensureHooks();
+    runHookChainOutside();
   }
 
   world.onFailure = (report) => {

@@ -95,7 +95,7 @@ function resolveHook(asked: string, askedContext: { parentURL?: string; conditio
   // this before: resolution-cache.ts.
   const key = hostQuery(context.parentURL) === undefined || onSimulatedDisk() ? undefined : esmKey(specifier, withoutHostQuery(context.parentURL!), context);
   return resolvedInHostGraph(
-    resolveEsm(key, specifier, () => outsideHosts(() => nextResolve(specifier, context))),
+    resolveEsm(key, specifier, () => rest(() => nextResolve(specifier, context))),
     context.parentURL,
   );
 }
@@ -106,32 +106,57 @@ function onSimulatedDisk(): boolean {
 }
 
 /**
- * Runs the rest of a chain of loader hooks (or another tool's hook) as code of no host
- * (World.outsideHosts). A hook is tooling, not the program, though Node runs in-thread hooks
- * inside the host call that imports: tsx's, on a cache miss, queued an immediate and wrote its
- * cache files there (events of the run: the same seed ran differently the first time), and its
- * esbuild started a worker thread, which a host may not (the run crashed). Node's own loading
- * reads through functions it took before any shim, so nothing of dst-runtime's hooks changes.
+ * Runs `fn`, another tool's loader hook, as code of no host (World.outsideHosts); `inside` runs
+ * what it hands back (its `next`) in the import's context again. A hook is tooling, not the
+ * program, though Node runs in-thread hooks inside the host call that imports: tsx's, on a cache
+ * miss, queued an immediate and wrote its cache files there (events of the run: the same seed ran
+ * differently the first time), and its esbuild started a worker thread, which a host may not (the
+ * run crashed).
  */
-function outsideHosts<T>(fn: () => T): T {
+function outsideHosts<T>(fn: (inside: <R>(back: () => R) => R) => T): T {
   const world = activeWorld();
-  return world === undefined ? fn() : world.outsideHosts(fn);
+  return world === undefined ? fn((back) => back()) : world.outsideHosts(fn);
+}
+
+/**
+ * Whether hooks another tool registered before dst-runtime's may follow them in the chain (a
+ * preload before dst-runtime's: register mode and explorer workers say so, runHookChainOutside).
+ * The rest of the chain then runs outside every host, Node's own resolution at its end too: a
+ * simulated disk then does not answer it (resolution of a host's files on its simulated disk,
+ * with such a tool first, is left to the real disk).
+ */
+let chainOutside = false;
+
+export function runHookChainOutside(): void {
+  chainOutside = true;
+}
+
+/** The rest of the hook chain after dst-runtime's hooks. */
+function rest<T>(next: () => T): T {
+  return chainOutside ? outsideHosts(() => next()) : next();
 }
 
 type Hook = (first: unknown, context: unknown, next: unknown) => unknown;
 const realRegisterHooks = (Module as unknown as { registerHooks?: (hooks: { resolve?: Hook; load?: Hook }) => unknown }).registerHooks;
 
-/** module.registerHooks while shims are installed: the hooks registered run outside every host. */
+/**
+ * module.registerHooks while shims are installed: the hooks registered run outside every host,
+ * and the `next` they call runs back in the context of the import (dst-runtime's hooks and
+ * Node's resolution, which a simulated disk answers).
+ */
 function registerHooks(this: unknown, hooks: { resolve?: Hook; load?: Hook }): unknown {
   const outside = (hook: Hook | undefined): Hook | undefined =>
-    typeof hook === 'function' ? (first, context, next) => outsideHosts(() => hook(first, context, next)) : hook;
+    typeof hook === 'function'
+      ? (first, context, next) =>
+          outsideHosts((inside) => hook(first, context, (a: unknown, b: unknown) => inside(() => (next as (a: unknown, b: unknown) => unknown)(a, b))))
+      : hook;
   const own = hooks === null || typeof hooks !== 'object' ? hooks : { ...hooks, resolve: outside(hooks.resolve), load: outside(hooks.load) };
   return Reflect.apply(realRegisterHooks!, this, [own]);
 }
 
 function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
-  if (hostQuery(url) === undefined) return outsideHosts(() => nextLoad(url, context));
-  return loadedInHostGraph(url, strippedTypeScript(url, outsideHosts(() => nextLoad(url, context))), (source) => parseCjs(source).exports);
+  if (hostQuery(url) === undefined) return rest(() => nextLoad(url, context));
+  return loadedInHostGraph(url, strippedTypeScript(url, rest(() => nextLoad(url, context))), (source) => parseCjs(source).exports);
 }
 
 type StripTypes = (source: string, options: { mode: 'strip' }) => string;
