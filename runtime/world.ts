@@ -1816,10 +1816,10 @@ function noop(): void {}
 
 let active: World | undefined;
 
-/** The world whose shims are installed, if any. Shims consult it on every call. */
 /** The async-context store of code of no host (World.outsideHosts): not a host of any world. */
 const OUTSIDE_HOSTS = Object.freeze({ world: undefined }) as unknown as WorldHost;
 
+/** The world whose shims are installed, if any. Shims consult it on every call. */
 export function activeWorld(): World | undefined {
   return active;
 }
