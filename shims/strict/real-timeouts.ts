@@ -21,6 +21,30 @@ export interface RealTimer {
   hasRef(): boolean;
 }
 
+/**
+ * Real timers or immediates of some origin the runtime must not count as its own or as escapes,
+ * kept only while pending: those that ran or were cleared are dropped when counted, and before a
+ * note once 256 are held (nobody may count for a while: a run ended).
+ */
+export class PendingRealHandles {
+  private readonly handles = new Set<Pick<RealTimer, '_destroyed' | 'hasRef'>>();
+
+  note(handle: Pick<RealTimer, '_destroyed' | 'hasRef'>): void {
+    if (this.handles.size >= 256) this.pending();
+    this.handles.add(handle);
+  }
+
+  /** How many are still pending and ref'd (as Node counts them in its active resources). */
+  pending(): number {
+    let n = 0;
+    for (const handle of this.handles) {
+      if (handle._destroyed) this.handles.delete(handle);
+      else if (handle.hasRef()) n++;
+    }
+    return n;
+  }
+}
+
 /** Real Timeouts taken into the simulation (see claimRealTimeout): not escapes. */
 const claimed = new WeakSet<object>();
 /** Claimed, and not yet taken out of Node's lists (adoption comes in a nextTick). */

@@ -5,27 +5,19 @@
  * as escapes. Noted by the timer functions when they pass a call to Node's (shims/timers/timers.ts).
  */
 import { activeWorld } from '../../runtime/world.js';
-import type { RealTimer } from './real-timeouts.js';
+import { PendingRealHandles, type RealTimer } from './real-timeouts.js';
 
-const toolTimers = new Set<RealTimer>();
+const toolTimeouts = new PendingRealHandles();
+const toolImmediates = new PendingRealHandles();
 
 /** Notes `timer` (a real Timeout or Immediate just made) if code of no host made it. */
 export function noteIfToolTimer(timer: unknown): void {
   if (activeWorld()?.inOutsideHosts() !== true) return;
-  if (toolTimers.size >= 256) toolTimersPending();
-  toolTimers.add(timer as RealTimer);
+  const real = timer as RealTimer;
+  (real._onImmediate === undefined ? toolTimeouts : toolImmediates).note(real);
 }
 
-/** Tool timers still pending and ref'd, as Node counts them: [Timeouts, Immediates]. Drops those done. */
+/** Tool timers still pending and ref'd, as Node counts them: [Timeouts, Immediates]. */
 export function toolTimersPending(): [timeouts: number, immediates: number] {
-  let timeouts = 0;
-  let immediates = 0;
-  for (const timer of toolTimers) {
-    if (timer._destroyed) toolTimers.delete(timer);
-    else if (timer.hasRef()) {
-      if (timer._onImmediate === undefined) timeouts++;
-      else immediates++;
-    }
-  }
-  return [timeouts, immediates];
+  return [toolTimeouts.pending(), toolImmediates.pending()];
 }

@@ -16,6 +16,7 @@
 import { ownImmediates, queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
 import { activeWorld, type World } from '../../runtime/world.js';
 import { realActiveResourcesInfo } from '../process/real-resources.js';
+import { PendingRealHandles, type RealTimer } from '../strict/real-timeouts.js';
 
 /**
  * Native immediates seen and not run yet (the strict-mode tripwire does not count them as
@@ -42,25 +43,12 @@ export function nativeHoldActive(): boolean {
  * not the simulation's, so never waited for. Counting them as native made the hold wait for a
  * foreign setImmediate loop for ever (each check phase it queued the next one), and the run hung.
  */
-const foreign = new Set<NodeJS.Immediate>();
+const foreign = new PendingRealHandles();
 let watching = false;
 
 /** Called by the global setImmediate outside the hosts with what it queued (shims/timers/timers.ts). */
 export function noteForeignImmediate(immediate: NodeJS.Immediate): void {
-  if (!watching) return;
-  // Bounded although nobody may count for a while (a run ended): drop those that ran or were cleared.
-  if (foreign.size >= 256) foreignPending();
-  foreign.add(immediate);
-}
-
-/** Foreign immediates still pending and ref'd (those that ran or were cleared are dropped). */
-function foreignPending(): number {
-  let n = 0;
-  for (const immediate of foreign) {
-    if ((immediate as unknown as { _destroyed: boolean })._destroyed) foreign.delete(immediate);
-    else if (immediate.hasRef()) n++;
-  }
-  return n;
+  if (watching) foreign.note(immediate as unknown as RealTimer);
 }
 
 /** Node's count of ref'd immediates pending, native ones included. */
@@ -84,7 +72,7 @@ export function watchNativeImmediates(world: World): void {
   if (world.preStepHold !== undefined) return;
   watching = true;
   const unclaimed = (): number => {
-    const count = realImmediates() - world.driver.queuedImmediates - ownImmediates.size - expected - foreignPending();
+    const count = realImmediates() - world.driver.queuedImmediates - ownImmediates.size - expected - foreign.pending();
     return count < 0 ? count + settleInstalls(-count) : count;
   };
   const claim = (count: number, release: () => void): void => {
