@@ -39,7 +39,7 @@ import vm from 'node:vm';
 import { envSwitch } from '../../runtime/env-switch.js';
 import { mirrorSignature, type PatchSet } from '../registry.js';
 import { everySeedAlone } from '../seed-fitness.js';
-import { commonJsWithHostImports, type DynamicImport, loadedOutsideHostGraphs, requiredInHostGraph } from './module-graph.js';
+import { commonJsWithHostImports, type DynamicImport, isCommonJsFormat, isEsModuleFormat, loadedOutsideHostGraphs, requiredInHostGraph } from './module-graph.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type CjsModule = any;
@@ -163,11 +163,11 @@ function compile(this: CjsModule, content: string, filename: string, format?: st
   const args = Array.prototype.slice.call(arguments) as unknown[];
   // A host's file, or any file where register mode holds every import() on a loader thread.
   const rewritten = typeof content === 'string' && (hostModules.has(this) || (heldEverywhere && LOADER_THREAD));
-  if (rewritten && (format === 'module' || format === 'module-typescript' || (format === undefined && detectedEsm(filename, content)))) {
+  if (rewritten && (isEsModuleFormat(format) || (format === undefined && detectedEsm(filename, content)))) {
     const required = requiredEsm(this, content, filename);
     return Reflect.apply(realCompile, this, required === undefined ? args : [required.source, required.filename, 'module']);
   }
-  if (rewritten && (format === undefined || format === 'commonjs' || format === 'commonjs-typescript') && IMPORT_CALL.test(content)) {
+  if (rewritten && (format === undefined || isCommonJsFormat(format)) && IMPORT_CALL.test(content)) {
     args[0] = commonJsWithHostImports(content, dynamicImports);
   }
   if (!enabled || !hostModules.has(this) || typeof content !== 'string' || (format !== undefined && format !== 'commonjs')) {

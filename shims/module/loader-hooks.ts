@@ -8,7 +8,7 @@
  */
 import { init, parse } from 'cjs-module-lexer';
 import { parse as parseEsm } from 'es-module-lexer/js';
-import { hostQuery, type Loaded, loadedInHostGraph, loadedOutsideHostGraphs, type Resolved, resolvedInHostGraph, setSharedDirectory, unwrapHostImport } from './module-graph.js';
+import { hostQuery, isCommonJsFormat, type Loaded, loadedInHostGraph, loadedOutsideHostGraphs, type Resolved, resolvedInHostGraph, setSharedDirectory, unwrapHostImport } from './module-graph.js';
 
 // This file is dist/loader-hooks.mjs: the build's directory holds the modules every host shares.
 setSharedDirectory(new URL('./', import.meta.url).href);
@@ -32,7 +32,7 @@ export async function load(url: string, context: unknown, nextLoad: (u: string, 
     return loadedOutsideHostGraphs(url, await nextLoad(url, context), dynamicImports);
   }
   const result = await nextLoad(url, context);
-  if (result.format === 'commonjs') await (lexerReady ??= init());
+  if (isCommonJsFormat(result.format)) await (lexerReady ??= init());
   return loadedInHostGraph(url, result, (source) => parse(source).exports, dynamicImports);
 }
 

@@ -247,8 +247,19 @@ export function resolvedInHostGraph(resolved: Resolved, parentURL: string | unde
   return url === resolved.url ? resolved : { ...resolved, url };
 }
 
+/**
+ * Whether a load's format is an ES module's or a CommonJS file's, TypeScript that Node strips
+ * itself included (`module-typescript`, `commonjs-typescript`: .ts, .mts, .cts on Node 22.6+).
+ */
+export function isEsModuleFormat(format: string | null | undefined): boolean {
+  return format === 'module' || format === 'module-typescript';
+}
+export function isCommonJsFormat(format: string | null | undefined): boolean {
+  return format === 'commonjs' || format === 'commonjs-typescript';
+}
+
 /** A loaded module's source as text. */
-function sourceText(source: string | ArrayBuffer | ArrayBufferView): string {
+export function sourceText(source: string | ArrayBuffer | ArrayBufferView): string {
   return typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8');
 }
 
@@ -373,7 +384,7 @@ export function loadedInHostGraph(
   parseExports: (source: string) => string[],
   dynamicImports?: (source: string) => readonly DynamicImport[],
 ): Loaded {
-  if (result.format === 'commonjs' || result.format === 'commonjs-typescript') {
+  if (isCommonJsFormat(result.format)) {
     const filename = fileURLToPath(url);
     let names: string[] = [];
     try {
@@ -383,7 +394,7 @@ export function loadedInHostGraph(
     }
     return { format: 'module', source: commonJsFacade(filename, names, url.endsWith(ENTRY_MARK)), shortCircuit: true };
   }
-  if ((result.format === 'module' || result.format === 'module-typescript') && result.source != null) {
+  if (isEsModuleFormat(result.format) && result.source != null) {
     const source = dynamicImports === undefined ? result.source : heldImportsOf(sourceText(result.source), dynamicImports);
     const own = `import.meta.url=${JSON.stringify(withoutHostQuery(url))};${url.endsWith(ENTRY_MARK) ? ENTRY_MAIN : ''}${OWN_RESOLVE}`;
     return { ...result, source: withOwnSourceUrl(withEvaluationSignal(source, own), url) };

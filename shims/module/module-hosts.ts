@@ -28,7 +28,7 @@ import { currentHost, type Host } from '../context.js';
 import { activeWorld } from '../../runtime/world.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
 import { installCodeCache, isHostModule, markHostModule } from './code-cache.js';
-import { ENTRY_MARK, hostImportSpecifier, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, unwrapHostImport, withoutHostQuery } from './module-graph.js';
+import { ENTRY_MARK, hostImportSpecifier, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, sourceText, unwrapHostImport, withoutHostQuery } from './module-graph.js';
 import { esmKey, readResolutionCacheSetting, resolveCommonJs, resolveEsm } from './resolution-cache.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -175,7 +175,7 @@ const stripTypes = (Module as unknown as { stripTypeScriptTypes?: StripTypes }).
 function strippedTypeScript(url: string, result: Loaded): Loaded {
   if (result.format !== 'module-typescript' || result.source == null || stripTypes === undefined) return result;
   if ((process.features as { typescript?: unknown }).typescript !== 'strip' || url.includes('/node_modules/')) return result;
-  const text = typeof result.source === 'string' ? result.source : Buffer.from(result.source as Uint8Array).toString('utf8');
+  const text = sourceText(result.source);
   const emitWarning = process.emitWarning;
   process.emitWarning = () => {};
   try {
