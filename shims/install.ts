@@ -9,6 +9,7 @@
  * and into this table. The imports below keep their order: it is the order the modules'
  * top levels run in the bundle.
  */
+import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { UsageError } from '../runtime/errors.js';
 import { originals } from '../runtime/originals.js';
@@ -120,11 +121,27 @@ setNetworkResolver((host) => host.world.network);
 
 let installed: { world: World; patches: PatchSet; whole: boolean } | undefined;
 
-/** process.stdout/stderr/stdin are created lazily from net.Socket: create them first. */
+/**
+ * process.stdout/stderr/stdin are created lazily from net.Socket (a pipe, a terminal): create
+ * them first. A stdin that is a file (or /dev/null) is an fs.ReadStream, left for the program
+ * to create: made now, it would queue a tick of its own (Node 22 and 24) that plainly never
+ * exists unless the program touches process.stdin, and the program's async hooks would hear of it.
+ */
 function touchStdio(): void {
   void process.stdout;
   void process.stderr;
-  void process.stdin;
+  if (!stdinIsFile()) void process.stdin;
+}
+
+function stdinIsFile(): boolean {
+  try {
+    const stats = fs.fstatSync(0);
+    if (stats.isFile()) return true;
+    // /dev/null (stdio 'ignore', a daemon's stdin): a character device that libuv guesses is a file.
+    return stats.isCharacterDevice() && stats.rdev === fs.statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
 }
 
 /** Node settings under which the shims cannot work, with what to do instead; undefined: none. */
