@@ -16,6 +16,7 @@ import { type CrashPolicy, kUntilIdle } from './hosts/lifecycle.js';
 import { World } from './world.js';
 import { originals } from './originals.js';
 import { nodeCrypto } from './node-crypto.js';
+import { runtimeCallback } from './driver/runtime-resources.js';
 
 /**
  * Writes a fault or other change to the world (crash, partition, setLink, ...) to the trace as an
@@ -720,7 +721,7 @@ export class Sim {
     const guard =
       wallClockLimitMs === undefined
         ? undefined
-        : originals.setTimeout(() => {
+        : originals.setTimeout(runtimeCallback(() => {
             const limit = `${wallClockLimitMs.toLocaleString('en-US')} ms`;
             this.abortWith({
               summary: `run aborted: still running after ${limit} of real time (wallClockLimitMs)`,
@@ -730,7 +731,7 @@ export class Sim {
                   `(durationMs), or raise wallClockLimitMs`,
               ),
             });
-          }, wallClockLimitMs);
+          }), wallClockLimitMs);
     guard?.unref();
     this.cleanup = () => {
       this.cleanup = undefined;

@@ -2,7 +2,7 @@ import { type AsyncLocalStorage, AsyncResource, executionAsyncId, executionAsync
 import { formatTimeNs, NS_PER_MS } from './clock/units.js';
 import { HostDisks } from './disk/disks.js';
 import type { ResolvedRule } from './disk/faults.js';
-import { Driver } from './driver/driver.js';
+import { Driver, DRIVER_BATCH } from './driver/driver.js';
 import { assert, UsageError } from './errors.js';
 import { type FailureKind, type FailureReport, runtimeError } from './failure.js';
 import type { Host, HostState, HostWorld } from './hosts/host.js';
@@ -12,6 +12,7 @@ import { once } from './once.js';
 import type { DiskMode } from './options.js';
 import { originals } from './originals.js';
 import { alsEnable, alsRun, FRAMED_CONTEXT, processAls, RESOURCE_STORE, ROOT_SCOPE } from './driver/event-context.js';
+import { handleAsyncId, RUNTIME_SCOPE_TYPES, runtimeCallback, runtimeScope } from './driver/runtime-resources.js';
 import { outsideDomain } from './driver/outside-domain.js';
 import { formatSeed } from './random/seed.js';
 import { RandomStream } from './random/stream.js';
@@ -401,6 +402,24 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const host = this.als.getStore();
     if (host !== undefined && host.world === this) return host;
     return host === OUTSIDE_HOSTS ? undefined : this.fallbackHost;
+  }
+
+  /**
+   * The async ids of the runtime's own resources that may be running or queued now: the driver's
+   * immediates of its live batches, and the scope the running event's code was entered under
+   * (shims/async-hooks: a hook of the program's enabled now must not hear of them later).
+   */
+  liveRuntimeAsyncIds(): number[] {
+    const ids: number[] = [];
+    for (const [first, last] of this.driver.liveBatches()) {
+      const from = handleAsyncId(first);
+      const to = handleAsyncId(last);
+      // Consecutive ids, unless something made a resource between two of them: then none is given.
+      if (from === undefined || to === undefined || to - from !== DRIVER_BATCH - 1) continue;
+      for (let id = from; id <= to; id++) ids.push(id);
+    }
+    if (this.runningAsyncId >= 0) ids.push(this.runningAsyncId);
+    return ids;
   }
 
   /** Whether the calling code is code of no host by outsideHosts(). */
@@ -1015,10 +1034,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   private kickQueued = false;
-  private readonly deferredKick = (): void => {
+  private readonly deferredKick = runtimeCallback((): void => {
     this.kickQueued = false;
     if (!this.stopped && this.refs > 0) this.driver.kick();
-  };
+  });
 
   /**
    * Starts an idle driver once the current synchronous code is done, if ref'd work exists then.
@@ -1598,7 +1617,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    */
   freshScope(host: WorldHost, type: string, triggerAsyncId?: number): AsyncResource {
     const options = triggerAsyncId === undefined ? { requireManualDestroy: true } : { requireManualDestroy: true, triggerAsyncId };
-    return ROOT_SCOPE.runInAsyncScope(() => alsRun.call(this.als, host, () => new AsyncResource(type, options))) as AsyncResource;
+    const scope = ROOT_SCOPE.runInAsyncScope(() => alsRun.call(this.als, host, () => new AsyncResource(type, options))) as AsyncResource;
+    if (RUNTIME_SCOPE_TYPES.has(type)) runtimeScope(scope);
+    return scope;
   }
 
   private watchCulprits(): void {
@@ -1706,10 +1727,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
 
   private readonly armQuiesceRetry = (): ReturnType<typeof setTimeout> => originals.setTimeout(this.retryQuiesce, 1);
 
-  private readonly retryQuiesce = (): void => {
+  private readonly retryQuiesce = runtimeCallback((): void => {
     this.quiesceRetry = undefined;
     if (!this.stopped) this.driver.kick();
-  };
+  });
 
   private finish(reason: StopReason, failure?: FailureReport): void {
     if (this.outcome !== undefined) return;

@@ -68,6 +68,7 @@ import { realActiveRequests, realActiveResourcesInfo } from './process/real-reso
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
 import { takeAloneReason } from './seed-fitness.js';
+import { runtimeCallback } from '../runtime/driver/runtime-resources.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -216,11 +217,11 @@ function hookProcess(): void {
     // The program's listeners run after this one and may start more work: look once they and
     // what they queued have run. This immediate keeps the loop for one more turn; if nothing else
     // does, the process would have exited here.
-    originals.setImmediate(() => {
+    originals.setImmediate(runtimeCallback(() => {
       if (running !== run) return;
       if (workPending(world)) return;
       run.end(run.topLevelSettled ? exitCodeNow(0) : UNSETTLED_TOP_LEVEL_AWAIT, true);
-    });
+    }));
   } });
 }
 
@@ -413,7 +414,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
         world.dispose();
         // Put back what the program changed once what its last code queued (promise jobs, ticks)
         // has run: a seed that crashed or exited mid-event still has some.
-        originals.setImmediate(() => {
+        originals.setImmediate(runtimeCallback(() => {
           uninstallShims(world);
           const globalKept = restore(before, globals);
           putBackEnv(env);
@@ -439,7 +440,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
             result!.unfit = 'work of the program is still pending';
           }
           resolve(result!);
-        });
+        }));
       },
     };
     world.onFailure = (report) => {
@@ -469,7 +470,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
         run.end(ExitCode.escape, false, world.report('crash', host, error, `strict mode: ${escaped} escaped the simulation`));
       };
       world.driver.onCheckpoint = check;
-      strictTimer = originals.setInterval(check, STRICT_CHECK_MS);
+      strictTimer = originals.setInterval(runtimeCallback(check), STRICT_CHECK_MS);
       strictTimer.unref();
     }
     const handleProcessExit = (): void => {

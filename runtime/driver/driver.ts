@@ -1,6 +1,7 @@
 import { originals } from '../originals.js';
 import { ROOT_SCOPE } from './event-context.js';
 import { outsideDomain } from './outside-domain.js';
+import { runtimeCallback } from './runtime-resources.js';
 
 /** How many original setImmediate callbacks are queued per turn of Node's event loop. */
 export const DRIVER_BATCH = 256;
@@ -29,11 +30,18 @@ export class Driver {
    * are the real immediates still to run in this turn (the tripwire looks at them).
    */
   lastQueued: object | undefined;
+  /** The first original Immediate of the last batch, and the first and last of the batch before it (liveBatches()). */
+  private firstQueued: object | undefined;
+  private earlierFirst: object | undefined;
+  private earlierLast: object | undefined;
 
   /** Queues one batch of original immediates (refill()), made once. */
   private readonly queueBatch = (): void => {
     const setImmediate = originals.setImmediate;
-    for (let i = 0; i < DRIVER_BATCH; i++) this.lastQueued = setImmediate(this.step);
+    this.earlierFirst = this.firstQueued;
+    this.earlierLast = this.lastQueued;
+    this.firstQueued = this.lastQueued = setImmediate(this.step);
+    for (let i = 1; i < DRIVER_BATCH; i++) this.lastQueued = setImmediate(this.step);
   };
 
   /**
@@ -56,6 +64,7 @@ export class Driver {
         this.onCheckpoint?.();
       }
     };
+    runtimeCallback(this.step);
   }
 
   /** Starts (or keeps) the driver running. Cheap to call when already active. */
@@ -92,6 +101,18 @@ export class Driver {
   /** The callback of every original immediate the driver queues (the tripwire tells them apart by it). */
   get immediateCallback(): () => void {
     return this.step;
+  }
+
+  /**
+   * The first and last original Immediate of the batches that may still be running or queued:
+   * the last one and, after a yieldTurn(), the one before it. A batch's immediates are made one
+   * after another, so their async ids are the consecutive ones from the first's to the last's.
+   */
+  liveBatches(): Array<[object, object]> {
+    const batches: Array<[object, object]> = [];
+    if (this.earlierFirst !== undefined && this.earlierLast !== undefined) batches.push([this.earlierFirst, this.earlierLast]);
+    if (this.firstQueued !== undefined && this.lastQueued !== undefined) batches.push([this.firstQueued, this.lastQueued]);
+    return batches;
   }
 
   /** Original immediates queued by the driver and not yet run. */

@@ -6,6 +6,7 @@
 import { type AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
 import { originals } from '../originals.js';
+import { runtimeScope } from './runtime-resources.js';
 
 /**
  * One AsyncLocalStorage for the whole process, shared by every World: on Node 20/22 each live
@@ -58,4 +59,4 @@ export const alsEnable = (processAls as unknown as { _enable?: () => void })._en
  * program's AsyncLocalStorage store then never leaks from wherever the driver happened to be
  * kicked (a dns.lookup callback ran in the store of the first timer's context before).
  */
-export const ROOT_SCOPE = new AsyncResource('dst-root', { requireManualDestroy: true });
+export const ROOT_SCOPE = runtimeScope(new AsyncResource('dst-root', { requireManualDestroy: true }));

@@ -1,5 +1,6 @@
 import { originals } from '../originals.js';
 import { outsideDomain } from './outside-domain.js';
+import { runtimeCallback } from './runtime-resources.js';
 
 /**
  * Original immediates dst-runtime queues besides the driver's (a hold released once Node has run
@@ -11,10 +12,12 @@ export const ownImmediates = new Set<object>();
 /** Queues `fn` on the ORIGINAL setImmediate, known to the tripwire until it runs. */
 export function queueOwnImmediate(fn: () => void): void {
   const immediate: object = outsideDomain(() =>
-    originals.setImmediate(() => {
-      ownImmediates.delete(immediate);
-      fn();
-    }),
+    originals.setImmediate(
+      runtimeCallback(() => {
+        ownImmediates.delete(immediate);
+        fn();
+      }),
+    ),
   );
   ownImmediates.add(immediate);
 }

@@ -20,6 +20,7 @@
  */
 import { originals } from '../originals.js';
 import { testRealmGlobal } from '../realms.js';
+import { runtimeCallback } from '../driver/runtime-resources.js';
 
 type Global = Record<PropertyKey, unknown>;
 
@@ -217,7 +218,7 @@ export class TestStop {
     if (timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs) && timeoutMs < 2 ** 31) {
       const margin = guardMarginMs(timeoutMs);
       const timer = originals.setTimeout(
-        () => {
+        runtimeCallback(() => {
           const error = new Error(
             `${runner}'s timeout of ${timeoutMs.toLocaleString('en-US')} ms for this test is ${margin.toLocaleString('en-US')} ms away: ` +
               `dst-runtime stopped the simulation first, so this failure names its seed. Raise the test's timeout, or give ` +
@@ -226,7 +227,7 @@ export class TestStop {
           error.name = 'TimeoutError';
           error.stack = `TimeoutError: ${error.message}`; // dst-runtime's own timer: its frames say nothing
           this.stop(error);
-        },
+        }),
         Math.max(timeoutMs - margin, timeoutMs / 2),
       );
       timer.unref();

@@ -7,6 +7,7 @@
  * and by the adoption of Node's own real timers (net-binding's happy-eyeballs attempt timer).
  */
 import { originals } from '../../runtime/originals.js';
+import { runtimeNoop } from '../../runtime/driver/runtime-resources.js';
 
 /** What a listener may read of a real Timeout (Node's internal field names). */
 export interface RealTimer {
@@ -80,7 +81,7 @@ const listeners = new Set<Listener>();
 let proto: object | undefined;
 
 function install(): boolean {
-  const probe = originals.setTimeout(() => {}, 1) as unknown as RealTimer;
+  const probe = originals.setTimeout(runtimeNoop, 1) as unknown as RealTimer;
   originals.clearTimeout(probe as unknown as NodeJS.Timeout);
   const candidate = Object.getPrototypeOf(probe) as object;
   if (Object.getOwnPropertyDescriptor(candidate, '_idleTimeout') !== undefined) return false; // not the Node we know

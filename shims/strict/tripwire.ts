@@ -30,6 +30,7 @@ import { captureStack, functionLocation, functionUrl, programFrames } from '../.
 import type { Host } from '../context.js';
 import type { World } from '../../runtime/world.js';
 import type { PatchSet } from '../registry.js';
+import { runtimeCallback, runtimeNoop } from '../../runtime/driver/runtime-resources.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -78,7 +79,7 @@ function nodeInternalImmediates(world: World): number {
   // (the next turn's list).
   walkFrom(world.driver.lastQueued as RealTimer | undefined);
   for (const own of ownImmediates) walkFrom(own as RealTimer);
-  const probe = originals.setImmediate(() => {}) as unknown as RealTimer;
+  const probe = originals.setImmediate(runtimeNoop) as unknown as RealTimer;
   try {
     walkFrom(probe);
   } finally {
@@ -143,7 +144,7 @@ function describeEscapes(): string[] {
     for (const frame of frames.slice(1, 5)) lines.push(`    from ${frame}`);
   }
   // Immediates not yet run are a linked list: a probe appended at the tail walks back over them.
-  const probe = originals.setImmediate(() => {}) as unknown as RealTimer;
+  const probe = originals.setImmediate(runtimeNoop) as unknown as RealTimer;
   try {
     for (let item = probe._idlePrev; item !== null && item !== undefined; item = item._idlePrev) {
       if (item._destroyed || typeof item.hasRef !== 'function' || !item.hasRef()) continue;
@@ -164,7 +165,7 @@ export function installTripwire(world: World): void {
   let tripped = false;
   // A program whose only timer escaped never runs a simulated event, so the driver's
   // checkpoints never come: an unref'd real interval (ours, not counted as ref'd work) looks too.
-  originals.setInterval(() => world.driver.onCheckpoint?.(), IDLE_CHECK_MS).unref();
+  originals.setInterval(runtimeCallback(() => world.driver.onCheckpoint?.()), IDLE_CHECK_MS).unref();
   trapRealTimeouts();
   world.driver.onCheckpoint = () => {
     if (tripped) return;

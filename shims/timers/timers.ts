@@ -138,7 +138,10 @@ function runTimeout(timer: Timeout): void {
   // Node's own clearTimeout, captured by a module loaded before dst-runtime, duck-types our
   // Timeout (it has _onTimeout) and clears it behind our back: honour that.
   if (!timer._onTimeout || timer._idleTimeout === -1) {
-    if (!timer._destroyed) timer._destroyed = true;
+    if (!timer._destroyed) {
+      timer._destroyed = true;
+      emitScopeDestroy(timer);
+    }
     return;
   }
   try {
@@ -155,6 +158,7 @@ function runTimeout(timer: Timeout): void {
       } else {
         timer._destroyed = true;
         if (timer[kRefed]) world.unrefHandle(host);
+        emitScopeDestroy(timer);
         if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
       }
     }
@@ -355,6 +359,7 @@ function unenroll(timer: Timeout): void {
     return;
   }
   timer._destroyed = true;
+  emitScopeDestroy(timer);
   const world = timer[kHost].world;
   if (timer[kHasPrimitive]) knownTimersById.get(world)?.delete(String(timer[kId]));
   // Like Node 24's unenroll: only a timer still queued (not one cleared inside its own
@@ -386,7 +391,18 @@ function runImmediate(immediate: Immediate): void {
     else Reflect.apply(callback, immediate, argv);
   } finally {
     cleanImmediate(immediate);
+    emitScopeDestroy(immediate);
   }
+}
+
+/**
+ * A handle's async context is done with (it ran, or was cleared): the program's destroy hooks hear
+ * of it, when it captured one (only then does the program have hooks). Node emits destroy at the
+ * same points of its timers and immediates.
+ */
+function emitScopeDestroy(handle: Timeout | Immediate): void {
+  const scope = handle[kScope];
+  if (scope !== undefined) scope.emitDestroy();
 }
 
 function cleanImmediate(immediate: Immediate): void {
@@ -586,6 +602,7 @@ function simClearImmediate(immediate: unknown): void {
     if (immediate[kRefed]) world.unrefHandle(immediate[kHost]);
     immediate[kRefed] = null;
     immediate[kSeq] = 0; // its place in the queue is stale now
+    emitScopeDestroy(immediate);
     cleanImmediate(immediate);
     return;
   }
