@@ -114,9 +114,10 @@ export function noteUserAsyncStores(): void {
 /**
  * True while an async hook of the program with a destroy callback is enabled (set by the
  * async-context shim). Node delivers destroy hooks from a native immediate, after the resource
- * was destroyed (a closed handle, an agent's freed socket, emitDestroy()): each event then ends
- * the driver's turn, so Node's loop delivers them before the next event, as plainly they come
- * soon after.
+ * was destroyed (a closed handle, an agent's freed socket, emitDestroy()), at the start of the
+ * loop's next check phase: the timers and I/O callbacks of the same turn run first. Here an
+ * event that would run at the check phase or later (or is another host's) then waits for the
+ * driver's next turn of Node's loop, which delivers them first (step(), destroysFirst()).
  */
 let destroyHooksOn = false;
 
@@ -1088,11 +1089,22 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       if (this.stopped || this.blockers > 0) return false;
       this.takenAfterThrow = undefined;
       drainThrew = true;
+    } else if (this.takenForDestroys !== undefined) {
+      if (this.stopped || this.blockers > 0) return false;
+      event = this.takenForDestroys;
+      this.takenForDestroys = undefined;
     } else {
       event = this.next();
       if (event === undefined) {
         this.threw = false;
         return false;
+      }
+      if (this.destroysOwed && this.destroysFirst(event)) {
+        // Node's next turn delivers them (its native immediates run before the driver's).
+        this.destroysOwed = false;
+        this.takenForDestroys = event;
+        this.driver.yieldTurn();
+        return true;
       }
     }
     if (this.threw) {
@@ -1550,7 +1562,28 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       this.runningHost = undefined;
     }
     this.current = undefined;
-    if (destroyHooksOn) this.driver.yieldTurn();
+    if (destroyHooksOn) this.destroysOwed = true;
+  }
+
+  /** An event ran while the program's destroy hooks were on: what it destroyed is heard at its host's next check phase. */
+  private destroysOwed = false;
+  /** An event step() took, to run once Node's loop has delivered the destroys owed (see destroysOwed). */
+  private takenForDestroys: WorldEntry | undefined;
+
+  /**
+   * Whether Node would deliver the destroys the last event owes before `event`, the next to run:
+   * unless it is a callback of the same host's loop turn before its check phase (a timer's
+   * destroy is heard after the I/O callbacks of its turn, as plainly).
+   */
+  private destroysFirst(event: WorldEntry): boolean {
+    const host = event[kHost];
+    if (host !== this.lastHost) return true;
+    const kind = event[kKind];
+    const turn = kind === KIND_IMMEDIATE || kind === KIND_IO ? (event as { [kCheckTurn]?: number })[kCheckTurn] : undefined;
+    const phase = turn !== undefined && kind === KIND_IO ? PHASE_CLOSING : phaseOfKind(kind);
+    if (phase === PHASE_CHECK || phase === PHASE_CLOSING) return true;
+    // A new turn of its loop (as runEvent() counts them).
+    return this.nowNs !== host.loopNs || phaseRank(phase) < phaseRank(host.loopPhase) || (turn !== undefined && turn > host.loopTurn);
   }
 
   private invoke(event: WorldEntry): void {

@@ -10,14 +10,12 @@
  * its own type ('Timeout', 'Immediate'), with init at creation, before/after around it and
  * destroy when it is done (shims/timers).
  *
- * The program's hooks hear only of the program's resources: the real ones dst-runtime makes for
- * its own work (the driver's immediates, its scopes, its deferred kick) are left out
- * (runtime/driver/runtime-resources.ts), as plainly they do not exist. Otherwise a hook counting
- * its resources would count some 256 immediates per turn of Node's loop, and a different number
- * in each run of a seed.
+ * The program's hooks hear only of the program's resources, and a request the runtime completes
+ * itself as the request: shims/async-hooks/program-hooks.ts.
  */
-import asyncHooks, { AsyncLocalStorage, AsyncResource, executionAsyncResource } from 'node:async_hooks';
-import { isRuntimeResource, prepareRuntimeResources } from '../../runtime/driver/runtime-resources.js';
+import asyncHooks, { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { prepareRuntimeResources } from '../../runtime/driver/runtime-resources.js';
+import { forgetHiddenDestroys, forgetHiddenIds, hideRuntimeIds, type HookCallbacks, programHookCallbacks, standIn } from './program-hooks.js';
 import { activeWorld, noteDestroyHooks, noteUserAsyncStores } from '../../runtime/world.js';
 import type { PatchSet } from '../registry.js';
 import { patchExportKeepingNodeCaptures } from '../builtin-captures.js';
@@ -33,6 +31,32 @@ export function contextsSeen(): boolean {
 /** The async context to run a handle's callback in, or undefined when the host is enough. */
 export function captureContext(type: string): AsyncResource | undefined {
   return userStores ? new AsyncResource(type, { requireManualDestroy: true }) : undefined;
+}
+
+/**
+ * The async context to run the callback of `request` in, a native resource of Node's whose
+ * callback the runtime runs itself, later (a held fs request, a crypto job, a zlib handle's
+ * write): a scope that the program's async hooks hear as `request` (shims/async-hooks/program-hooks.ts).
+ * `oneShot` (a request): the caller emits the scope's destroy once the callback ran.
+ */
+export function captureContextOf(request: object, type: string, oneShot: boolean): AsyncResource | undefined {
+  if (!userStores) return undefined;
+  return standIn(request, oneShot, enabledDestroyHooks.size > 0, () => new AsyncResource(type, { requireManualDestroy: true }));
+}
+
+/**
+ * `completion` (a request's callback, run in `scope`), followed by `scope`'s destroy: plainly a
+ * request is destroyed once its callback ran.
+ */
+export function thenDestroyed(scope: AsyncResource | undefined, completion: () => void): () => void {
+  if (scope === undefined) return completion;
+  return () => {
+    try {
+      completion();
+    } finally {
+      scope.emitDestroy();
+    }
+  };
 }
 
 const proto = AsyncLocalStorage.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
@@ -65,105 +89,6 @@ const hookPrototype = Object.getPrototypeOf(realCreateHook({})) as Record<string
 const realEnable = hookPrototype.enable!;
 const realDisable = hookPrototype.disable!;
 
-type HookCallback = (this: unknown, ...args: unknown[]) => void;
-
-interface HookCallbacks {
-  init?: unknown;
-  before?: unknown;
-  after?: unknown;
-  destroy?: unknown;
-  promiseResolve?: unknown;
-}
-
-/**
- * Async ids of the runtime's resources that a hook of the program's with a destroy callback may
- * yet hear destroyed (noted at their init or before, or when such a hook is enabled while they
- * are queued). Each leaves the set at its destroy.
- */
-const runtimeIds = new Set<number>();
-/** The id whose destroy Node is delivering to each enabled hook in turn, and whether it is the runtime's. */
-let destroyingId = -1;
-let destroyingRuntime = false;
-
-function isRuntimeDestroy(asyncId: number): boolean {
-  if (asyncId !== destroyingId) {
-    destroyingId = asyncId;
-    destroyingRuntime = runtimeIds.delete(asyncId);
-  }
-  return destroyingRuntime;
-}
-
-/**
- * Async ids of the runtime's resources running now (heard at before). Their after cannot be told by
- * the resource: Node has dropped an immediate's callback by then.
- */
-const runtimeRunning = new Set<number>();
-/** The id whose after Node is delivering to each enabled hook in turn, and whether it is the runtime's. */
-let afterId = -1;
-let afterRuntime = false;
-
-function isRuntimeAfter(asyncId: number): boolean {
-  if (asyncId !== afterId) {
-    afterId = asyncId;
-    afterRuntime = runtimeRunning.delete(asyncId);
-  }
-  return afterRuntime;
-}
-
-/**
- * The callbacks Node gets for a hook of the program's: the program's own, each skipping the
- * runtime's resources. Each property is read once, as Node's constructor does; a value that is
- * not a function is passed on as it is, so Node rejects it with its own error. A hook with a
- * destroy callback also gets init and before, to learn which ids it must not hear destroyed.
- */
-function programHookCallbacks(callbacks: HookCallbacks): HookCallbacks {
-  // Named apart from the wrappers: a named function expression's own name would shadow them.
-  const { init: givenInit, before: givenBefore, after: givenAfter, destroy: givenDestroy, promiseResolve } = callbacks;
-  const tracksDestroy = typeof givenDestroy === 'function';
-  const programInit = typeof givenInit === 'function' ? (givenInit as HookCallback) : undefined;
-  const programBefore = typeof givenBefore === 'function' ? (givenBefore as HookCallback) : undefined;
-  const programAfter = typeof givenAfter === 'function' ? (givenAfter as HookCallback) : undefined;
-  const programDestroy = tracksDestroy ? (givenDestroy as HookCallback) : undefined;
-  // A hook with after gets before too, to learn which afters are the runtime's.
-  const watchesBefore = programBefore !== undefined || ((tracksDestroy || programAfter !== undefined) && givenBefore === undefined);
-  return {
-    init:
-      programInit !== undefined || (tracksDestroy && givenInit === undefined)
-        ? function init(this: unknown, asyncId: number, type: string, triggerAsyncId: number, resource: object) {
-            if (isRuntimeResource(resource, type)) {
-              if (tracksDestroy) runtimeIds.add(asyncId);
-              return;
-            }
-            if (programInit !== undefined) Reflect.apply(programInit, this, [asyncId, type, triggerAsyncId, resource]);
-          }
-        : givenInit,
-    before:
-      watchesBefore
-        ? function before(this: unknown, asyncId: number) {
-            if (isRuntimeResource(executionAsyncResource())) {
-              if (tracksDestroy) runtimeIds.add(asyncId);
-              if (programAfter !== undefined) runtimeRunning.add(asyncId);
-              return;
-            }
-            if (programBefore !== undefined) Reflect.apply(programBefore, this, [asyncId]);
-          }
-        : givenBefore,
-    after:
-      programAfter !== undefined
-        ? function after(this: unknown, asyncId: number) {
-            if (!isRuntimeAfter(asyncId)) Reflect.apply(programAfter, this, [asyncId]);
-          }
-        : givenAfter,
-    destroy:
-      programDestroy !== undefined
-        ? function destroy(this: unknown, asyncId: number) {
-            if (!isRuntimeDestroy(asyncId)) Reflect.apply(programDestroy, this, [asyncId]);
-          }
-        : givenDestroy,
-    promiseResolve,
-  };
-}
-
 export const asyncContextShim: Shim = {
   name: 'async-context',
   install(patches: PatchSet) {
@@ -190,25 +115,21 @@ export const asyncContextShim: Shim = {
       const result = Reflect.apply(realEnable, this, args);
       if (destroyHooks.has(this)) enabledDestroyHooks.add(this);
       // What of the runtime's is queued or running now is heard of later without an init or before.
-      for (const id of activeWorld()?.liveRuntimeAsyncIds() ?? []) {
-        if (destroyHooks.has(this)) runtimeIds.add(id);
-        if (afterHooks.has(this)) runtimeRunning.add(id);
-      }
+      if (destroyHooks.has(this) || afterHooks.has(this)) hideRuntimeIds(activeWorld()?.liveRuntimeAsyncIds() ?? [], destroyHooks.has(this), afterHooks.has(this));
       noteDestroyHooks(enabledDestroyHooks.size > 0);
       return result;
     });
     patches.replace(hookPrototype, 'disable', function disable(this: object, ...args: unknown[]) {
       const result = Reflect.apply(realDisable, this, args);
       enabledDestroyHooks.delete(this);
-      if (enabledDestroyHooks.size === 0) runtimeIds.clear();
-      // runtimeRunning is left: an after still to come for an id in it is the runtime's.
+      // The ids of hidden resources running now are kept: an after still to come for one is hidden.
+      if (enabledDestroyHooks.size === 0) forgetHiddenDestroys();
       noteDestroyHooks(enabledDestroyHooks.size > 0);
       return result;
     });
     patches.onRestore(() => {
       enabledDestroyHooks.clear();
-      runtimeIds.clear();
-      runtimeRunning.clear();
+      forgetHiddenIds();
       noteDestroyHooks(false);
     });
   },

@@ -25,7 +25,7 @@ import asyncHooks from 'node:async_hooks';
 import { CRYPTO_BUILTINS, nodeCrypto } from './node-crypto.js';
 import { types } from 'node:util';
 import { UsageError } from '../../runtime/errors.js';
-import { captureContext } from '../async-hooks/async-context.js';
+import { captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
 import { currentHost, type Host } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, type RealCall, settleInEvent } from '../thread-pool/real-work.js';
@@ -83,9 +83,10 @@ function findBindingJobClasses(): Array<Record<string, Fn>> | undefined {
 /** Holds the simulation for `job`, an asynchronous job with an ondone callback, until it is done. */
 function holdOndone(host: Host, job: Job): RealCall {
   const ondone = job.ondone!;
-  const call = beginRealCall(host, captureContext('CRYPTOJOB'));
+  const scope = captureContextOf(job, 'CRYPTOJOB', true);
+  const call = beginRealCall(host, scope);
   job.ondone = function heldOndone(this: unknown, ...results: unknown[]) {
-    completeRealCall(call, () => Reflect.apply(ondone, this, results));
+    completeRealCall(call, thenDestroyed(scope, () => Reflect.apply(ondone, this, results)));
   };
   return call;
 }

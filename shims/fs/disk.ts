@@ -27,7 +27,7 @@ import type { World, WorldHost } from '../../runtime/world.js';
 import type { PathFaults } from '../../runtime/disk/faults.js';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
-import { captureContext } from '../async-hooks/async-context.js';
+import { captureContext, captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
 import { NODE_MAJOR, type Host } from '../context.js';
 import type { RandomStream } from '../../runtime/random/stream.js';
 import { nodeBinding } from '../node-binding.js';
@@ -1042,11 +1042,12 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
   const faults = disk?.faults;
   const stepLatency = faults?.hasLatency === true && typeof args[0] !== 'number' ? () => faults.latencyNs(faults.forPath(nodePath.posix.normalize(absolute(args[0]))).latency) : () => 0;
   const step = (left: number): void => {
-    deliver(host, stepLatency(), captureContext('FSREQCALLBACK'), () => {
+    const scope = captureContext('FSREQCALLBACK');
+    deliver(host, stepLatency(), scope, thenDestroyed(scope, () => {
       if (left > 1) step(left - 1);
       else if (byFd) process.nextTick(() => completeListed(listed, finish));
       else completeListed(listed, finish);
-    });
+    }));
   };
   step(steps);
   return true;
@@ -1154,7 +1155,10 @@ export function serve(host: Host, args: unknown[], marker: unknown, callee: (...
     if (marker === kUsePromises) return new Promise((resolve) => deliver(host, latencyNs, undefined, () => completion(() => resolve(undefined))));
     const req = marker as InstanceType<typeof FSReqCallback>;
     const oncomplete = req.oncomplete;
-    if (typeof oncomplete === 'function') deliver(host, latencyNs, captureContext('FSREQCALLBACK'), () => completion(() => Reflect.apply(oncomplete, req, [null])));
+    if (typeof oncomplete === 'function') {
+      const scope = captureContextOf(req, 'FSREQCALLBACK', true);
+      deliver(host, latencyNs, scope, thenDestroyed(scope, () => completion(() => Reflect.apply(oncomplete, req, [null]))));
+    }
     return undefined;
   }
   if (marker === kUsePromises) {
@@ -1165,11 +1169,12 @@ export function serve(host: Host, args: unknown[], marker: unknown, callee: (...
   const req = marker as InstanceType<typeof FSReqCallback>;
   const oncomplete = req.oncomplete;
   if (typeof oncomplete !== 'function') return undefined;
-  deliver(host, latencyNs, captureContext('FSREQCALLBACK'), () => {
+  const scope = captureContextOf(req, 'FSREQCALLBACK', true);
+  deliver(host, latencyNs, scope, thenDestroyed(scope, () => {
     if (!outcome.ok) Reflect.apply(oncomplete, req, [outcome.error]);
     else if (outcome.value === undefined) Reflect.apply(oncomplete, req, [null]);
     else Reflect.apply(oncomplete, req, [null, outcome.value]);
-  });
+  }));
   return undefined;
 }
 

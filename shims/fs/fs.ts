@@ -18,7 +18,7 @@
  * arguments is an asynchronous one; synchronous calls are left alone. Calls from outside
  * every host (the test runner) are untouched.
  */
-import { captureContext } from '../async-hooks/async-context.js';
+import { captureContext, captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
 import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { currentHost, type Host } from '../context.js';
 import { asyncFsError, callDisk, diskOf, encode, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
@@ -64,11 +64,12 @@ function listRequest(host: Host, req: { oncomplete?: (...results: unknown[]) => 
 
 function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) => void; [kCall]?: RealCall }): void {
   const oncomplete = req.oncomplete!;
-  const call = beginRealCall(host, captureContext('FSREQCALLBACK'));
+  const scope = captureContextOf(req, 'FSREQCALLBACK', true);
+  const call = beginRealCall(host, scope);
   req[kCall] = call;
   req.oncomplete = function heldOncomplete(this: unknown, ...results: unknown[]) {
     const kept = results.map((r) => (SHARED_ARRAYS.has(r) ? (r as Float64Array).slice() : r));
-    completeRealCall(call, () => Reflect.apply(oncomplete, req, kept));
+    completeRealCall(call, thenDestroyed(scope, () => Reflect.apply(oncomplete, req, kept)));
   };
 }
 

@@ -15,7 +15,7 @@ import { isIP } from 'node:net';
 import { familyOf } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
 import type { World, WorldHost } from '../../runtime/world.js';
-import { captureContext } from '../async-hooks/async-context.js';
+import { captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
 import { currentHost } from '../context.js';
 import { completeListed, trackRequest } from './native-handles.js';
 import type { PatchSet } from '../registry.js';
@@ -61,10 +61,11 @@ function getaddrinfo(req: any, hostname: string, family: number, hints: number, 
   // context of the call (Node's request wrap enters the one it was made in), so a connect by
   // name and everything it starts keep the caller's AsyncLocalStorage stores.
   // Taken by the loop's poll phase, never between two immediates the calling code queued.
-  (host.world as World).scheduleAfterEvent(host as WorldHost, () => completeListed(listed, () => {
+  const scope = captureContextOf(req, 'GETADDRINFOREQWRAP', true);
+  (host.world as World).scheduleAfterEvent(host as WorldHost, thenDestroyed(scope, () => completeListed(listed, () => {
     if (result === undefined || result.length === 0) req.oncomplete(UV.EAI_NONAME, []);
     else req.oncomplete(0, result);
-  }), undefined, true, captureContext('GETADDRINFOREQWRAP'));
+  })), undefined, true, scope);
   return 0;
 }
 
@@ -73,10 +74,11 @@ function getnameinfo(req: any, address: string, port: number): number {
   if (host === undefined) return real.getnameinfo.call(cares, req, address, port);
   const name = host.world.network.reverse(address, host);
   const listed = trackRequest(host, 'GetNameInfoReqWrap');
-  (host.world as World).scheduleAfterEvent(host as WorldHost, () => completeListed(listed, () => {
+  const scope = captureContextOf(req, 'GETNAMEINFOREQWRAP', true);
+  (host.world as World).scheduleAfterEvent(host as WorldHost, thenDestroyed(scope, () => completeListed(listed, () => {
     if (name === undefined) req.oncomplete(UV.EAI_NONAME);
     else req.oncomplete(0, name, SERVICES[port] ?? String(port));
-  }), undefined, true, captureContext('GETNAMEINFOREQWRAP'));
+  })), undefined, true, scope);
   return 0;
 }
 

@@ -15,7 +15,7 @@
  * stream's write-state array by then, and nothing writes to the handle again before the
  * completion has been delivered (Node's stream waits for it), so delivering it later is exact.
  */
-import { captureContext } from '../async-hooks/async-context.js';
+import { captureContextOf } from '../async-hooks/async-context.js';
 import { currentHost } from '../context.js';
 import { nodeBinding } from '../node-binding.js';
 import { abandonRealCall, beginRealCall, completeRealCall, type RealCall } from './real-work.js';
@@ -93,7 +93,7 @@ export const zlibShim: Shim = {
         const host = currentHost();
         // A handle made before the shim was installed calls Node's callback directly: leave it be.
         if (host === undefined || this[kWriteDone] === undefined || this[kHeld] !== undefined) return Reflect.apply(write, this, args);
-        const call = beginRealCall(host, captureContext('ZLIB'));
+        const call = beginRealCall(host, captureContextOf(this, 'ZLIB', false));
         this[kHeld] = call;
         this[kOnError] = this.onerror;
         this.onerror = writeFailed;
