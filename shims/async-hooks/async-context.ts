@@ -85,6 +85,12 @@ const destroyHooks = new WeakSet<object>();
 /** The program's async hooks that have an after callback. */
 const afterHooks = new WeakSet<object>();
 const enabledDestroyHooks = new Set<object>();
+/**
+ * The program's async hooks enabled now. A run's end disables them: a hook a seed enabled must
+ * not hear the next seed's resources in an explorer's worker, as it cannot in a process of its own.
+ */
+const enabledProgramHooks = new Set<object>();
+const programHooks = new WeakSet<object>();
 const hookPrototype = Object.getPrototypeOf(realCreateHook({})) as Record<string, (...args: unknown[]) => unknown>;
 const realEnable = hookPrototype.enable!;
 const realDisable = hookPrototype.disable!;
@@ -109,10 +115,12 @@ export const asyncContextShim: Shim = {
       const hook = Reflect.apply(realCreateHook, this, given === undefined ? args : [given, ...args.slice(1)]) as object;
       if (typeof given?.destroy === 'function') destroyHooks.add(hook);
       if (typeof given?.after === 'function') afterHooks.add(hook);
+      programHooks.add(hook);
       return hook;
     });
     patches.replace(hookPrototype, 'enable', function enable(this: object, ...args: unknown[]) {
       const result = Reflect.apply(realEnable, this, args);
+      if (programHooks.has(this)) enabledProgramHooks.add(this);
       if (destroyHooks.has(this)) enabledDestroyHooks.add(this);
       // What of the runtime's is queued or running now is heard of later without an init or before.
       if (destroyHooks.has(this) || afterHooks.has(this)) hideRuntimeIds(activeWorld()?.liveRuntimeAsyncIds() ?? [], destroyHooks.has(this), afterHooks.has(this));
@@ -121,6 +129,7 @@ export const asyncContextShim: Shim = {
     });
     patches.replace(hookPrototype, 'disable', function disable(this: object, ...args: unknown[]) {
       const result = Reflect.apply(realDisable, this, args);
+      enabledProgramHooks.delete(this);
       enabledDestroyHooks.delete(this);
       // The ids of hidden resources running now are kept: an after still to come for one is hidden.
       if (enabledDestroyHooks.size === 0) forgetHiddenDestroys();
@@ -128,6 +137,8 @@ export const asyncContextShim: Shim = {
       return result;
     });
     patches.onRestore(() => {
+      for (const hook of enabledProgramHooks) Reflect.apply(realDisable, hook, []);
+      enabledProgramHooks.clear();
       enabledDestroyHooks.clear();
       forgetHiddenIds();
       noteDestroyHooks(false);
