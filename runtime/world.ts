@@ -899,6 +899,18 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
   }
 
+  /**
+   * Queues `fn` at this instant, between events: work Node's loop hands `host` in the poll phase
+   * of the turn pollTurn() gives now (a message one of its MessagePorts received, dispatched by
+   * Node in the first poll after its post). Before the immediates of that turn, after those of
+   * earlier turns (scheduler/phase-order.ts).
+   */
+  schedulePollWork(host: WorldHost, fn: () => void, scope: AsyncResource | undefined): void {
+    const event = this.scheduleAt(host, this.nowNs, 'net', fn, undefined, true, scope, undefined);
+    event.pollTurn = this.pollTurn(host);
+    this.phases.notePoll(host, event);
+  }
+
   /** Whether `host`'s code runs in its loop's poll phase now (an I/O callback). */
   inPoll(host: WorldHost): boolean {
     return this.phaseNow(host) === PHASE_POLL;

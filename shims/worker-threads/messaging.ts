@@ -1,14 +1,20 @@
 /**
  * MessagePort and BroadcastChannel inside one thread. Node delivers a message through a libuv
- * async handle: in plain Node a message posted from a callback is dispatched in the next loop
- * iteration's poll phase, before any later timer. Simulated time does not wait for the real
- * loop, so a timer of the poster's could run first. A postMessage from host code therefore holds
- * the simulation until Node's loop has been through a poll phase since the post.
+ * async handle: in plain Node a message posted from a callback is dispatched in the loop's next
+ * poll phase (this turn's from a timer or the main script, the next turn's from an I/O callback
+ * or an immediate), before any later timer and after the immediates of the check phase the post
+ * came from. Simulated time does not wait for the real loop, so a postMessage from host code
+ * holds the simulation until Node's loop has been through a poll phase since the post; the
+ * dispatch Node makes then becomes an event of the listening host in the poll phase the post
+ * reaches (dispatchAsEvent).
  */
 import { createRequire } from 'node:module';
 import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
-import type { World } from '../../runtime/world.js';
+import type { World, WorldHost } from '../../runtime/world.js';
+import type { Host } from '../context.js';
 import { currentHost } from '../context.js';
+import { captureStack, programFrame } from '../../runtime/trace/site.js';
+import { captureContextOf } from '../async-hooks/async-context.js';
 import { portSentForHost } from '../process/real-loads.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
@@ -77,10 +83,81 @@ export function closeListenedPorts(): void {
   listened.clear();
 }
 
+/**
+ * The ports a host's own code listens on (a MessageChannel's, a BroadcastChannel's): their
+ * messages are events of that host incarnation (dispatchAsEvent; a restart makes a new Host).
+ * Decided at a port's first ref(), which Node makes when the first 'message' listener is added:
+ * a port Node first refs for itself (a Worker's, the module loader's, even inside a host's call)
+ * is Node's, and its messages are left to Node.
+ */
+const hostPorts = new WeakMap<object, Host>();
+const refSeen = new WeakSet<object>();
+
 function noted(real: Method): Method {
   return function ref(this: unknown, ...args: unknown[]): unknown {
-    if (listened !== undefined && workerRefs === 0 && this !== null && typeof this === 'object') listened.add(this);
+    if (workerRefs === 0 && this !== null && typeof this === 'object') {
+      if (listened !== undefined) listened.add(this);
+      if (!refSeen.has(this)) {
+        refSeen.add(this);
+        const host = currentHost();
+        if (host !== undefined && calledByProgram(ref)) hostPorts.set(this, host);
+      }
+    }
     return Reflect.apply(real, this, args);
+  };
+}
+
+/** Node's frames between a listener being added and the port's ref() (worker/io's newListener, EventTarget, EventEmitter). */
+const LISTENER_PLUMBING = ['node:internal/worker/io', 'node:internal/event_target', 'node:events'];
+
+/** Whether the first frame below `below` past Node's listener plumbing (and dst-runtime's frames) is the program's. */
+function calledByProgram(below: Function): boolean {
+  const stack = captureStack(below, 16).stack ?? '';
+  for (const line of stack.split('\n').slice(1)) {
+    if (LISTENER_PLUMBING.some((file) => line.includes(`(${file}:`))) continue;
+    if (programFrame(line) !== undefined) return true;
+    if (line.includes('node:')) return false;
+  }
+  return false;
+}
+
+const kHybridDispatch = Symbol.for('nodejs.internal.kHybridDispatch');
+const kCurrentlyReceivingPorts = Symbol.for('nodejs.internal.kCurrentlyReceivingPorts');
+
+/**
+ * Node's dispatch of a message to a port (per_context/messageport.js emitMessage calls it from
+ * the loop's poll phase, with the ports the message carries set on the port meanwhile). A host's
+ * port gets it as an event of the host, in the poll phase of the turn after the post's
+ * (World.schedulePollWork): after the immediates the posting callback's check phase still runs,
+ * where the real dispatch, made while the post holds the simulation, would run before them.
+ * Other ports' messages (Node's own, a test runner's) and a port's 'close' are left as they are.
+ */
+function dispatchAsEvent(real: Method): Method {
+  return function dispatch(this: unknown, ...args: unknown[]): unknown {
+    const host = this !== null && typeof this === 'object' ? hostPorts.get(this) : undefined;
+    if (host === undefined || (args[1] !== 'message' && args[1] !== 'messageerror')) return Reflect.apply(real, this, args);
+    const world = host.world as World;
+    // Dispatched inside an event (a test's own call) or after the run: left be.
+    if (world.result !== undefined || world.current !== undefined) return Reflect.apply(real, this, args);
+    // The process that listened is gone: nothing of it runs.
+    if (host.state !== 'running') return undefined;
+    const port = this as Record<symbol, unknown>;
+    const receiving = port[kCurrentlyReceivingPorts];
+    // Node runs the listeners in the port's async context, entered now: the scope keeps it.
+    const scope = captureContextOf(port, 'MESSAGEPORT', false);
+    world.schedulePollWork(
+      host as WorldHost,
+      () => {
+        port[kCurrentlyReceivingPorts] = receiving;
+        try {
+          Reflect.apply(real, port, args);
+        } finally {
+          port[kCurrentlyReceivingPorts] = undefined;
+        }
+      },
+      scope,
+    );
+    return undefined;
   };
 }
 
@@ -98,5 +175,6 @@ export const messagingShim: Shim = {
     patches.replace(ports, 'postMessage', held(realPortPost));
     patches.replace(channels, 'postMessage', held(realChannelPost));
     patches.replace(ports, 'ref', noted(realPortRef));
+    patches.replace(ports, kHybridDispatch, dispatchAsEvent((ports as unknown as Record<symbol, Method>)[kHybridDispatch]!));
   },
 };
