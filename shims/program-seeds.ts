@@ -195,6 +195,10 @@ function hookProcess(): void {
     run.end(ExitCode.hostCrash, true, report);
     return true;
   } });
+  // process.exit() inside a promise job rejects that promise with the unwinding: handled, as the
+  // exit would have ended the process (a program's `.catch(() => process.exit(1))` after its
+  // seed exited otherwise crashed the worker: Node wraps the value in an UnhandledPromiseRejection).
+  hookProcessEvent('unhandledRejection', { before: (reason: unknown) => reason === kExit });
   setScopeOfThrow(() => running?.world.asyncScopeOfThrow());
   hookProcessEvent('beforeExit', { before: () => {
     const run = running;

@@ -203,4 +203,13 @@ describe('a plain program: many seeds in one worker process', function () {
     for (const code of [0, 1, 2, 4, 13]) assert.ok(codes.has(code), `no seed of ${SEEDS.length} exited with ${code}: ${[...codes]}`);
     assert.equal(workers, 1, 'seeds that exited or crashed cleanly left the worker fit for the next');
   });
+
+  it('exit-in-async.mjs: an exit inside a promise job, caught by a handler that exits too, keeps the worker', async () => {
+    const file = path.join(FIXTURES, 'exit-in-async.mjs');
+    const fresh = SEEDS.map((seed) => alone(file, seed, dir));
+    const { results, workers } = await inWorkers(file, SEEDS);
+    assert.deepEqual(results.map(fromWorker), fresh);
+    assert.deepEqual([...new Set(fresh.map((r) => r.exitCode))].sort(), [0, 3], 'seeds exit with 0 and with 3');
+    assert.equal(workers, 1, 'every seed ran in the one worker');
+  });
 });
