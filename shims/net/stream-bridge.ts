@@ -9,7 +9,8 @@
  *
  * What the layer above sees, as with a TCPWrap:
  * - reads: each read of the simulated handle (one per event) is handed to the layer with
- *   `readBuffer`, synchronously (under TLS a record per event: RecordSplitter); EOF with
+ *   `readBuffer`, synchronously, a unit per event (a TLS record: RecordSplitter; an HTTP/2
+ *   frame: FrameSplitter); EOF with
  *   `emitEOF`; a read error (ECONNRESET, ETIMEDOUT) cannot
  *   go through a JSStream (it has no error entry), so it goes where the native layer would have
  *   sent it: to the TLS socket's own `onread` (TLSWrap passes errors up), or, under an HTTP/2
@@ -131,18 +132,19 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
       rawOnread.call(tcp, undefined);
     }
   };
-  // Under TLS, reads go to TLSWrap a record at a time, each in an event of its own (see
-  // RecordSplitter); what is left of a read, and reads that come meanwhile, wait here in order.
-  const records = kind === 'tls' ? new RecordSplitter() : undefined;
+  // Reads go to the native layer a unit at a time, each in an event of its own: a TLS record to
+  // TLSWrap (RecordSplitter), an HTTP/2 frame to Http2Session (FrameSplitter); what is left of a
+  // read, and reads that come meanwhile, wait here in order.
+  const records: Splitter = kind === 'tls' ? new RecordSplitter() : new FrameSplitter();
   const pending: Array<Buffer | number> = [];
   /**
-   * Hands TLSWrap the first record that ends in `chunk`; the rest waits at the front of
+   * Hands the native layer the first unit that ends in `chunk`; the rest waits at the front of
    * `pending` (copied unless `chunk` is already the bridge's own: the handle may reuse its
    * buffer) and goes on in this poll, also after a throw (Node reports it, and TLSWrap goes on
    * with the next record).
    */
   const readFirstRecord = (chunk: Buffer, own: boolean): void => {
-    const cut = records!.firstRecordEnd(chunk);
+    const cut = records.firstUnitEnd(chunk);
     if (cut < chunk.length) pending.unshift(own ? chunk.subarray(cut) : Buffer.from(chunk.subarray(cut)));
     try {
       js.readBuffer(cut === chunk.length ? chunk : chunk.subarray(0, cut));
@@ -167,9 +169,8 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
     const nread = streamBaseState[kReadBytesOrError]!;
     if (nread > 0) {
       const chunk = Buffer.from(ab!, streamBaseState[kArrayBufferOffset], nread);
-      if (records === undefined) js.readBuffer(chunk);
       // Kept past this call: a copy.
-      else if (pending.length > 0) pending.push(Buffer.from(chunk));
+      if (pending.length > 0) pending.push(Buffer.from(chunk));
       else readFirstRecord(chunk, false);
     } else if (nread < 0) {
       if (pending.length > 0) pending.push(nread);
@@ -177,6 +178,52 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
     }
   };
   return bridge;
+}
+
+/** Where the units of a stream's bytes end, followed across reads (the bridge hands one per event). */
+interface Splitter {
+  /** Where the first unit that ends in `chunk` ends (`chunk.length` when none ends before its end). */
+  firstUnitEnd(chunk: Buffer): number;
+}
+
+/**
+ * Units of a length-prefixed stream: a header of `headerBytes` whose length field (`length`)
+ * gives the bytes that follow it.
+ */
+abstract class LengthSplitter implements Splitter {
+  /** Bytes of the current unit still to come; 0 while reading a header. */
+  private remaining = 0;
+  private readonly header: Buffer;
+  private headerBytes = 0;
+
+  constructor(headerLength: number) {
+    this.header = Buffer.alloc(headerLength);
+  }
+
+  /** The length of the unit's body, from its header. */
+  protected abstract length(header: Buffer): number;
+
+  firstUnitEnd(chunk: Buffer, from = 0): number {
+    let i = from;
+    while (i < chunk.length) {
+      if (this.remaining === 0) {
+        const take = Math.min(this.header.length - this.headerBytes, chunk.length - i);
+        chunk.copy(this.header, this.headerBytes, i, i + take);
+        this.headerBytes += take;
+        i += take;
+        if (this.headerBytes < this.header.length) return chunk.length;
+        this.headerBytes = 0;
+        this.remaining = this.length(this.header);
+        if (this.remaining === 0) return i;
+      } else {
+        const take = Math.min(this.remaining, chunk.length - i);
+        this.remaining -= take;
+        i += take;
+        if (this.remaining === 0) return i;
+      }
+    }
+    return chunk.length;
+  }
 }
 
 /** A TLS record's header: content type, version (2 bytes), length (2 bytes). */
@@ -194,35 +241,49 @@ const RECORD_HEADER_BYTES = 5;
  * would. (Draining from JavaScript instead, with process._tickCallback, corrupts Node's async
  * id stack when a tick throws: see docs/notes/node-facts.md, the http server's parser.)
  */
-class RecordSplitter {
-  /** Bytes of the current record still to come; 0 while reading a header. */
-  private remaining = 0;
-  private readonly header = Buffer.alloc(RECORD_HEADER_BYTES);
-  private headerBytes = 0;
+class RecordSplitter extends LengthSplitter {
+  constructor() {
+    super(RECORD_HEADER_BYTES);
+  }
 
-  /**
-   * Where the first record that ends in `chunk` ends (`chunk.length` when none ends before its
-   * end), following the record lengths up to there.
-   */
-  firstRecordEnd(chunk: Buffer): number {
-    let i = 0;
-    while (i < chunk.length) {
-      if (this.remaining === 0) {
-        const take = Math.min(RECORD_HEADER_BYTES - this.headerBytes, chunk.length - i);
-        chunk.copy(this.header, this.headerBytes, i, i + take);
-        this.headerBytes += take;
-        i += take;
-        if (this.headerBytes < RECORD_HEADER_BYTES) return chunk.length;
-        this.headerBytes = 0;
-        this.remaining = this.header.readUInt16BE(3);
-        if (this.remaining === 0) return i;
-      } else {
-        const take = Math.min(this.remaining, chunk.length - i);
-        this.remaining -= take;
-        i += take;
-        if (this.remaining === 0) return i;
-      }
+  protected length(header: Buffer): number {
+    return header.readUInt16BE(3);
+  }
+}
+
+/** An HTTP/2 frame's header: length (3 bytes), type, flags, stream id (4 bytes). */
+const FRAME_HEADER_BYTES = 9;
+/** What a client sends before its first frame: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n". */
+const CLIENT_PREFACE_BYTES = 24;
+
+/**
+ * Where the HTTP/2 frames of a session's bytes end (h2c), followed across reads. Over a TCPWrap,
+ * Http2Session hands JavaScript each frame's headers or data from C++ (libuv's read callback) in
+ * a callback of its own, whose scope runs the ticks it queued: a client's 'response' (a nextTick)
+ * comes before the DATA frame read with it. Through a JSStream those callbacks nest in the
+ * bridge's call, so the bridge hands Http2Session one frame per event, as TLS records above. A
+ * server's first bytes are the client's preface (its first byte 'P' could begin no frame a peer
+ * sends first: a SETTINGS frame is short): it goes with the frame after it.
+ */
+class FrameSplitter extends LengthSplitter {
+  /** Preface bytes still to come; -1 until the first byte is seen. */
+  private prefaceLeft = -1;
+
+  constructor() {
+    super(FRAME_HEADER_BYTES);
+  }
+
+  protected length(header: Buffer): number {
+    return header.readUIntBE(0, 3);
+  }
+
+  override firstUnitEnd(chunk: Buffer): number {
+    let from = 0;
+    if (this.prefaceLeft === -1 && chunk.length > 0) this.prefaceLeft = chunk[0] === 0x50 ? CLIENT_PREFACE_BYTES : 0;
+    if (this.prefaceLeft > 0) {
+      from = Math.min(this.prefaceLeft, chunk.length);
+      this.prefaceLeft -= from;
     }
-    return chunk.length;
+    return super.firstUnitEnd(chunk, from);
   }
 }
