@@ -1168,6 +1168,10 @@ export class TcpStack {
         this.connectLocal(endpoint, listener);
         return;
       }
+      if (listener === null) {
+        this.refuseLocal(endpoint);
+        return;
+      }
       if (syn !== undefined) syn.retry!++;
       const sent = to !== undefined && this.network.send(from, to, 'tcp', HEADER_BYTES + 20, () => this.synArrived(endpoint, to, listener), endpoint.flowTo(to), undefined, syn);
       if (sent && to === from) return;
@@ -1271,6 +1275,21 @@ export class TcpStack {
     // The client's side, writable at once: its connect is reported in that same poll, after the
     // accept, in connect order.
     world.scheduleArrival(host, 2 * delayNs, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), undefined, undefined, client.chain, true);
+  }
+
+  /**
+   * A loopback connect to a port nothing listens on: the kernel refuses it inside connect(2)
+   * (its reset answers the SYN at once), and the refusal is reported in the poll that reports a
+   * loopback connect made beside it, in connect order. Plainly a refused connect made before a
+   * successful one fails first; with the SYN and the reset each crossing the seeded loopback
+   * latency, every seed had the successful one first.
+   */
+  private refuseLocal(client: TcpEndpoint): void {
+    const host = client.host;
+    const delayNs = this.network.handshakeDelayNs(host, client.protocol);
+    this.network.world.scheduleArrival(host, 2 * delayNs, () => {
+      if (!this.network.machineOff(host)) client.resetByPeer();
+    }, undefined, undefined, client.chain, true);
   }
 
   /**
