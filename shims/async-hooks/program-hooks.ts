@@ -4,9 +4,10 @@
  * some of the program's are heard at other times than plainly:
  *
  * - **The runtime's resources** (the driver's immediates, its scopes, its deferred kick:
- *   runtime/driver/runtime-resources.ts) are left out, as plainly they do not exist. Otherwise a
- *   hook counting its resources would count some 256 immediates per turn of Node's loop, and a
- *   different number in each run of a seed.
+ *   runtime/driver/runtime-resources.ts), and whatever code outside every host makes (an
+ *   explorer worker's IPC and code-cache writes, a test runner's), are left out, as plainly they
+ *   do not exist. Otherwise a hook counting its resources would count some 256 immediates per
+ *   turn of Node's loop, and a different number in each run of a seed.
  * - **Stand-ins.** A request the runtime makes for real (a held fs call, a crypto job, a zlib
  *   write) completes on real time, and the program's callback runs later, in an 'io' event, in a
  *   scope (an AsyncResource) of its own. The real resource is what the program's hooks heard made
@@ -20,6 +21,7 @@
  */
 import { executionAsyncResource } from 'node:async_hooks';
 import { isRuntimeResource } from '../../runtime/driver/runtime-resources.js';
+import { activeWorld } from '../../runtime/world.js';
 
 type HookCallback = (this: unknown, ...args: unknown[]) => void;
 
@@ -83,7 +85,16 @@ let makingStandIn = false;
 
 /** Whether the program's hooks are not to hear of `resource` running (as executionAsyncResource() gives it). */
 function hiddenRunner(resource: unknown): boolean {
-  return isRuntimeResource(resource) || (typeof resource === 'object' && resource !== null && standInFor.has(resource));
+  return isRuntimeResource(resource) || (typeof resource === 'object' && resource !== null && standInFor.has(resource)) || !inHostCode();
+}
+
+/**
+ * Whether the code running now (or the resource whose callback is entered: its async context) is
+ * a host's. What runs outside every host is not the program's: the explorer worker's own work
+ * (its IPC, the code cache it writes), a test runner's, a tool's.
+ */
+function inHostCode(): boolean {
+  return activeWorld()?.currentHost() !== undefined;
 }
 
 /** The id the program's hooks hear for `asyncId`, the resource executing now: a stand-in's request's. */
@@ -153,7 +164,7 @@ export function programHookCallbacks(callbacks: HookCallbacks): HookCallbacks {
       programInit !== undefined || (tracksDestroy && givenInit === undefined)
         ? function init(this: unknown, asyncId: number, type: string, triggerAsyncId: number, resource: object) {
             if (makingStandIn) return;
-            if (isRuntimeResource(resource, type)) {
+            if (isRuntimeResource(resource, type) || !inHostCode()) {
               if (tracksDestroy) hiddenDestroys.add(asyncId);
               return;
             }
