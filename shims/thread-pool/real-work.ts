@@ -32,6 +32,8 @@ export interface RealCall {
   site: string | undefined;
   /** The node:domain active at the call, entered around the completion as Node's domain hooks do. */
   domain: DomainLike | undefined;
+  /** Delivered by calling `deliver` when the line reaches it, not in an 'io' event (completeRealCallInLine). */
+  inLine?: boolean;
 }
 
 /** Each world's calls in flight, oldest first. */
@@ -55,6 +57,16 @@ const IN_PLACE = (): void => {};
 export function completeRealCall(call: RealCall, deliver: () => void): void {
   call.deliver = deliver;
   flush(call.host.world);
+}
+
+/**
+ * Records `call`'s completion as `deliver`, called as the line reaches it (after the completions
+ * of the calls made before it have been queued), between events: it queues the events itself
+ * (a port's messages, which Node dispatches in a poll phase: shims/worker-threads/messaging.ts).
+ */
+export function completeRealCallInLine(call: RealCall, deliver: () => void): void {
+  call.inLine = true;
+  completeRealCall(call, deliver);
 }
 
 /** Records that `call`'s settlement happens where its own code settles it (the line only kept the hold). */
@@ -91,7 +103,8 @@ function flush(world: World): void {
   }
   while (calls.length > 0 && calls[0]!.deliver !== undefined) {
     const head = calls.shift()!;
-    if (head.deliver !== IN_PLACE) {
+    if (head.inLine === true) head.deliver!();
+    else if (head.deliver !== IN_PLACE) {
       const { domain, deliver: completion } = head;
       const deliver = domain === undefined ? completion! : () => runEnteredIn(domain, completion!);
       world.schedule(head.host, 0, 'io', deliver, undefined, true, head.scope, head.site);

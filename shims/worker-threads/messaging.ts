@@ -9,7 +9,9 @@
  * reaches (dispatchAsEvent).
  */
 import { createRequire } from 'node:module';
-import { holdForCheckPhases } from '../../runtime/driver/own-immediates.js';
+import type { AsyncResource } from 'node:async_hooks';
+import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
+import { beginRealCall, completeRealCallInLine } from '../thread-pool/real-work.js';
 import type { World, WorldHost } from '../../runtime/world.js';
 import type { Host } from '../context.js';
 import { currentHost } from '../context.js';
@@ -21,17 +23,44 @@ import type { Shim } from '../shim.js';
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
 
-/** postMessage that holds the simulation until Node has delivered the message. */
+/**
+ * Per world: the posts whose dispatches are awaited (each a call in the line of real work), and
+ * the dispatches Node made meanwhile, in the order it made them (dispatchAsEvent).
+ */
+interface Posts {
+  open: number;
+  dispatched: Array<{ host: Host; run: () => void; scope: AsyncResource | undefined }>;
+}
+const postsOf = new WeakMap<World, Posts>();
+
+/**
+ * postMessage that holds the simulation until Node has delivered the message: a call in the line
+ * of real work (shims/thread-pool/real-work.ts), complete once Node's loop has been through a poll
+ * phase (two check phases from now), so the message's events take their place among the other
+ * completions in call order, whatever the thread pool's speed.
+ */
 function held(real: Method): Method {
   function postMessage(this: unknown, ...args: unknown[]): unknown {
     // The native port's answer matters: BroadcastChannel#postMessage throws when it is not true.
     const result = Reflect.apply(real, this, args);
     const host = currentHost();
-    // Dispatched in Node's next poll phase, which two check phases from now have passed.
     if (host !== undefined) {
-      holdForCheckPhases(host.world, 2);
+      const world = host.world as World;
+      let posts = postsOf.get(world);
+      if (posts === undefined) postsOf.set(world, (posts = { open: 0, dispatched: [] }));
+      posts.open++;
+      const call = beginRealCall(host, undefined);
+      const awaited = posts;
+      queueOwnImmediate(() => queueOwnImmediate(() => {
+        awaited.open--;
+        completeRealCallInLine(call, () => {
+          for (const { host: to, run, scope } of awaited.dispatched.splice(0)) {
+            if (to.state === 'running') world.schedulePollWork(to as WorldHost, run, scope);
+          }
+        });
+      }));
       // A port of the test runner's may carry work it does for the host (shims/process/real-loads.ts).
-      if (host.world.mode === 'library' && this !== null && typeof this === 'object') portSentForHost(host.world as World, this);
+      if (world.mode === 'library' && this !== null && typeof this === 'object') portSentForHost(world, this);
     }
     return result;
   }
@@ -145,18 +174,19 @@ function dispatchAsEvent(real: Method): Method {
     const receiving = port[kCurrentlyReceivingPorts];
     // Node runs the listeners in the port's async context, entered now: the scope keeps it.
     const scope = captureContextOf(port, 'MESSAGEPORT', false);
-    world.schedulePollWork(
-      host as WorldHost,
-      () => {
-        port[kCurrentlyReceivingPorts] = receiving;
-        try {
-          Reflect.apply(real, port, args);
-        } finally {
-          port[kCurrentlyReceivingPorts] = undefined;
-        }
-      },
-      scope,
-    );
+    const run = (): void => {
+      port[kCurrentlyReceivingPorts] = receiving;
+      try {
+        Reflect.apply(real, port, args);
+      } finally {
+        port[kCurrentlyReceivingPorts] = undefined;
+      }
+    };
+    // Queued when the post's call is reached in the line; a message no post of a host's awaits
+    // (posted from another thread, or arriving late) at once.
+    const posts = postsOf.get(world);
+    if (posts !== undefined && posts.open > 0) posts.dispatched.push({ host, run, scope });
+    else world.schedulePollWork(host as WorldHost, run, scope);
     return undefined;
   };
 }
