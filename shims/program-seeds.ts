@@ -69,6 +69,7 @@ import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
 import { takeAloneReason } from './seed-fitness.js';
 import { runtimeCallback } from '../runtime/driver/runtime-resources.js';
+import { unhiddenRequests } from './net/native-handles.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -83,8 +84,11 @@ const nodeProcess: NodeJS.Process = originals.process;
 function workPending(world: World): boolean {
   if (world.driver.queuedImmediates > 0 || world.realWorkHolds > 0) return true;
   const requests = realActiveRequests();
-  if (requests.length > 0) return true;
-  return realActiveResourcesInfo(requests).some((kind) => kind === 'Timeout' || kind === 'Immediate');
+  const names = realActiveResourcesInfo(requests);
+  // Not the requests the shims answer themselves (a simulated disk's FSReqCallbacks are never
+  // dispatched, and Node lists them until they are collected: the seed would never end).
+  if (unhiddenRequests(names.slice(0, requests.length), requests).length > 0) return true;
+  return names.some((kind) => kind === 'Timeout' || kind === 'Immediate');
 }
 
 /** How often the strict-mode check looks for escaped real timers (as register mode's tripwire). */

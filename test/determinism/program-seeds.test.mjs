@@ -204,6 +204,22 @@ describe('a plain program: many seeds in one worker process', function () {
     assert.equal(workers, 1, 'seeds that exited or crashed cleanly left the worker fit for the next');
   });
 
+  it('fs-callbacks.mjs on a simulated disk: every seed in one worker ends as alone', async () => {
+    const file = path.join(FIXTURES, 'fs-callbacks.mjs');
+    const before = process.env.DST_DISK;
+    process.env.DST_DISK = 'simulated';
+    try {
+      const fresh = SEEDS.map((seed) => alone(file, seed, dir));
+      const { results, workers } = await inWorkers(file, SEEDS);
+      assert.deepEqual(results.map(fromWorker), fresh);
+      assert.ok(new Set(fresh.map((r) => r.exitCode)).size > 1, 'every seed ran alike');
+      assert.equal(workers, 1, 'every seed ran in the one worker');
+    } finally {
+      if (before === undefined) delete process.env.DST_DISK;
+      else process.env.DST_DISK = before;
+    }
+  });
+
   it('exit-in-async.mjs: an exit inside a promise job, caught by a handler that exits too, keeps the worker', async () => {
     const file = path.join(FIXTURES, 'exit-in-async.mjs');
     const fresh = SEEDS.map((seed) => alone(file, seed, dir));
