@@ -949,6 +949,25 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
+   * enqueue(), with `delayNs` counted from `fromNs`, an instant of the running event before its
+   * code spun on the clock (an interval re-armed from its callback's start). Due no earlier than
+   * now; when that falls in the time the event's code spun, the host's busy stall holds it.
+   */
+  enqueueFrom(entry: WorldEntry, fromNs: number, delayNs: number): boolean {
+    if (!(delayNs >= 0 && Number.isInteger(delayNs))) badDelay(delayNs);
+    const seq = ++this.seq;
+    if (entry[kHost].state !== 'running') {
+      entry[kSeq] = 0;
+      return false;
+    }
+    entry[kSeq] = seq;
+    if (this.captureSites || this.chainsOn) this.noteEntry(entry);
+    this.queue.push(entry, Math.max(this.nowNs, fromNs + delayNs), seq);
+    this.kickSoon();
+    return true;
+  }
+
+  /**
    * What enqueue() records of an entry only while tracing, near a limit, or with chains on: out of
    * line, as enqueue() is inlined into every setTimeout only while it stays small.
    */

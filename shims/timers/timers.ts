@@ -144,6 +144,9 @@ function runTimeout(timer: Timeout): void {
     }
     return;
   }
+  // An interval's next run counts from now, before its callback (Node's listOnTimeout takes
+  // `start` from the loop's clock first): a callback that runs long does not stretch the period.
+  const startNs = timer._repeat === null ? -1 : world.scheduleNowNs;
   try {
     const args = timer._timerArgs;
     if (args === undefined) (timer._onTimeout as () => void)();
@@ -151,7 +154,8 @@ function runTimeout(timer: Timeout): void {
   } finally {
     if (timer._repeat !== null && timer._idleTimeout !== -1) {
       timer._idleTimeout = timer._repeat;
-      arm(timer);
+      if (startNs === -1) arm(timer); // made an interval by its own callback (_repeat set)
+      else rearmFrom(timer, startNs);
     } else if (timer[kSeq] === 0) {
       if (timer._destroyed) {
         cleanTimer(timer); // cleared inside its own callback (Node 24 cleans it now)
@@ -179,6 +183,18 @@ function arm(timer: Timeout): void {
   const delayNs = host.clock.virtualDelayNs(Math.trunc(timer._idleTimeout) * NS_PER_MS);
   timer._idleStart = Math.floor(world.scheduleNowNs / NS_PER_MS);
   world.enqueue(timer, delayNs);
+}
+
+/**
+ * Re-arms an interval after its callback, due its delay from `startNs` (when the callback
+ * started), as Node re-inserts it: a callback that ran longer than the delay makes it due at
+ * once, and it runs when its host is no longer busy.
+ */
+function rearmFrom(timer: Timeout, startNs: number): void {
+  const host = timer[kHost];
+  const delayNs = host.clock.virtualDelayNs(Math.trunc(timer._idleTimeout) * NS_PER_MS);
+  timer._idleStart = Math.floor(startNs / NS_PER_MS);
+  host.world.enqueueFrom(timer, startNs, delayNs);
 }
 
 /*
