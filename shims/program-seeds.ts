@@ -64,12 +64,11 @@ import { hookProcessEvent, setScopeOfThrow } from './process/own-events.js';
 import { clearTimeline } from './clock/performance.js';
 import { keepCryptoShim } from './crypto/random.js';
 import { closeListenedPorts, noteListenedPorts } from './worker-threads/messaging.js';
-import { realActiveRequests, realActiveResourcesInfo } from './process/real-resources.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
 import { takeAloneReason } from './seed-fitness.js';
 import { runtimeCallback } from '../runtime/driver/runtime-resources.js';
-import { unhiddenRequests } from './net/native-handles.js';
+import { realResourcesUnhidden } from './net/native-handles.js';
 
 /** Node's process object, taken at load: a program may replace the global one. */
 const nodeProcess: NodeJS.Process = originals.process;
@@ -83,12 +82,11 @@ const nodeProcess: NodeJS.Process = originals.process;
  */
 function workPending(world: World): boolean {
   if (world.driver.queuedImmediates > 0 || world.realWorkHolds > 0) return true;
-  const requests = realActiveRequests();
-  const names = realActiveResourcesInfo(requests);
   // Not the requests the shims answer themselves (a simulated disk's FSReqCallbacks are never
   // dispatched, and Node lists them until they are collected: the seed would never end).
-  if (unhiddenRequests(names.slice(0, requests.length), requests).length > 0) return true;
-  return names.some((kind) => kind === 'Timeout' || kind === 'Immediate');
+  const real = realResourcesUnhidden();
+  if (real.requests.length > 0) return true;
+  return real.rest.some((kind) => kind === 'Timeout' || kind === 'Immediate');
 }
 
 /** How often the strict-mode check looks for escaped real timers (as register mode's tripwire). */

@@ -8,6 +8,7 @@ import { UV } from '../../runtime/network/errno.js';
 import type { NativeResource } from '../../runtime/hosts/native-resources.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
+import { realActiveRequests, realActiveResourcesInfo } from '../process/real-resources.js';
 
 export type NativeHandle = Record<PropertyKey, any>;
 
@@ -177,10 +178,21 @@ export function hideRealPromiseRequest<T>(name: string, start: () => Promise<T>)
 }
 
 /**
+ * Node's active resources now (getActiveResourcesInfo: its requests, then its handles, then its
+ * timers), split where the requests end: the requests no tracked entry stands for
+ * (unhiddenRequests), and the names listed after them.
+ */
+export function realResourcesUnhidden(): { requests: string[]; rest: string[] } {
+  const objects = realActiveRequests();
+  const names = realActiveResourcesInfo(objects);
+  return { requests: unhiddenRequests(names.slice(0, objects.length), objects), rest: names.slice(objects.length) };
+}
+
+/**
  * Node's list of requests (names and objects, as getActiveResourcesInfo and _getActiveRequests
  * give them) without those a tracked entry stands for.
  */
-export function unhiddenRequests(names: readonly string[], objects: readonly unknown[]): string[] {
+function unhiddenRequests(names: readonly string[], objects: readonly unknown[]): string[] {
   const out: string[] = [];
   let skips: Map<string, number> | undefined;
   for (let i = 0; i < objects.length; i++) {

@@ -11,9 +11,9 @@
  */
 import { ownImmediates } from '../../runtime/driver/own-immediates.js';
 import { currentHost } from '../context.js';
-import { listedHandles, listedRequests, unhiddenRequests } from '../net/native-handles.js';
+import { listedHandles, listedRequests, realResourcesUnhidden } from '../net/native-handles.js';
 import { simulatedPipesListed } from '../net/net-binding.js';
-import { realActiveRequests, realActiveResourcesInfo } from './real-resources.js';
+import { realActiveResourcesInfo } from './real-resources.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 import { refedTimerCounts } from '../timers/timers.js';
@@ -32,15 +32,10 @@ function getActiveResourcesInfo(this: unknown): string[] {
   const register = world.mode === 'register';
   const realHandles: string[] = [];
   if (register) {
-    // Node lists requests, then handles, then timers; process._getActiveRequests() walks the
-    // same list of requests, so its length says where the handles start.
-    const requestObjects = realActiveRequests();
-    const requests = requestObjects.length;
-    const real = realActiveResourcesInfo(requestObjects);
     // Requests the simulation answers or delivers itself are listed below, as Node would.
-    for (const kind of unhiddenRequests(real.slice(0, requests), requestObjects)) out.push(kind);
-    for (let i = requests; i < real.length; i++) {
-      const kind = real[i]!;
+    const real = realResourcesUnhidden();
+    for (const kind of real.requests) out.push(kind);
+    for (const kind of real.rest) {
       if (kind === 'Timeout') realTimeouts++;
       else if (kind === 'Immediate') realImmediates++;
       else if (!SIMULATED_HANDLES.has(kind)) realHandles.push(kind);

@@ -32,15 +32,14 @@
 import { EventEmitter } from 'node:events';
 import { originals } from '../../runtime/originals.js';
 import type { World } from '../../runtime/world.js';
-import { unhiddenRequests } from '../net/native-handles.js';
-import { realActiveRequests, realActiveResourcesInfo } from './real-resources.js';
+import { realResourcesUnhidden } from '../net/native-handles.js';
 
 /** Requests Node's module loader makes to read a file. */
 const LOAD_REQUESTS = new Set(['FSReqPromise', 'CloseReq', 'FSReqCallback']);
 
-function messagePorts(names: readonly string[], from: number): number {
+function messagePorts(names: readonly string[]): number {
   let count = 0;
-  for (let i = from; i < names.length; i++) if (names[i] === 'MessagePort') count++;
+  for (const name of names) if (name === 'MessagePort') count++;
   return count;
 }
 
@@ -121,9 +120,8 @@ export function portSentForHost(world: World, port: object): void {
 
 /** Sets World.realLoadsInFlight for a library-mode run (called as its shims are installed). */
 export function watchRealLoads(world: World): void {
-  const before = realActiveRequests();
   // MessagePorts already ref'd when the run starts are the runner's.
-  const portsBefore = messagePorts(realActiveResourcesInfo(before), before.length);
+  const portsBefore = messagePorts(realResourcesUnhidden().rest);
   world.realLoadsInFlight = () => {
     const awaiting = awaitingOf.get(world);
     if (awaiting !== undefined) {
@@ -131,11 +129,10 @@ export function watchRealLoads(world: World): void {
       if (awaiting.targets.size > 0 && now - awaiting.sentAt < IPC_ANSWER_MS) return true;
       if (now - awaiting.answeredAt < IPC_SETTLE_MS) return true;
     }
-    const objects = realActiveRequests();
-    const names = realActiveResourcesInfo(objects);
-    for (const name of unhiddenRequests(names.slice(0, objects.length), objects)) {
+    const real = realResourcesUnhidden();
+    for (const name of real.requests) {
       if (LOAD_REQUESTS.has(name)) return true;
     }
-    return messagePorts(names, objects.length) > portsBefore;
+    return messagePorts(real.rest) > portsBefore;
   };
 }
