@@ -76,7 +76,7 @@ function isHiddenAfter(asyncId: number): boolean {
   return afterHidden;
 }
 
-/** Real resources whose own callbacks are the runtime's business (stand-ins' requests, and their owners). */
+/** Real resources whose own callbacks are the runtime's business (the requests stand-ins stand in for). */
 const standInFor = new WeakSet<object>();
 /** Stand-in scopes → the async id of the resource each stands in for. */
 const standIns = new WeakMap<object, number>();
@@ -121,13 +121,9 @@ function wrapAsyncId(resource: object): number | undefined {
 export function standIn<T extends object>(request: object, oneShot: boolean, destroyHooksOn: boolean, make: () => T): T {
   const real = wrapAsyncId(request);
   if (real === undefined) return make();
+  // Node reports the request's own callbacks with the request as the resource (a zlib stream's
+  // with its native handle, not the stream: docs/notes/node-facts.md).
   standInFor.add(request);
-  // Node reports a handle's callbacks with its owner as the resource (a zlib handle's stream).
-  for (const key of Object.getOwnPropertySymbols(request)) {
-    if (key.description !== 'owner_symbol') continue;
-    const owner = (request as Record<symbol, unknown>)[key];
-    if (typeof owner === 'object' && owner !== null) standInFor.add(owner);
-  }
   makingStandIn = true;
   let scope: T;
   try {
