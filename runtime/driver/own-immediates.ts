@@ -23,12 +23,16 @@ export function queueOwnImmediate(fn: () => void): void {
 }
 
 /**
- * Holds `world`'s simulation (no event runs) until Node's loop has been
- * through `checkPhases` more check phases: an immediate queued from a check-phase callback runs
- * in the next one, so 1 waits for the immediates Node queued before it in this loop turn (a
- * PerformanceObserver's delivery) and 2 for a whole poll phase (a message on a MessagePort).
+ * Runs `fn` once Node's loop has been through `checkPhases` more check phases: an immediate
+ * queued from a check-phase callback runs in the next one, so 1 waits for the immediates Node
+ * queued before it in this loop turn (a PerformanceObserver's delivery) and 2 for a whole poll
+ * phase (a message on a MessagePort: shims/worker-threads/messaging.ts).
  */
+export function afterCheckPhases(checkPhases: 1 | 2, fn: () => void): void {
+  queueOwnImmediate(checkPhases === 1 ? fn : () => queueOwnImmediate(fn));
+}
+
+/** Holds `world`'s simulation (no event runs) until Node's loop has been through `checkPhases` more check phases (afterCheckPhases). */
 export function holdForCheckPhases(world: { holdForRealWork(): () => void }, checkPhases: 1 | 2): void {
-  const release = world.holdForRealWork();
-  queueOwnImmediate(checkPhases === 1 ? release : () => queueOwnImmediate(release));
+  afterCheckPhases(checkPhases, world.holdForRealWork());
 }

@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import type { AsyncResource } from 'node:async_hooks';
-import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
+import { afterCheckPhases } from '../../runtime/driver/own-immediates.js';
 import { beginRealCall, completeRealCallInLine } from '../thread-pool/real-work.js';
 import type { World, WorldHost } from '../../runtime/world.js';
 import type { Host } from '../context.js';
@@ -51,14 +51,14 @@ function held(real: Method): Method {
       posts.open++;
       const call = beginRealCall(host, undefined);
       const awaited = posts;
-      queueOwnImmediate(() => queueOwnImmediate(() => {
+      afterCheckPhases(2, () => {
         awaited.open--;
         completeRealCallInLine(call, () => {
           for (const { host: to, run, scope } of awaited.dispatched.splice(0)) {
             if (to.state === 'running') world.schedulePollWork(to as WorldHost, run, scope);
           }
         });
-      }));
+      });
       // A port of the test runner's may carry work it does for the host (shims/process/real-loads.ts).
       if (world.mode === 'library' && this !== null && typeof this === 'object') portSentForHost(world, this);
     }
