@@ -315,8 +315,12 @@ export class Network {
 
   /**
    * How long a connection's handshake inside `host` takes one way (loopback TCP, a unix socket):
-   * the delay the rules give a packet there, or 0 when that is loopback's own few µs (the kernel
-   * completes it inside connect(2)). A slow `loopbackLatency`, or a fault that delays loopback
+   * the delay the rules give a packet there, as they give the data of a connection. Plainly the
+   * kernel completes it inside connect(2), as it puts written data in the peer's buffer inside
+   * write(2): with a handshake at once and data 10-100 µs late, a connect made after a write on
+   * another connection was accepted before that data was read on every seed, where plainly the
+   * data comes first. The handshakes of one host keep the order of their connect(2) calls (one
+   * flow), as the kernel's do. A slow `loopbackLatency`, or a fault that delays loopback
    * (program faults' tail latency), is kept. A rule that drops the packet counts as no delay:
    * loopback loses nothing.
    */
@@ -324,8 +328,11 @@ export class Network {
     const verdict: Verdict = { delaysNs: [0], heldBy: undefined };
     const packet: PacketInfo = { from: host.name, to: host.name, protocol: protocol as PacketInfo['protocol'], bytes: 60 };
     for (const rule of this.rulesFor(protocol)) rule.apply(packet, verdict, this.random);
-    const delayNs = verdict.delaysNs[0] ?? 0;
-    return delayNs <= LOOPBACK_AT_ONCE_NS ? 0 : delayNs;
+    const flow = this.flow(`handshakes ${host.index}`);
+    const nowNs = this.world.scheduleNowNs;
+    const delayNs = Math.max(verdict.delaysNs[0] ?? 0, flow.untilNs - nowNs);
+    flow.untilNs = nowNs + delayNs;
+    return delayNs;
   }
 
   /**

@@ -33,7 +33,7 @@ import type { Host } from '../hosts/host.js';
 import { type Family, isWildcard, unmapped } from './addresses.js';
 import { UV } from './errno.js';
 import { once } from '../once.js';
-import type { FifoFlow, Network, PacketTrace } from './network.js';
+import { type FifoFlow, LOOPBACK_AT_ONCE_NS, type Network, type PacketTrace } from './network.js';
 import type { SimEvent } from '../scheduler/event.js';
 
 export const WINDOW_BYTES = 256 * 1024;
@@ -58,6 +58,15 @@ const EPHEMERAL_MIN = 32_768;
 const EPHEMERAL_COUNT = 61_000 - EPHEMERAL_MIN;
 /** Bytes of IP + TCP headers, for the packet sizes the network rules see. */
 const HEADER_BYTES = 40;
+
+/**
+ * When the client's side of a handshake inside one host is reported, for a server's side
+ * `delayNs` after connect(2) (Network.handshakeDelayNs): loopback's own few µs put both in the
+ * same poll, the client's after the accept; a slower loopback takes a second trip.
+ */
+function clientSideNs(delayNs: number): number {
+  return delayNs <= LOOPBACK_AT_ONCE_NS ? delayNs : 2 * delayNs;
+}
 
 /** What the shim's handle implements to hear from its endpoint. */
 export interface TcpOwner {
@@ -1268,26 +1277,25 @@ export class TcpStack {
     server.state = 'established';
     (server as unknown as { sendSeq: number }).sendSeq = 1;
     listener.waiting.push(server);
-    // A slow loopback (loopbackLatency, a latency fault) delays the handshake: the server's side
-    // one trip later, the client's two.
+    // The handshake takes loopback's latency (handshakeDelayNs): the server's side one trip
+    // later, the client's in that same poll, after the accept, in connect order; a slow loopback
+    // (loopbackLatency, a latency fault) reports the client's side one trip after the server's.
     const delayNs = this.network.handshakeDelayNs(host, client.protocol);
     if (!listener.acceptScheduled) this.acceptNextPoll(listener, delayNs);
-    // The client's side, writable at once: its connect is reported in that same poll, after the
-    // accept, in connect order.
-    world.scheduleArrival(host, 2 * delayNs, () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), undefined, undefined, client.chain, true);
+    world.scheduleArrival(host, clientSideNs(delayNs), () => client.arrive({ seq: 0, kind: 'syn-ack' }, server), undefined, undefined, client.chain, true);
   }
 
   /**
    * A loopback connect to a port nothing listens on: the kernel refuses it inside connect(2)
    * (its reset answers the SYN at once), and the refusal is reported in the poll that reports a
-   * loopback connect made beside it, in connect order. Plainly a refused connect made before a
-   * successful one fails first; with the SYN and the reset each crossing the seeded loopback
-   * latency, every seed had the successful one first.
+   * loopback connect made beside it, in connect order (the handshakes' one flow). Plainly a
+   * refused connect made before a successful one fails first; with the SYN and the reset each
+   * crossing the seeded loopback latency, every seed had had the successful one first.
    */
   private refuseLocal(client: TcpEndpoint): void {
     const host = client.host;
     const delayNs = this.network.handshakeDelayNs(host, client.protocol);
-    this.network.world.scheduleArrival(host, 2 * delayNs, () => {
+    this.network.world.scheduleArrival(host, clientSideNs(delayNs), () => {
       if (!this.network.machineOff(host)) client.resetByPeer();
     }, undefined, undefined, client.chain, true);
   }
