@@ -1194,8 +1194,25 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /** Parked.phaseStartNs of the entry taken last, or -1 (see phaseStartNs). */
   private takenPhaseStartNs = -1;
 
+  /**
+   * The last event's code returned: a handled throw since came from the ticks and microtasks
+   * drained after it (threwInDrain).
+   */
+  private lastEventReturned = true;
+  /**
+   * The handled throw came from the drain after a callback (a tick or a microtask), not from
+   * the callback's code: Node's callback scope that drained failed, so the ticks left wait for
+   * the next callback scope, which drains after its callback, or a check phase's start
+   * (continuesAfterDrainThrow).
+   */
+  private threwInDrain = false;
+  /** The instant the code that threw ended (its spin included). */
+  private threwEndNs = 0;
+
   /** An exception thrown by a simulated event's code was handled (the 'uncaughtException' path). */
   noteHandledThrow(): void {
+    this.threwInDrain = this.lastEventReturned && this.current === undefined && this.takenAfterThrow === undefined;
+    this.threwEndNs = this.nowNs + this.spinNs;
     this.threw = true;
     this.threwChain = this.chain;
     const entry = this.current;
@@ -1221,11 +1238,17 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    */
   private continuesPhase(event: WorldEntry): boolean {
     const host = event[kHost];
-    if (host !== this.lastHost) return false;
+    // Nothing ran before the throw but a register-mode program's top level (its drain threw).
+    const fromTopLevel = this.eventsRun === 0 && this.mode === 'register';
+    if (host !== this.lastHost && !fromTopLevel) return false;
     const kind = event[kKind];
     const turn = kind === KIND_IMMEDIATE || kind === KIND_IO ? (event as { [kCheckTurn]?: number })[kCheckTurn] : undefined;
     const phase = turn !== undefined && kind === KIND_IO ? PHASE_CLOSING : phaseOfKind(kind);
-    const thrown = host.loopPhase;
+    const thrown = fromTopLevel ? this.topLevelPhase : host.loopPhase;
+    if (this.threwInDrain) {
+      const after = this.continuesAfterDrainThrow(event, host, phase, turn, thrown);
+      if (after !== undefined) return after;
+    }
     // A packet the host sent itself knows the poll that reads it (its instant may be later).
     const pollTurn = (event as { pollTurn?: number }).pollTurn ?? -1;
     if (phase === PHASE_POLL && pollTurn >= 0) {
@@ -1240,6 +1263,34 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     if (phase !== thrown) return false;
     if (phase === PHASE_TIMERS && this.threwList !== undefined) return (event as { _idleTimeout?: number })._idleTimeout === this.threwList;
     return phase === PHASE_CHECK || turn === undefined || turn <= host.loopTurn;
+  }
+
+  /**
+   * continuesPhase() after a throw in the drain that followed a callback (threwInDrain), where it
+   * differs from a throw in the callback's code; undefined where it does not. Node's callback
+   * scope that drained failed and does not drain again, and Node's handler queues an immediate,
+   * so the check phase comes round without the loop blocking. The ticks left run after the next
+   * callback, as its own scope closes, unless the next check phase's start drains first (the
+   * scope around its native immediates): a callback due by then, of a later phase of the turn
+   * before that check phase, runs first. So after the check phase's last immediate, a close
+   * callback, or a timer or read due by then, runs before them, and an immediate of the next
+   * check phase after them; after a timer or the main script, a read of the turn's poll runs
+   * before them (and after the main script, a timer due).
+   */
+  private continuesAfterDrainThrow(event: WorldEntry, host: WorldHost, phase: number, turn: number | undefined, thrown: number): boolean | undefined {
+    // An immediate of this check phase: the drain between immediates threw (processImmediate goes
+    // on with them, below). One of the next check phase: its start drains.
+    if (phase === PHASE_CHECK) return thrown === PHASE_CHECK ? (turn !== undefined && turn <= host.loopTurn) : undefined;
+    if (phase === thrown || this.takenDueNs > this.threwEndNs) return undefined;
+    const pollTurn = (event as { pollTurn?: number }).pollTurn ?? -1;
+    if (thrown === PHASE_CHECK || thrown === PHASE_CLOSING) {
+      // This turn's closing phase, the next turn's timers and poll.
+      return phase !== PHASE_POLL || pollTurn < 0 || pollTurn <= host.loopTurn + 1;
+    }
+    // After the main script, a timer or a read of the first turn; after a timer, a read of its turn.
+    if (phase === PHASE_POLL) return pollTurn < 0 || pollTurn <= host.loopTurn + (thrown === PHASE_MAIN ? 1 : 0);
+    if (phase === PHASE_TIMERS && thrown === PHASE_MAIN) return true;
+    return undefined;
   }
 
   /**
@@ -1577,6 +1628,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         this.invoke(event);
         returned = true;
       } finally {
+        this.lastEventReturned = returned;
         if (!returned) this.threwIn = event[kScope];
         this.runningAsyncId = -1;
         this.runningHost = undefined;
