@@ -429,7 +429,7 @@ function networkInterfaces(): NodeJS.Dict<os.NetworkInterfaceInfo[]> {
     ],
     eth0: [
       { address: ipv4, netmask: '255.0.0.0', family: 'IPv4', mac, internal: false, cidr: `${ipv4}/8` },
-      { address: ipv6, netmask: 'ffff:ff00::', family: 'IPv6', mac, internal: false, cidr: `${ipv6}/8`, scopeid: 0 },
+      { address: ipv6, netmask: 'ff00::', family: 'IPv6', mac, internal: false, cidr: `${ipv6}/8`, scopeid: 0 },
     ],
   };
 }

@@ -355,10 +355,18 @@ describe('host lifecycle and per-host process (seed 0x11)', () => {
     const sim = new Sim({ seed: 0x11 });
     sim.host('alpha', () => {});
     sim.client('kv-2', () => {
-      seen.push(os.hostname(), os.networkInterfaces().eth0.map((i) => i.address));
+      const interfaces = os.networkInterfaces();
+      seen.push(os.hostname(), interfaces.eth0.map((i) => i.address));
+      // As Node derives it, an interface's cidr is its address and its netmask's prefix length
+      // (the IPv6 one said /8 with a /24 netmask, found by a probe, 2026-12-05).
+      for (const i of [...interfaces.lo, ...interfaces.eth0]) {
+        const bits = i.family === 'IPv4' ? i.netmask.split('.').map(Number) : i.netmask.split(':').filter(Boolean).map((h) => parseInt(h, 16));
+        const prefix = bits.reduce((n, part) => n + part.toString(2).split('').filter((c) => c === '1').length, 0);
+        seen.push(i.cidr === `${i.address}/${prefix}`);
+      }
     });
     await sim.run();
-    assert.deepEqual(seen, ['kv-2', ['10.0.0.2', 'fd00::2']]);
+    assert.deepEqual(seen, ['kv-2', ['10.0.0.2', 'fd00::2'], true, true, true, true]);
     assert.notEqual(os.hostname(), 'kv-2');
   });
 
