@@ -487,6 +487,39 @@ export class Immediate implements QueueEntry {
   }
 }
 
+/**
+ * What util.inspect (console.log) shows of a simulated Timeout or Immediate: Node's own keys, as
+ * Node shows them, and not the simulator's (the timer's host printed the whole World, its seed
+ * included: 135 lines for one timer). A pending timer's list pointers show as Node's TimersList.
+ * Node's triggerId and Node 24's async context frame are not shown: the simulator has neither.
+ */
+const TimeoutView = { Timeout: class {} }.Timeout;
+const ImmediateView = { Immediate: class {} }.Immediate;
+const TIMERS_LIST = { [Symbol.for('nodejs.util.inspect.custom')]: (_depth: number, options: { stylize(text: string, style: string): string }) => options.stylize('[TimersList]', 'special') };
+const VIEW_REFED = Symbol('refed');
+const VIEW_HAS_PRIMITIVE = Symbol('kHasPrimitive');
+const VIEW_ASYNC_ID = Symbol('asyncId');
+
+function inspectTimer(this: Timeout | Immediate): object {
+  const timeout = this instanceof Timeout;
+  const view = (timeout ? new TimeoutView() : new ImmediateView()) as Record<PropertyKey, unknown>;
+  const own = this as unknown as Record<string, unknown>;
+  for (const key of Object.keys(this)) {
+    const value = own[key];
+    // A pending timer is linked into its list; a fired or cleared one into none.
+    view[key] = timeout && (key === '_idlePrev' || key === '_idleNext') ? (this._destroyed ? null : TIMERS_LIST) : value;
+  }
+  view[VIEW_REFED] = this[kRefed];
+  if (timeout) {
+    view[VIEW_HAS_PRIMITIVE] = this[kHasPrimitive];
+    view[VIEW_ASYNC_ID] = this[kId];
+  }
+  return view;
+}
+for (const prototype of [Timeout.prototype, Immediate.prototype]) {
+  Object.defineProperty(prototype, Symbol.for('nodejs.util.inspect.custom'), { value: inspectTimer, writable: true, configurable: true });
+}
+
 Object.defineProperty(Immediate.prototype, kSite, siteAccessor);
 Object.defineProperty(Immediate.prototype, kKind, { value: KIND_IMMEDIATE, writable: true, configurable: true });
 Object.defineProperty(Immediate.prototype, kRef, { value: false, writable: true, configurable: true });
