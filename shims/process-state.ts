@@ -17,10 +17,18 @@
  *   global agents and their options, process.report's settings, util.inspect.defaultOptions.
  * - Methods and listeners a program put on the process's own streams (process.stdout.write =
  *   ..., listeners on process.stdout, stderr and the global agents).
+ * - Keys added to the objects hanging off the process (process.features, versions, release,
+ *   config) and to builtin arrays (http.METHODS, Module.globalPaths).
+ * - What a seed subscribes or hooks that outlives it: diagnostics_channel subscriptions and bound
+ *   stores, v8.promiseHooks (undone after the seed), console.count()'s counts and
+ *   console.time()'s labels (cleared).
  *
  * What cannot be put back makes the worker unfit for another seed (`reusable: false`, with the
  * reason; the explorer starts a fresh process): a built-in object made non-extensible (frozen,
- * sealed), a non-configurable property that changed, V8 flags (v8.setFlagsFromString), a
+ * sealed), a non-configurable property that changed, V8 flags (v8.setFlagsFromString), the
+ * real process's priority and user and group ids (os.setPriority, process.setuid and the like),
+ * process.stdin taken (a process has one), process.stdout or stderr left corked or ended,
+ * module hooks (module-hosts.ts, through seed-fitness.ts noSeedAfterThis), a
  * builtin module loaded for the first time that changes the process when loaded (domain and
  * the others kept out of SAFE_TO_PRELOAD), and a warning Node emitted from its own code: Node
  * emits a deprecation or experimental warning once per process (util.deprecate's codes, the
@@ -133,6 +141,12 @@ export class ProcessState {
   private moduleLoadCount: number;
   /** Set during a seed by the watchers of what cannot be put back. */
   private unfit: string | undefined;
+  /** Between begin() and restore(): a seed runs. */
+  private inSeed = false;
+  /** What a seed subscribed and hooked that lasts beyond it (watchers below), undone in restore(), newest first. */
+  private readonly undos: Array<() => void> = [];
+  /** Maps of the global console (console.count()'s counts, console.time()'s labels): empty in a fresh process. */
+  private readonly consoleMaps: Array<{ clear(): void; size: number }> = [];
 
   constructor() {
     // Before anything is recorded: the modules a program may load, and the watchers.
@@ -169,6 +183,15 @@ export class ProcessState {
     this.watch(util.inspect.defaultOptions, 'util.inspect.defaultOptions', undefined, false);
     // The process object: its own keys, not the ones Node and the seed's runtime keep per seed.
     this.watch(nodeProcess as unknown as AnyObject, 'process', (key) => !PROCESS_PER_SEED.has(key), false, true);
+    // Objects hanging off the process that a seed may add to (process.features.x = ...).
+    for (const key of ['features', 'versions', 'release', 'config'] as const) {
+      const value = readProperty(nodeProcess, key);
+      if (isObject(value) && !Object.isFrozen(value)) this.watch(value as AnyObject, `process.${key}`, undefined, false);
+    }
+    for (const key of Reflect.ownKeys(console)) {
+      const value = readProperty(console, key) as { clear?: unknown; size?: unknown } | undefined;
+      if (isObject(value) && typeof value.clear === 'function' && value.size === 0) this.consoleMaps.push(value as { clear(): void; size: number });
+    }
     for (const [stream, name] of [[nodeProcess.stdout, 'process.stdout'], [nodeProcess.stderr, 'process.stderr']] as const) {
       this.watch(stream as unknown as AnyObject, name, (_key, value) => typeof value === 'function', false);
       this.emitters.push({ emitter: stream, name, listeners: new Map() });
@@ -188,15 +211,33 @@ export class ProcessState {
   /** Called as a seed starts. */
   begin(): void {
     this.unfit = undefined;
+    this.inSeed = true;
   }
 
   /** Puts back what the seed changed; says what could not be. Shims must be uninstalled first. */
   restore(): StateCheck {
     const restored: string[] = [];
+    this.inSeed = false;
     let reason = this.unfit;
     const fail = (why: string): void => {
       reason ??= why;
     };
+    for (let undo = this.undos.pop(); undo !== undefined; undo = this.undos.pop()) {
+      try {
+        undo();
+      } catch (error) {
+        fail(`a diagnostics_channel subscription or promise hook of the seed cannot be undone (${(error as Error)?.message ?? String(error)})`);
+      }
+    }
+    for (const map of this.consoleMaps) {
+      if (map.size === 0) continue;
+      map.clear();
+      restored.push("console.count()'s counts or console.time()'s labels");
+    }
+    for (const [stream, name] of [[nodeProcess.stdout, 'process.stdout'], [nodeProcess.stderr, 'process.stderr']] as const) {
+      if (stream.writableCorked > 0) fail(`${name} was left corked: what the next seeds print would wait behind it`);
+      else if (stream.destroyed || stream.writableEnded) fail(`${name} was ended or destroyed`);
+    }
     for (const setting of this.settings) {
       let now: unknown;
       try {
@@ -265,7 +306,7 @@ export class ProcessState {
       const v = descriptor.value;
       const child = `${name}.${String(key)}`;
       if (typeof v === 'function') this.walk(v, child, seen, skip, false);
-      else if (isObject(v) && isPlain(v) && !Object.isFrozen(v)) this.walk(v, child, seen, skip, false);
+      else if (isObject(v) && (isPlain(v) || Array.isArray(v)) && !Object.isFrozen(v)) this.walk(v, child, seen, skip, false);
     }
     const proto = Object.getPrototypeOf(value);
     if (isObject(proto)) this.walk(proto, `Object.getPrototypeOf(${name})`, seen, skip, false);
@@ -333,6 +374,46 @@ export class ProcessState {
         return Reflect.apply(setCa, this, args);
       });
     }
+    // The real process's priority and user and group ids: no seed can set them back for sure
+    // (a seed that dropped root cannot take it again).
+    const os = modules.find(([id]) => id === 'os')?.[1] as AnyObject | undefined;
+    const lasting: Array<[AnyObject | undefined, string, string]> = [
+      [os, 'setPriority', 'os.setPriority()'],
+      ...(['setuid', 'seteuid', 'setgid', 'setegid', 'setgroups', 'initgroups'] as const).map((name): [AnyObject, string, string] => [nodeProcess as unknown as AnyObject, name, `process.${name}()`]),
+    ];
+    for (const [owner, name, call] of lasting) {
+      const real = owner?.[name];
+      if (typeof real !== 'function') continue;
+      owner![name] = named(name, real.length, function (this: unknown, ...args: unknown[]) {
+        if (self.inSeed) self.unfit ??= `the program called ${call}, which changes the real process for the seeds after it`;
+        return Reflect.apply(real, this, args);
+      });
+    }
+    // The process has one stdin: what a seed read of it is gone for the next.
+    const stdin = Object.getOwnPropertyDescriptor(nodeProcess, 'stdin');
+    const getStdin = stdin?.get;
+    if (stdin !== undefined && getStdin !== undefined && stdin.configurable === true) {
+      const get = named('get', 0, function (this: unknown) {
+        // Node's own code takes it for the program too (process.openStdin()).
+        if (self.inSeed && calledByProgram(get, undefined, true)) self.unfit ??= 'the program used process.stdin, which a process has once';
+        return Reflect.apply(getStdin, this, []);
+      });
+      Object.defineProperty(nodeProcess, 'stdin', { ...stdin, get });
+    }
+    // v8.promiseHooks: each returns the function that stops it.
+    const promiseHooks = v8?.promiseHooks as AnyObject | undefined;
+    for (const name of ['onInit', 'onBefore', 'onAfter', 'onSettled', 'createHook']) {
+      const real = promiseHooks?.[name];
+      if (typeof real !== 'function') continue;
+      const hook = named(name, real.length, function (this: unknown, ...args: unknown[]) {
+        const stop = Reflect.apply(real, this, args);
+        // Node's own async_hooks installs its promise hook through this object: only the program's are undone.
+        if (self.inSeed && typeof stop === 'function' && calledByProgram(hook)) self.undos.push(() => stop());
+        return stop;
+      });
+      promiseHooks![name] = hook;
+    }
+    this.watchChannels(modules.find(([id]) => id === 'diagnostics_channel')?.[1] as AnyObject | undefined);
     // Node emits a deprecation or experimental warning once per process: a seed that set one
     // off took it from the seeds after it (their replays emit it).
     const emitWarning = nodeProcess.emitWarning;
@@ -348,6 +429,37 @@ export class ProcessState {
       return Reflect.apply(emitWarning, this, args);
     });
     nodeProcess.emitWarning = watching as typeof emitWarning;
+  }
+
+  /**
+   * diagnostics_channel: what a seed's program subscribes (dc.subscribe, a channel's subscribe,
+   * a TracingChannel's) and the stores it binds are undone after the seed. A channel with
+   * subscribers has another prototype (ActiveChannel) than one without: both are watched.
+   */
+  private watchChannels(dc: AnyObject | undefined): void {
+    if (dc === undefined || typeof dc.channel !== 'function' || dc.Channel === undefined) return;
+    const self = this;
+    const probe = dc.channel(Symbol('dst-runtime: the active channel prototype'));
+    const noop = (): void => {};
+    probe.subscribe(noop);
+    const active = Object.getPrototypeOf(probe) as AnyObject;
+    probe.unsubscribe(noop);
+    const pairs = [['subscribe', 'unsubscribe'], ['bindStore', 'unbindStore']] as const;
+    for (const prototype of new Set<AnyObject>([dc.Channel.prototype as AnyObject, active])) {
+      for (const [add, remove] of pairs) {
+        const real = prototype[add];
+        if (typeof real !== 'function') continue;
+        const watched = named(add, real.length, function (this: AnyObject, ...args: unknown[]) {
+          const result = Reflect.apply(real, this, args);
+          if (self.inSeed && calledByProgram(watched, 'node:diagnostics_channel')) {
+            const channel = this;
+            self.undos.push(() => channel[remove](args[0]));
+          }
+          return result;
+        });
+        prototype[add] = watched;
+      }
+    }
   }
 }
 
@@ -550,6 +662,33 @@ function emitterFile(fn: Function): string | undefined {
     return undefined;
   } catch {
     return undefined;
+  } finally {
+    if (prepare === undefined) delete E.prepareStackTrace;
+    else Object.defineProperty(Error, 'prepareStackTrace', prepare);
+    E.stackTraceLimit = limit;
+  }
+}
+
+/**
+ * Whether the code that called `fn` is the program's: not dst-runtime's, not Node's own (Node's
+ * async_hooks installs its promise hook through v8.promiseHooks' object). Frames of `through`
+ * (a module of Node's whose public functions call `fn`: dc.subscribe) are passed over; with
+ * `nodeCounts`, Node's own code counts as the program's.
+ */
+function calledByProgram(fn: Function, through?: string, nodeCounts = false): boolean {
+  const E = Error as unknown as { prepareStackTrace?: unknown; stackTraceLimit: number };
+  const prepare = Object.getOwnPropertyDescriptor(Error, 'prepareStackTrace');
+  const limit = E.stackTraceLimit;
+  try {
+    E.prepareStackTrace = (_error: unknown, sites: NodeJS.CallSite[]) => sites;
+    E.stackTraceLimit = 4;
+    const holder: { stack?: NodeJS.CallSite[] } = {};
+    Error.captureStackTrace(holder, fn);
+    const sites = Array.isArray(holder.stack) ? holder.stack : [];
+    const file = sites.map((site) => site.getFileName() ?? '').find((name) => name !== through) ?? '';
+    return file !== '' && (nodeCounts || !file.startsWith('node:')) && !file.startsWith(BUILD_DIR) && !file.startsWith(`file://${BUILD_DIR}`);
+  } catch {
+    return false;
   } finally {
     if (prepare === undefined) delete E.prepareStackTrace;
     else Object.defineProperty(Error, 'prepareStackTrace', prepare);

@@ -66,7 +66,7 @@ import { keepCryptoShim } from './crypto/random.js';
 import { closeListenedPorts, noteListenedPorts } from './worker-threads/messaging.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
-import { takeAloneReason } from './seed-fitness.js';
+import { takeAloneReason, takeUnfitReason } from './seed-fitness.js';
 import { runtimeCallback } from '../runtime/driver/runtime-resources.js';
 import { realResourcesUnhidden } from './net/native-handles.js';
 
@@ -231,6 +231,24 @@ function hookProcess(): void {
   } });
 }
 
+/**
+ * An 'exit' listener threw (the listeners after it do not run, as in Node). As Node does, the
+ * error goes to the program's 'uncaughtException' listeners (or its capture callback), and the
+ * process exits with the code it had; with none, it is a crash (exit code 1), which the seed
+ * reports as one: the report, or undefined when the program took the error.
+ */
+function exitListenerThrew(world: World, error: unknown): FailureReport | undefined {
+  if (nodeProcess.listenerCount('uncaughtException') > 0 || nodeProcess.hasUncaughtExceptionCaptureCallback()) {
+    try {
+      (nodeProcess.emit as (event: string, ...args: unknown[]) => boolean)('uncaughtException', error, 'uncaughtException');
+    } catch (again) {
+      if (again !== kExit) return fatalErrorReport(world, world.fallbackHost!, again, 'uncaughtException');
+    }
+    return undefined;
+  }
+  return fatalErrorReport(world, world.fallbackHost!, error, 'uncaughtException');
+}
+
 function settingsNow(): ReturnType<typeof registerSettings> {
   return registerSettings(nodeProcess.env);
 }
@@ -381,6 +399,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
   nodeProcess.execArgv = [...(options.execArgv ?? execArgvBefore)];
   state.begin();
   takeAloneReason();
+  takeUnfitReason();
   let strictTimer: NodeJS.Timeout | undefined;
 
   return new Promise<ProgramSeedResult>((resolve) => {
@@ -398,12 +417,21 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
         run.exiting = true;
         run.exitCode = code;
         nodeProcess.exitCode = code;
+        let crash: FailureReport | undefined;
         try {
           nodeProcess.emit('exit', code);
         } catch (error) {
-          if (error !== kExit) reusable = false;
+          if (error !== kExit) {
+            reusable = false;
+            crash = exitListenerThrew(world, error);
+          }
         }
         code = run.exiting ? exitCodeNow(run.exitCode) : run.exitCode;
+        // An 'exit' listener threw and no listener of the program's took it: a crash, as alone.
+        if (crash !== undefined && report === undefined) {
+          report = crash;
+          code = ExitCode.hostCrash;
+        }
         world.flushTrace();
         result = {
           seed: formatSeed(seed),
@@ -432,7 +460,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
           }
           const alone = takeAloneReason();
           if (alone !== undefined) result!.alone = alone;
-          const unfit = check.reusable ? globalKept : check.reason;
+          const unfit = (check.reusable ? globalKept : check.reason) ?? takeUnfitReason();
           if (unfit !== undefined) {
             result!.reusable = false;
             result!.unfit = unfit;

@@ -17,3 +17,22 @@ export function takeAloneReason(): string | undefined {
   aloneReason = undefined;
   return taken;
 }
+
+/**
+ * Why the worker cannot run another seed after this one, though this seed's own result stands:
+ * the seed changed something of the process that lasts and cannot be put back (loader hooks,
+ * the process's priority or user ids, its one stdin), noted where it happens.
+ */
+let unfitReason: string | undefined;
+
+/** Notes that the worker cannot run another seed after this one (the first reason noted is kept). */
+export function noSeedAfterThis(why: string): void {
+  unfitReason ??= why;
+}
+
+/** The reason noted since the last call, if any; clears it. */
+export function takeUnfitReason(): string | undefined {
+  const taken = unfitReason;
+  unfitReason = undefined;
+  return taken;
+}

@@ -17,6 +17,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import Module, { createRequire, register } from 'node:module';
+import { noSeedAfterThis } from '../seed-fitness.js';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { UsageError } from '../../runtime/errors.js';
@@ -145,6 +146,7 @@ const realRegisterHooks = (Module as unknown as { registerHooks?: (hooks: { reso
  * Node's resolution, which a simulated disk answers).
  */
 function registerHooks(this: unknown, hooks: { resolve?: Hook; load?: Hook }): unknown {
+  noSeedAfterThis('the program registered module hooks (module.registerHooks), which stay for the process\'s life');
   const outside = (hook: Hook | undefined): Hook | undefined =>
     typeof hook === 'function'
       ? (first, context, next) =>
@@ -153,6 +155,18 @@ function registerHooks(this: unknown, hooks: { resolve?: Hook; load?: Hook }): u
   const own = hooks === null || typeof hooks !== 'object' ? hooks : { ...hooks, resolve: outside(hooks.resolve), load: outside(hooks.load) };
   return Reflect.apply(realRegisterHooks!, this, [own]);
 }
+
+/**
+ * module.register while shims are installed: the hooks go to Node's loader thread and stay for
+ * the process's life (an explorer worker's next seeds would load through them; on Node 22 and
+ * 24 the next seed's loader spun for ever).
+ */
+function programRegister(this: unknown, ...args: unknown[]): unknown {
+  noSeedAfterThis('the program registered module hooks (module.register), which stay for the process\'s life');
+  return Reflect.apply(realRegister, this, args);
+}
+/** Taken before the shim replaces it: `register` above reads the module's property when called. */
+const realRegister = Module.register;
 
 function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
   if (hostQuery(url) === undefined) return rest(() => nextLoad(url, context));
@@ -210,7 +224,7 @@ export function ensureHooks(heldImports = false): void {
   // Node 20 and 22 before 22.15: hooks on Node's loader thread. dist/loader-hooks.mjs sits
   // beside the build's entry points (this code may be in dist/chunks). `heldImports`: every ES
   // module's import() is held, not only a host graph's (register mode under DST_HELD_IMPORTS=1, register-mode.ts holdsDynamicImports; explore's workers).
-  register(pathToFileURL(path.join(BUILD_DIR, 'loader-hooks.mjs')).href, { data: { heldImports } });
+  realRegister(pathToFileURL(path.join(BUILD_DIR, 'loader-hooks.mjs')).href, { data: { heldImports } });
 }
 
 /** Validates a module host's spec when it is added. */
@@ -540,6 +554,7 @@ export const moduleHostsShim: Shim = {
   install(patches: PatchSet) {
     patches.replace(ModuleClass, '_load', load);
     if (realRegisterHooks !== undefined) patches.replace(Module as unknown as Record<string, unknown>, 'registerHooks', registerHooks);
+    patches.replace(Module as unknown as Record<string, unknown>, 'register', programRegister);
     processCache = ModuleClass._cache;
     showOwnModules = process.env.DST_DEBUG === '1';
     // Restored after the accessor (restorers run newest first): a cache set meanwhile stays.

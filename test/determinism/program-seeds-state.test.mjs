@@ -103,7 +103,7 @@ describe('a plain program in an explore worker: what a seed changed of the proce
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  for (const name of ['builtins.cjs', 'builtins.mjs', 'settings.cjs']) {
+  for (const name of ['builtins.cjs', 'builtins.mjs', 'settings.cjs', 'lasting.mjs']) {
     it(`${name}: put back after each seed, seeds ${SEEDS[0]}..${SEEDS.at(-1)} in one worker print and run as alone`, async () => {
       const file = path.join(FIXTURES, name);
       const worker = await inWorkers(file, SEEDS);
@@ -122,6 +122,11 @@ describe('a plain program in an explore worker: what a seed changed of the proce
     'unfit-frozen.cjs': /querystring was made non-extensible/,
     'unfit-domain.cjs': /builtin module 'domain'/,
     'unfit-global.cjs': /the global counter as non-configurable/,
+    'unfit-lasting.cjs': /os\.setPriority\(\)/,
+    'unfit-stdin.mjs': /process\.stdin/,
+    'unfit-corked.mjs': /process\.stdout was left corked/,
+    'unfit-module-hooks.mjs': /module hooks \(module\.(registerHooks|register)\)/,
+    'unfit-module-register.mjs': /module hooks \(module\.register\)/,
   };
   for (const [name, reason] of Object.entries(unfit)) {
     it(`${name}: cannot be put back, so the worker says so after each seed and is replaced`, async () => {

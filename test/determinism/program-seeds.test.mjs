@@ -220,6 +220,16 @@ describe('a plain program: many seeds in one worker process', function () {
     }
   });
 
+  it('exit-listener-throws.mjs: an exit listener that throws crashes the seed in a worker as alone, or goes to its handler', async () => {
+    const file = path.join(FIXTURES, 'exit-listener-throws.mjs');
+    const fresh = SEEDS.map((seed) => alone(file, seed, dir));
+    const { results } = await inWorkers(file, SEEDS);
+    assert.deepEqual(results.map(fromWorker), fresh);
+    assert.deepEqual([...new Set(fresh.map((r) => r.exitCode))].sort(), [0, 1], 'seeds exit with 0 and with 1');
+    const crashed = results.filter((r) => !r.ok && r.failure.exitCode === 1);
+    assert.ok(crashed.length > 0 && crashed.every((r) => /thrown in an exit listener/.test(r.failure.message)), 'a crash names the error');
+  });
+
   it('exit-in-async.mjs: an exit inside a promise job, caught by a handler that exits too, keeps the worker', async () => {
     const file = path.join(FIXTURES, 'exit-in-async.mjs');
     const fresh = SEEDS.map((seed) => alone(file, seed, dir));
