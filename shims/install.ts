@@ -44,6 +44,7 @@ import { httpShim } from './net/http.js';
 import { httpsShim } from './net/https.js';
 import { gcShim, machineShim, navigatorShim, v8HeapShim } from './process/machine.js';
 import { mathShim } from './math/random.js';
+import { functionSourceShim } from './function-source.js';
 import { messagingShim } from './worker-threads/messaging.js';
 import { moduleHostsShim } from './module/module-hosts.js';
 import { processHostShim } from './process/process-host.js';
@@ -84,6 +85,7 @@ export const SHIMS: readonly Shim[] = [
   // the jobs, keys and signatures shims below: node:crypto cost 7-10 ms at start on Node 24.
   cryptoShim,
   mathShim,
+  functionSourceShim,
   netShim,
   netTimeoutsShim,
   dnsShim,

@@ -3,8 +3,17 @@
  * to undo itself (own property or inherited, with its exact descriptor); restore() undoes in
  * reverse order, so globals are identical after uninstall.
  */
-/** Gives a stand-in the `name` and `length` of the function it replaces, as code inspecting it sees them. */
+/** The function each stand-in replaced (mirrorSignature, mirrorIfStandIn): Function.prototype.toString shows its source. */
+const originals = new WeakMap<Function, Function>();
+
+/** The function `fn` stands in for, as far back as it goes, or `fn` itself (shims/function-source.ts). */
+export function originalOf(fn: Function): Function {
+  return originals.get(fn) ?? fn;
+}
+
+/** Gives a stand-in the `name` and `length` of the function it replaces, as code inspecting it sees them, and its source (originalOf). */
 export function mirrorSignature(fn: Function, original: Function): void {
+  if (!originals.has(fn)) originals.set(fn, originalOf(original));
   Object.defineProperty(fn, 'name', { value: original.name, configurable: true });
   Object.defineProperty(fn, 'length', { value: original.length, configurable: true });
 }
@@ -41,6 +50,7 @@ export function mirrorIfStandIn(value: unknown, original: unknown): void {
   if (typeof value !== 'function' || typeof original !== 'function' || value === original || mirrored.has(value)) return;
   if (Object.prototype.hasOwnProperty.call(original, 'clock')) return;
   mirrored.add(value);
+  if (!originals.has(value)) originals.set(value, originalOf(original));
   if (value.name !== original.name || value.length !== original.length) mirrorSignature(value, original);
 }
 

@@ -42,12 +42,19 @@ const realTimeOriginGetter = (() => {
   return () => NaN;
 })();
 
-function now(this: unknown): number {
-  const host = currentHost();
-  if (host === undefined) return Reflect.apply(realNow, this ?? perf, []);
-  return host.clock.perfNowMs(host.readNowNs());
-}
-Object.defineProperty(now, 'name', { value: 'now' });
+/**
+ * performance.now: the host's clock. Called on anything but the performance object (a detached
+ * `const { now } = performance`), Node's own answers, with its error (ERR_INVALID_ARG_TYPE on
+ * Node 20, ERR_INVALID_THIS on 22 and 24). Method shorthand: not a constructor, as Node's.
+ */
+const { now } = {
+  now(this: unknown): number {
+    if (this !== perf) return Reflect.apply(realNow, this, []);
+    const host = currentHost();
+    if (host === undefined) return Reflect.apply(realNow, this, []);
+    return host.clock.perfNowMs(host.readNowNs());
+  },
+};
 
 function timeOrigin(this: unknown): number {
   const host = currentHost();
@@ -415,7 +422,7 @@ const stamps = new WeakMap<object, number>();
 function stamp(event: object): number {
   let at = stamps.get(event);
   if (at === undefined) {
-    at = now();
+    at = Reflect.apply(now, perf, []) as number;
     stamps.set(event, at);
   }
   return at;

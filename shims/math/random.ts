@@ -7,11 +7,14 @@ import { currentHost } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
 
-function simRandom(): number {
-  const host = currentHost();
-  if (host === undefined) return originals.mathRandom();
-  return host.math.next();
-}
+/** Method shorthand: like the built-in, not a constructor and no `prototype`. */
+const { random: simRandom } = {
+  random(): number {
+    const host = currentHost();
+    if (host === undefined) return originals.mathRandom();
+    return host.math.next();
+  },
+};
 // Keep the builtin's name and length: `Math.random.name === 'random'`, `length === 0`.
 Object.defineProperty(simRandom, 'name', { value: originals.mathRandom.name, configurable: true });
 Object.defineProperty(simRandom, 'length', { value: originals.mathRandom.length, configurable: true });
