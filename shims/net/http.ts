@@ -134,6 +134,8 @@ interface ServerState {
   checker: { unref(): unknown } | undefined;
   /** Virtual time of the 'listening' that started Node's checking interval (its phase). */
   listenNs: number;
+  /** server.connectionsCheckingInterval at that 'listening', as Node's interval keeps it. */
+  intervalMs: number;
   server: AnyRecord;
 }
 
@@ -225,11 +227,13 @@ function onListening(server: AnyRecord, host: Host): void {
   nodeChecker?.close?.();
   let state = stateOf(server);
   if (state === undefined || state.host !== host) {
-    state = { host, connections: new Set(), checker: undefined, listenNs: nowNs(host), server };
+    state = { host, connections: new Set(), checker: undefined, listenNs: nowNs(host), intervalMs: 0, server };
     Object.defineProperty(server, kState, { value: state, configurable: true, writable: true });
   }
   stopChecker(state);
   state.listenNs = nowNs(host);
+  // Node's interval is made at 'listening' with the value then; a later change does not move it.
+  state.intervalMs = server.connectionsCheckingInterval as number;
   state.server = server;
   orderConnectionsList(server);
 }
@@ -242,7 +246,7 @@ function onListening(server: AnyRecord, host: Host): void {
 function armChecker(state: ServerState): void {
   if (state.checker !== undefined) return;
   const server = state.server;
-  const intervalMs = server.connectionsCheckingInterval as number;
+  const intervalMs = state.intervalMs;
   if (!(intervalMs > 0)) return;
   const sinceListenMs = Math.floor((nowNs(state.host) - state.listenNs) / NS_PER_MS);
   const phaseMs = intervalMs - (sinceListenMs % intervalMs);
@@ -522,14 +526,23 @@ const realEmit = http.Server.prototype.emit;
 
 function serverEmit(this: AnyRecord, event: string | symbol, ...args: unknown[]): boolean {
   const result = Reflect.apply(realEmit, this, [event, ...args]);
-  if (event === 'connection') {
-    const state = stateOf(this);
-    if (state !== undefined && state.host.alive) onConnection(state, args[0] as Socket & AnyRecord);
-  } else if (event === 'listening') {
-    const host = currentHost();
-    if (host !== undefined) onListening(this, host);
-  }
+  if (event === 'connection' || event === 'listening') httpServerEmitted(this, event, args[0]);
   return result;
+}
+
+/**
+ * After an HTTP server emitted 'listening' or a connection (its parser is set by then): an
+ * http.Server's 'connection', an https.Server's 'secureConnection' (shims/net/https.ts: it is a
+ * tls.Server, whose emit is not http.Server's).
+ */
+export function httpServerEmitted(server: AnyRecord, event: 'connection' | 'listening', socket: unknown): void {
+  if (event === 'connection') {
+    const state = stateOf(server);
+    if (state !== undefined && state.host.alive) onConnection(state, socket as Socket & AnyRecord);
+  } else {
+    const host = currentHost();
+    if (host !== undefined) onListening(server, host);
+  }
 }
 
 // ---- sockets released by the world ----------------------------------------------------------

@@ -1,5 +1,6 @@
 /**
- * node:https fix-up: https.globalAgent, per host incarnation, as http.globalAgent is
+ * node:https fix-ups: an https.Server's headers and request timeouts and its connections list,
+ * as an http.Server's (shims/net/http.ts); https.globalAgent, per host incarnation, as http.globalAgent is
  * (shims/net/http.ts). It pools keep-alive TLS sockets (and TLS sessions) by "host:port:...", so
  * one shared agent would hand a host another machine's connection, or a connection of an
  * earlier simulation in the same process, whose handle is gone (EBADF).
@@ -12,6 +13,7 @@ import type https from 'node:https';
 import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
+import { httpServerEmitted } from './http.js';
 
 const hostHttpsAgents = new WeakMap<Host, https.Agent>();
 
@@ -29,6 +31,18 @@ export const httpsShim: Shim = {
   builtins: ['https'],
   install(patches: PatchSet) {
     const module = createRequire(__filename)('node:https') as typeof https;
+    // An https.Server is a tls.Server: its request parsing starts at 'secureConnection', and its
+    // headers and request timeouts are checked as an http.Server's are, on the host's clock
+    // (Node's checker, on the machine's real clock, never saw a simulated connection expire, and
+    // fired at instants that followed the machine's speed).
+    const serverPrototype = module.Server.prototype as unknown as { emit(event: string | symbol, ...args: unknown[]): boolean };
+    const realEmit = serverPrototype.emit;
+    patches.replace(serverPrototype, 'emit', function emit(this: Record<PropertyKey, unknown>, event: string | symbol, ...args: unknown[]): boolean {
+      const result = Reflect.apply(realEmit, this, [event, ...args]);
+      if (event === 'secureConnection') httpServerEmitted(this, 'connection', args[0]);
+      else if (event === 'listening') httpServerEmitted(this, 'listening', undefined);
+      return result;
+    });
     // https.request reads module.exports.globalAgent per request: the export is the slot.
     let original = module.globalAgent;
     patches.defineGetter(module, 'globalAgent', () => {

@@ -20,6 +20,24 @@ const realSetTimeout = net.Socket.prototype.setTimeout;
  */
 const timeoutSymbol = privateSymbolFinder('timeout', () => new net.Socket());
 
+/** An Http2Stream's private kSession symbol, once found on one (a socket has none). */
+let kSession: symbol | undefined;
+let kUpdateTimer: symbol | undefined;
+
+function ownSymbolNamed(object: object, description: string): symbol | undefined {
+  return Object.getOwnPropertySymbols(object).find((s) => s.description === description);
+}
+
+/** Calls an Http2Session's private kUpdateTimer method (found on its prototype chain), if `session` is one. */
+function updateTimerOf(session: unknown): void {
+  if (session === null || typeof session !== 'object') return;
+  if (kUpdateTimer === undefined) {
+    for (let o: object | null = session; o !== null && kUpdateTimer === undefined; o = Object.getPrototypeOf(o)) kUpdateTimer = ownSymbolNamed(o, 'kUpdateTimer');
+  }
+  const update = kUpdateTimer === undefined ? undefined : (session as Record<symbol, unknown>)[kUpdateTimer];
+  if (typeof update === 'function') Reflect.apply(update, session, []);
+}
+
 /** socket.setTimeout on virtual time; also Http2Session's and Http2Stream's (shims/http2/http2.ts), which are the same setStreamTimeout on the same kTimeout slot. */
 export function setStreamTimeout(this: net.Socket & Record<symbol, unknown>, msecs: number, callback?: () => void): net.Socket {
   const host = currentHost();
@@ -41,6 +59,10 @@ export function setStreamTimeout(this: net.Socket & Record<symbol, unknown>, mse
     const socket = this as unknown as { _onTimeout: () => void };
     const onTimeout = NODE_MAJOR >= 22 ? () => socket._onTimeout() : socket._onTimeout.bind(socket);
     this[kTimeout] = createTimeout(host, onTimeout, duration, undefined, false, false);
+    // An Http2Stream's timeout set anew counts as activity of its session: Node refreshes the
+    // session's timer too (`this[kSession][kUpdateTimer]()`).
+    if (kSession === undefined && 'session' in this) kSession = ownSymbolNamed(this, 'kSession');
+    if (kSession !== undefined) updateTimerOf(this[kSession]);
     if (callback !== undefined) {
       validateFunction(callback, 'callback');
       this.once('timeout', callback);

@@ -695,17 +695,19 @@ describe('http and fetch between simulated hosts', function () {
       assert.equal(simulated.stdout, plain.stdout);
     });
 
-    it('closeAllConnections() and server.close() end connections in the same order every run of a seed (seed 0x2f)', async function () {
+    it('closeAllConnections() and server.close() end connections in the same order every run of a seed, http and https (seed 0x2f)', async function () {
       // Node's native connections list is ordered by memory address: the order changed from
       // run to run (and process to process) of one seed.
       const program = path.join(HERE, 'fixtures/http-close-connections-order.mjs');
-      for (const mode of ['all', 'idle']) {
-        const plain = await run(process.execPath, [program, mode]);
-        assert.match(plain.stdout, /^closed 8: [0-7](,[0-7]){7}\n$/);
-        const env = { ...process.env, DST_SEED: '0x2f', DST_QUIET: '1' };
-        const outputs = await Promise.all([1, 2, 3, 4].map(() => run(process.execPath, ['--import', REGISTER, program, mode], { env })));
-        for (const { stdout } of outputs) assert.equal(stdout, outputs[0].stdout, mode);
-        assert.match(outputs[0].stdout, /^closed 8: [0-7](,[0-7]){7}\n$/);
+      for (const protocol of ['http', 'https']) {
+        for (const mode of ['all', 'idle']) {
+          const plain = await run(process.execPath, [program, mode, protocol]);
+          assert.match(plain.stdout, /^closed 8: [0-7](,[0-7]){7}\n$/);
+          const env = { ...process.env, DST_SEED: '0x2f', DST_QUIET: '1' };
+          const outputs = await Promise.all([1, 2, 3, 4].map(() => run(process.execPath, ['--import', REGISTER, program, mode, protocol], { env })));
+          for (const { stdout } of outputs) assert.equal(stdout, outputs[0].stdout, `${protocol} ${mode}`);
+          assert.match(outputs[0].stdout, /^closed 8: [0-7](,[0-7]){7}\n$/);
+        }
       }
     });
 
