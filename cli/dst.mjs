@@ -229,7 +229,17 @@ function applyFaults(flags, target) {
     }
     return flags.swarm === true;
   }
-  if (flags.faults === undefined && flags.swarm !== true) return false;
+  if (flags.faults === undefined && flags.swarm !== true) {
+    // DST_FAULTS alone goes to the program as it is: a bad one is refused here, before it runs.
+    if (process.env.DST_FAULTS) {
+      try {
+        parseFaultSpec(process.env.DST_FAULTS, 'DST_FAULTS');
+      } catch (error) {
+        throw new Usage(error.message);
+      }
+    }
+    return false;
+  }
   const base = flags.faults ?? (process.env.DST_FAULTS ? process.env.DST_FAULTS.replace(/^swarm(:|$)/, '') || 'all' : 'all');
   let spec;
   try {

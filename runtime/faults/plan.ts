@@ -48,7 +48,8 @@ export type FaultMix = Record<string, number>;
  * Parses DST_FAULTS: a comma-separated list of kinds, or `all`; `swarm` alone or a `swarm:`
  * prefix makes each seed draw which of them are on and how hard. `kind=value` sets a kind's
  * intensity (in the unit of its FAULT_RATES key; with swarm, the middle of the draw). Examples:
- * `all`, `lag,stall`, `swarm`, `swarm:latency,reset`, `stall=5,reset=0.05`.
+ * `all`, `lag,stall`, `swarm`, `swarm:latency,reset`, `stall=5,reset=0.05`, `all,lag=0.5` (every
+ * kind, lag at 0.5).
  */
 export function parseFaultSpec(text: string, name = 'DST_FAULTS'): FaultSpec {
   let rest = text.trim();
@@ -75,6 +76,11 @@ export function parseFaultSpec(text: string, name = 'DST_FAULTS'): FaultSpec {
       }
       rates[kind as FaultKind] = value;
       word = kind;
+    }
+    // `all` beside other words: every kind, the others setting rates (all,lag=0.5).
+    if (word === 'all' && eq < 0) {
+      for (const kind of FAULT_KINDS) if (!kinds.includes(kind)) kinds.push(kind);
+      continue;
     }
     if (!(FAULT_KINDS as readonly string[]).includes(word)) {
       throw new UsageError(

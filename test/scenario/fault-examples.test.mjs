@@ -71,6 +71,11 @@ describe('fault examples: each bug found under DST_FAULTS=swarm, each fix clean 
     const bad = spawnSync(process.execPath, [CLI, 'run', 'examples/faults/retry-fixed.mjs', '--faults', 'gc'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.equal(bad.status, 64);
     assert.match(bad.stderr, /Failed to parse --faults: "gc" is not a fault kind/);
+    // A bad DST_FAULTS is refused before the program runs: no FAILED block, no replay line.
+    const badEnv = spawnSync(process.execPath, [CLI, 'run', 'examples/faults/retry-fixed.mjs'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DST_FAULTS: 'gc' } });
+    assert.equal(badEnv.status, 64);
+    assert.match(badEnv.stderr, /^dst: Failed to parse DST_FAULTS: "gc" is not a fault kind/m);
+    assert.doesNotMatch(badEnv.stdout + badEnv.stderr, /FAILED|replay/);
     const scenario = spawnSync(process.execPath, [CLI, 'run', 'examples/scenarios/replicated-counter.mjs', '--faults', 'lag'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
     assert.equal(scenario.status, 64);
     assert.match(scenario.stderr, /--faults applies to plain programs/);

@@ -8,6 +8,8 @@ describe('fault plans for plain programs (runtime/faults/plan.ts)', () => {
     assert.deepEqual(parseFaultSpec('swarm'), { kinds: [...FAULT_KINDS], swarm: true });
     assert.deepEqual(parseFaultSpec('swarm:reset,latency'), { kinds: ['latency', 'reset'], swarm: true });
     assert.deepEqual(parseFaultSpec('stall=5,reset'), { kinds: ['reset', 'stall'], swarm: false, rates: { stall: 5 } });
+    // `all` beside intensities: every kind, with those rates (the message names `all` as a choice).
+    assert.deepEqual(parseFaultSpec('all,lag=0.5'), { kinds: [...FAULT_KINDS], swarm: false, rates: { lag: 0.5 } });
     // formatFaultSpec writes what parseFaultSpec reads, normalized.
     for (const text of ['all', 'lag,stall', 'swarm', 'swarm:latency,reset', 'reset,stall=5']) {
       assert.equal(formatFaultSpec(parseFaultSpec(text)), text);
