@@ -642,31 +642,41 @@ function hiddenIntrinsics(): Array<{ name: string; value: object }> {
   return list;
 }
 
-/** The file of the first frame outside dst-runtime that called `fn`. */
-function emitterFile(fn: Function): string | undefined {
+/**
+ * The call sites below `fn` (at most `limit`), read without leaving a trace on Error: its
+ * prepareStackTrace is put back by descriptor (it is no own property as a rule, and the record
+ * above would see one added).
+ */
+function sitesBelow(fn: Function, limit: number): NodeJS.CallSite[] {
   const E = Error as unknown as { prepareStackTrace?: unknown; stackTraceLimit: number };
   const prepare = Object.getOwnPropertyDescriptor(Error, 'prepareStackTrace');
-  const limit = E.stackTraceLimit;
+  const previousLimit = E.stackTraceLimit;
   try {
     E.prepareStackTrace = (_error: unknown, sites: NodeJS.CallSite[]) => sites;
-    E.stackTraceLimit = 8;
+    E.stackTraceLimit = limit;
     const holder: { stack?: NodeJS.CallSite[] } = {};
     Error.captureStackTrace(holder, fn);
-    const sites = holder.stack;
-    if (!Array.isArray(sites)) return undefined;
-    for (const site of sites) {
-      const file = site.getFileName() ?? '';
-      if (file.startsWith(BUILD_DIR) || file.startsWith(`file://${BUILD_DIR}`)) continue;
-      return file;
-    }
-    return undefined;
+    return Array.isArray(holder.stack) ? holder.stack : [];
   } catch {
-    return undefined;
+    return [];
   } finally {
     if (prepare === undefined) delete E.prepareStackTrace;
     else Object.defineProperty(Error, 'prepareStackTrace', prepare);
-    E.stackTraceLimit = limit;
+    E.stackTraceLimit = previousLimit;
   }
+}
+
+function ownFile(file: string): boolean {
+  return file.startsWith(BUILD_DIR) || file.startsWith(`file://${BUILD_DIR}`);
+}
+
+/** The file of the first frame outside dst-runtime that called `fn`. */
+function emitterFile(fn: Function): string | undefined {
+  for (const site of sitesBelow(fn, 8)) {
+    const file = site.getFileName() ?? '';
+    if (!ownFile(file)) return file;
+  }
+  return undefined;
 }
 
 /**
@@ -676,24 +686,8 @@ function emitterFile(fn: Function): string | undefined {
  * `nodeCounts`, Node's own code counts as the program's.
  */
 function calledByProgram(fn: Function, through?: string, nodeCounts = false): boolean {
-  const E = Error as unknown as { prepareStackTrace?: unknown; stackTraceLimit: number };
-  const prepare = Object.getOwnPropertyDescriptor(Error, 'prepareStackTrace');
-  const limit = E.stackTraceLimit;
-  try {
-    E.prepareStackTrace = (_error: unknown, sites: NodeJS.CallSite[]) => sites;
-    E.stackTraceLimit = 4;
-    const holder: { stack?: NodeJS.CallSite[] } = {};
-    Error.captureStackTrace(holder, fn);
-    const sites = Array.isArray(holder.stack) ? holder.stack : [];
-    const file = sites.map((site) => site.getFileName() ?? '').find((name) => name !== through) ?? '';
-    return file !== '' && (nodeCounts || !file.startsWith('node:')) && !file.startsWith(BUILD_DIR) && !file.startsWith(`file://${BUILD_DIR}`);
-  } catch {
-    return false;
-  } finally {
-    if (prepare === undefined) delete E.prepareStackTrace;
-    else Object.defineProperty(Error, 'prepareStackTrace', prepare);
-    E.stackTraceLimit = limit;
-  }
+  const file = sitesBelow(fn, 4).map((site) => site.getFileName() ?? '').find((name) => name !== through) ?? '';
+  return file !== '' && (nodeCounts || !file.startsWith('node:')) && !ownFile(file);
 }
 
 function named<F extends Function>(name: string, length: number, fn: F): F {
