@@ -611,6 +611,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     }
   }
 
+  /**
+   * Program faults' chains: the host's loop turn when each chain last ran an event. An immediate
+   * an immediate of its chain queued is that chain's next turn's, however far the other chains
+   * took the host's turn meanwhile (Parking.park): under lag, a chain's due timer ran after its
+   * next immediate, which Node never does.
+   */
+  private readonly chainTurns = new Map<number, number>();
+
   /** A new chain (a listening server's: a server is a process of its own). */
   newChain(): number {
     return this.chainsOn ? ++this.chainCount : 0;
@@ -1377,7 +1385,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       const timeNs = this.queue.firstTimeNs;
       if (host.paused || host.stalledUntilNs > timeNs || (this.chainsOn && this.chainHeld(event, timeNs))) {
         this.queue.pop();
-        this.parking.park(host, event, event[kSeq], timeNs);
+        this.parking.park(host, event, event[kSeq], timeNs, this.chainsOn ? (this.chainTurns.get(this.chainOf(event)) ?? host.loopTurn) : host.loopTurn);
         continue;
       }
       if (timeNs > this.nowNs && !this.advanceTo(timeNs)) return undefined;
@@ -1594,6 +1602,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     else if (kind === KIND_NET && (event as SimEvent<WorldHost>).pollTurn > host.loopTurn) host.loopTurn = (event as SimEvent<WorldHost>).pollTurn;
     host.loopNs = nowNs;
     host.loopPhase = phase;
+    if (this.chainsOn) this.chainTurns.set(this.chainOf(event), host.loopTurn);
     if (this.phases.active) this.phases.ran(host, event);
     this.fingerprint.mixEvent(nowNs | 0, (nowNs / 0x1_0000_0000) | 0, host.index, host.incarnation, kind);
     if (this.trace !== undefined) {

@@ -50,12 +50,17 @@ export class Parking<E extends QueueEntry> {
    */
   readonly ready: Array<Parked<E>> = [];
 
-  park(host: Host, entry: E, seq: number, timeNs: number): void {
+  /**
+   * `loopTurn`: the turn of the loop the entry's process is in, when it is not its host's (a
+   * chain of program faults: a process of a plain program, whose loop goes round with its own
+   * callbacks, not with the other chains').
+   */
+  park(host: Host, entry: E, seq: number, timeNs: number, loopTurn = host.loopTurn): void {
     const readyNs = (entry as { readyNs?: number }).readyNs;
     const kind = entry[kKind];
     const turn = (entry as { [kCheckTurn]?: number })[kCheckTurn];
     const closing = isCloseCallback(entry);
-    const nextTurn = kind === KIND_IMMEDIATE && turn !== undefined && turn > host.loopTurn;
+    const nextTurn = kind === KIND_IMMEDIATE && turn !== undefined && turn > loopTurn;
     const parked: Parked<E> = { host, entry, seq, kind, timeNs, readyNs: readyNs !== undefined && readyNs < timeNs ? readyNs : timeNs, closing, nextTurn };
     if (kind === KIND_TIMEOUT || kind === KIND_INTERVAL) {
       // Node's list of the timer: its duration (a simulated Timeout keeps Node's _idleTimeout).

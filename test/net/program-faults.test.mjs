@@ -67,6 +67,15 @@ describe('program faults keep correct programs correct (cases from Node\'s own t
     for (const seed of ['0x1c', '0x24']) assert.equal(run(file, { seed, faults: 'stall=5' }), 'A1 A2 B\n', `DST_SEED=${seed}`);
   });
 
+  it("with lag on, a chain's due timer runs before its next immediate, whatever the other chains do (a probe's invariant)", () => {
+    // Seeds 0xf, 0x14, 0x1f, 0x23 and 0x24 ran the next immediate first before the fix: an
+    // immediate queued by an immediate counted as its host's current turn, which the other
+    // chain's immediates had taken round.
+    const file = path.join(FIXTURES, 'lag-two-chains-timer.mjs');
+    assert.equal(run(file), 'ok\n');
+    for (const seed of ['0xf', '0x14', '0x1f', '0x23', '0x24']) assert.equal(run(file, { seed, faults: 'lag' }), 'ok\n', `DST_SEED=${seed}`);
+  });
+
   it('with lag and stalls on, a close callback still runs after an immediate its chain queued after it (test-tls-socket-close)', () => {
     // Seven of these eight seeds ran the close callback first before the fix: with chains on, the
     // loop-phase order of immediates and close callbacks was not applied at all.
