@@ -1246,13 +1246,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    */
   private continuesPhase(event: WorldEntry): boolean {
     const host = event[kHost];
-    // Nothing ran before the throw but a register-mode program's top level (its drain threw).
-    const fromTopLevel = this.eventsRun === 0 && this.mode === 'register';
-    if (host !== this.lastHost && !fromTopLevel) return false;
+    if (host !== this.lastHost) return false;
     const kind = event[kKind];
     const turn = kind === KIND_IMMEDIATE || kind === KIND_IO ? (event as { [kCheckTurn]?: number })[kCheckTurn] : undefined;
     const phase = turn !== undefined && kind === KIND_IO ? PHASE_CLOSING : phaseOfKind(kind);
-    const thrown = fromTopLevel ? this.topLevelPhase : host.loopPhase;
+    const thrown = host.loopPhase;
     if (this.threwInDrain) {
       const after = this.continuesAfterDrainThrow(event, host, phase, turn, thrown);
       if (after !== undefined) return after;
@@ -1282,8 +1280,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * scope around its native immediates): a callback due by then, of a later phase of the turn
    * before that check phase, runs first. So after the check phase's last immediate, a close
    * callback, or a timer or read due by then, runs before them, and an immediate of the next
-   * check phase after them; after a timer or the main script, a read of the turn's poll runs
-   * before them (and after the main script, a timer due).
+   * check phase after them; after a timer, a read of the turn's poll runs before them. (A
+   * program's top level is no event: its drain's leftovers are drained by Node's check phase
+   * before the driver's first immediate; docs/notes/node-facts.md.)
    */
   private continuesAfterDrainThrow(event: WorldEntry, host: WorldHost, phase: number, turn: number | undefined, thrown: number): boolean | undefined {
     // An immediate of this check phase: the drain between immediates threw (processImmediate goes
@@ -1295,9 +1294,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       // This turn's closing phase, the next turn's timers and poll.
       return phase !== PHASE_POLL || pollTurn < 0 || pollTurn <= host.loopTurn + 1;
     }
-    // After the main script, a timer or a read of the first turn; after a timer, a read of its turn.
-    if (phase === PHASE_POLL) return pollTurn < 0 || pollTurn <= host.loopTurn + (thrown === PHASE_MAIN ? 1 : 0);
-    if (phase === PHASE_TIMERS && thrown === PHASE_MAIN) return true;
+    // After a timer, a read of its turn's poll.
+    if (phase === PHASE_POLL) return pollTurn < 0 || pollTurn <= host.loopTurn;
     return undefined;
   }
 
