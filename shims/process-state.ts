@@ -358,34 +358,24 @@ export class ProcessState {
   private installWatchers(modules: ReadonlyArray<readonly [string, unknown]>): void {
     const self = this;
     const v8 = modules.find(([id]) => id === 'v8')?.[1] as AnyObject | undefined;
-    for (const name of ['setFlagsFromString', 'setHeapSnapshotNearHeapLimit']) {
-      const real = v8?.[name];
-      if (typeof real !== 'function') continue;
-      v8![name] = named(name, real.length, function (this: unknown, ...args: unknown[]) {
-        self.unfit ??= `the program called v8.${name}(), which no seed can undo`;
-        return Reflect.apply(real, this, args);
-      });
-    }
     const tls = modules.find(([id]) => id === 'tls')?.[1] as AnyObject | undefined;
-    const setCa = tls?.setDefaultCACertificates;
-    if (typeof setCa === 'function') {
-      tls!.setDefaultCACertificates = named('setDefaultCACertificates', setCa.length, function (this: unknown, ...args: unknown[]) {
-        self.unfit ??= 'the program called tls.setDefaultCACertificates()';
-        return Reflect.apply(setCa, this, args);
-      });
-    }
-    // The real process's priority and user and group ids: no seed can set them back for sure
-    // (a seed that dropped root cannot take it again).
     const os = modules.find(([id]) => id === 'os')?.[1] as AnyObject | undefined;
+    // Calls whose effect lasts for the process's life: V8 flags, the default CA certificates, and
+    // the real process's priority and user and group ids (a seed that dropped root cannot take it
+    // again).
+    const changesProcess = (call: string) => `the program called ${call}, which changes the real process for the seeds after it`;
     const lasting: Array<[AnyObject | undefined, string, string]> = [
-      [os, 'setPriority', 'os.setPriority()'],
-      ...(['setuid', 'seteuid', 'setgid', 'setegid', 'setgroups', 'initgroups'] as const).map((name): [AnyObject, string, string] => [nodeProcess as unknown as AnyObject, name, `process.${name}()`]),
+      [v8, 'setFlagsFromString', 'the program called v8.setFlagsFromString(), which no seed can undo'],
+      [v8, 'setHeapSnapshotNearHeapLimit', 'the program called v8.setHeapSnapshotNearHeapLimit(), which no seed can undo'],
+      [tls, 'setDefaultCACertificates', 'the program called tls.setDefaultCACertificates()'],
+      [os, 'setPriority', changesProcess('os.setPriority()')],
+      ...(['setuid', 'seteuid', 'setgid', 'setegid', 'setgroups', 'initgroups'] as const).map((name): [AnyObject, string, string] => [nodeProcess as unknown as AnyObject, name, changesProcess(`process.${name}()`)]),
     ];
-    for (const [owner, name, call] of lasting) {
+    for (const [owner, name, why] of lasting) {
       const real = owner?.[name];
       if (typeof real !== 'function') continue;
       owner![name] = named(name, real.length, function (this: unknown, ...args: unknown[]) {
-        if (self.inSeed) self.unfit ??= `the program called ${call}, which changes the real process for the seeds after it`;
+        self.unfit ??= why;
         return Reflect.apply(real, this, args);
       });
     }
