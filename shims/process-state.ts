@@ -45,6 +45,7 @@ import https from 'node:https';
 import Module, { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { originals } from '../runtime/originals.js';
+import { noSeedAfterThis, takeUnfitReason } from './seed-fitness.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type AnyObject = Record<PropertyKey, any>;
@@ -139,8 +140,6 @@ export class ProcessState {
   private readonly builtinIds: string[];
   private readonly cacheBuiltins: Set<string>;
   private moduleLoadCount: number;
-  /** Set during a seed by the watchers of what cannot be put back. */
-  private unfit: string | undefined;
   /** Between begin() and restore(): a seed runs. */
   private inSeed = false;
   /** What a seed subscribed and hooked that lasts beyond it (watchers below), undone in restore(), newest first. */
@@ -210,7 +209,7 @@ export class ProcessState {
 
   /** Called as a seed starts. */
   begin(): void {
-    this.unfit = undefined;
+    takeUnfitReason(); // what was noted between seeds is no seed's
     this.inSeed = true;
   }
 
@@ -218,7 +217,8 @@ export class ProcessState {
   restore(): StateCheck {
     const restored: string[] = [];
     this.inSeed = false;
-    let reason = this.unfit;
+    // What the watchers below (and module-hosts.ts) noted during the seed comes first.
+    let reason = takeUnfitReason();
     const fail = (why: string): void => {
       reason ??= why;
     };
@@ -375,7 +375,7 @@ export class ProcessState {
       const real = owner?.[name];
       if (typeof real !== 'function') continue;
       owner![name] = named(name, real.length, function (this: unknown, ...args: unknown[]) {
-        self.unfit ??= why;
+        noSeedAfterThis(why);
         return Reflect.apply(real, this, args);
       });
     }
@@ -385,7 +385,7 @@ export class ProcessState {
     if (stdin !== undefined && getStdin !== undefined && stdin.configurable === true) {
       const get = named('get', 0, function (this: unknown) {
         // Node's own code takes it for the program too (process.openStdin()).
-        if (self.inSeed && calledByProgram(get, undefined, true)) self.unfit ??= 'the program used process.stdin, which a process has once';
+        if (self.inSeed && calledByProgram(get, undefined, true)) noSeedAfterThis('the program used process.stdin, which a process has once');
         return Reflect.apply(getStdin, this, []);
       });
       Object.defineProperty(nodeProcess, 'stdin', { ...stdin, get });
@@ -408,13 +408,11 @@ export class ProcessState {
     // off took it from the seeds after it (their replays emit it).
     const emitWarning = nodeProcess.emitWarning;
     const watching = named('emitWarning', emitWarning.length, function (this: unknown, ...args: unknown[]) {
-      if (self.unfit === undefined) {
-        const file = emitterFile(watching);
-        if (file !== undefined && file.startsWith('node:')) {
-          const warning = args[0] as { name?: unknown; message?: unknown } | string;
-          const text = typeof warning === 'string' ? warning : `${String(warning?.name)}: ${String(warning?.message)}`;
-          self.unfit = `Node emitted a warning, which it emits once per process ("${text.split('\n')[0]!.slice(0, 120)}")`;
-        }
+      const file = emitterFile(watching);
+      if (file !== undefined && file.startsWith('node:')) {
+        const warning = args[0] as { name?: unknown; message?: unknown } | string;
+        const text = typeof warning === 'string' ? warning : `${String(warning?.name)}: ${String(warning?.message)}`;
+        noSeedAfterThis(`Node emitted a warning, which it emits once per process ("${text.split('\n')[0]!.slice(0, 120)}")`);
       }
       return Reflect.apply(emitWarning, this, args);
     });

@@ -66,7 +66,7 @@ import { keepCryptoShim } from './crypto/random.js';
 import { closeListenedPorts, noteListenedPorts } from './worker-threads/messaging.js';
 import { ProgramFaults } from '../runtime/faults/program-faults.js';
 import { ProcessState } from './process-state.js';
-import { takeAloneReason, takeUnfitReason } from './seed-fitness.js';
+import { takeAloneReason } from './seed-fitness.js';
 import { runtimeCallback } from '../runtime/driver/runtime-resources.js';
 import { realResourcesUnhidden } from './net/native-handles.js';
 
@@ -399,7 +399,6 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
   nodeProcess.execArgv = [...(options.execArgv ?? execArgvBefore)];
   state.begin();
   takeAloneReason();
-  takeUnfitReason();
   let strictTimer: NodeJS.Timeout | undefined;
 
   return new Promise<ProgramSeedResult>((resolve) => {
@@ -460,7 +459,7 @@ export function runProgramSeed(file: string, seedText: string, options: ProgramS
           }
           const alone = takeAloneReason();
           if (alone !== undefined) result!.alone = alone;
-          const unfit = (check.reusable ? globalKept : check.reason) ?? takeUnfitReason();
+          const unfit = check.reusable ? globalKept : check.reason;
           if (unfit !== undefined) {
             result!.reusable = false;
             result!.unfit = unfit;

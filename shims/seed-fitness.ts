@@ -21,7 +21,8 @@ export function takeAloneReason(): string | undefined {
 /**
  * Why the worker cannot run another seed after this one, though this seed's own result stands:
  * the seed changed something of the process that lasts and cannot be put back (loader hooks,
- * the process's priority or user ids, its one stdin), noted where it happens.
+ * the process's priority or user ids, its one stdin, V8 flags, a once-per-process warning),
+ * noted where it happens; process-state.ts reports it after the seed.
  */
 let unfitReason: string | undefined;
 
