@@ -524,26 +524,26 @@ function finishAfterQueued(this: AnyRecord, ...args: unknown[]): unknown {
 
 const realEmit = http.Server.prototype.emit;
 
-function serverEmit(this: AnyRecord, event: string | symbol, ...args: unknown[]): boolean {
-  const result = Reflect.apply(realEmit, this, [event, ...args]);
-  if (event === 'connection' || event === 'listening') httpServerEmitted(this, event, args[0]);
-  return result;
+/**
+ * An HTTP server's emit, tracking its connections after it emitted 'listening' or a connection
+ * (its parser is set by then): an http.Server's 'connection', an https.Server's
+ * 'secureConnection' (shims/net/https.ts: it is a tls.Server, whose emit is not http.Server's).
+ */
+export function trackingEmit(real: Function, connectionEvent: 'connection' | 'secureConnection') {
+  return function emit(this: AnyRecord, event: string | symbol, ...args: unknown[]): boolean {
+    const result = Reflect.apply(real, this, [event, ...args]);
+    if (event === connectionEvent) {
+      const state = stateOf(this);
+      if (state !== undefined && state.host.alive) onConnection(state, args[0] as Socket & AnyRecord);
+    } else if (event === 'listening') {
+      const host = currentHost();
+      if (host !== undefined) onListening(this, host);
+    }
+    return result;
+  };
 }
 
-/**
- * After an HTTP server emitted 'listening' or a connection (its parser is set by then): an
- * http.Server's 'connection', an https.Server's 'secureConnection' (shims/net/https.ts: it is a
- * tls.Server, whose emit is not http.Server's).
- */
-export function httpServerEmitted(server: AnyRecord, event: 'connection' | 'listening', socket: unknown): void {
-  if (event === 'connection') {
-    const state = stateOf(server);
-    if (state !== undefined && state.host.alive) onConnection(state, socket as Socket & AnyRecord);
-  } else {
-    const host = currentHost();
-    if (host !== undefined) onListening(server, host);
-  }
-}
+const serverEmit = trackingEmit(realEmit, 'connection');
 
 // ---- sockets released by the world ----------------------------------------------------------
 

@@ -13,7 +13,7 @@ import type https from 'node:https';
 import { currentHost, type Host } from '../context.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
-import { httpServerEmitted } from './http.js';
+import { trackingEmit } from './http.js';
 
 const hostHttpsAgents = new WeakMap<Host, https.Agent>();
 
@@ -36,13 +36,7 @@ export const httpsShim: Shim = {
     // (Node's checker, on the machine's real clock, never saw a simulated connection expire, and
     // fired at instants that followed the machine's speed).
     const serverPrototype = module.Server.prototype as unknown as { emit(event: string | symbol, ...args: unknown[]): boolean };
-    const realEmit = serverPrototype.emit;
-    patches.replace(serverPrototype, 'emit', function emit(this: Record<PropertyKey, unknown>, event: string | symbol, ...args: unknown[]): boolean {
-      const result = Reflect.apply(realEmit, this, [event, ...args]);
-      if (event === 'secureConnection') httpServerEmitted(this, 'connection', args[0]);
-      else if (event === 'listening') httpServerEmitted(this, 'listening', undefined);
-      return result;
-    });
+    patches.replace(serverPrototype, 'emit', trackingEmit(serverPrototype.emit, 'secureConnection'));
     // https.request reads module.exports.globalAgent per request: the export is the slot.
     let original = module.globalAgent;
     patches.defineGetter(module, 'globalAgent', () => {
