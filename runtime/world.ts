@@ -1600,7 +1600,6 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     else if (kind === KIND_NET && (event as SimEvent<WorldHost>).pollTurn > host.loopTurn) host.loopTurn = (event as SimEvent<WorldHost>).pollTurn;
     host.loopNs = nowNs;
     host.loopPhase = phase;
-    if (this.chainsOn) this.chainTurns.set(this.chainOf(event), host.loopTurn);
     if (this.phases.active) this.phases.ran(host, event);
     this.fingerprint.mixEvent(nowNs | 0, (nowNs / 0x1_0000_0000) | 0, host.index, host.incarnation, kind);
     if (this.trace !== undefined) {
@@ -1618,7 +1617,10 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       const site = `${EVENT_KIND_NAME[kind]} scheduled at ${event[kSite] ?? 'an unknown place'}`;
       this.culpritCounts.set(site, (this.culpritCounts.get(site) ?? 0) + 1);
     }
-    if (this.chainsOn) this.chain = this.chainOf(event);
+    if (this.chainsOn) {
+      this.chain = this.chainOf(event);
+      this.chainTurns.set(this.chain, host.loopTurn);
+    }
     // Event-loop lag: this event's code takes longer than its own work (the chain, or the host,
     // is busy), so what comes due next in it runs late.
     if (this.beforeEvent !== undefined) this.beforeEvent(host, this.chain);
