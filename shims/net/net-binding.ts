@@ -39,7 +39,7 @@ import { UnsupportedError } from '../../runtime/errors.js';
 import { type Family, familyOf, unmapped, unspecifiedAsLoopback } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
 import type { Network } from '../../runtime/network/network.js';
-import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner } from '../../runtime/network/tcp.js';
+import { type ListenerOwner, READ_CHUNK_BYTES, type SocketAddress, TcpEndpoint, TcpListener, type TcpOwner, WINDOW_BYTES } from '../../runtime/network/tcp.js';
 import type { NativeResource } from '../../runtime/hosts/native-resources.js';
 import type { World } from '../../runtime/world.js';
 import { outsideDomain } from '../../runtime/driver/outside-domain.js';
@@ -335,10 +335,7 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     const endpoint = this.endpoint;
     const doing: string[] = [];
     if (this.connectReq !== undefined) doing.push('connecting');
-    if (this.pendingWrites.length > 0) {
-      const bytes = this.pendingWrites.reduce((sum, req) => sum + ((req.bytes as number) ?? 0), 0);
-      doing.push(`${bytes} bytes of writes waiting for the peer to read`);
-    }
+    if (this.pendingWrites.length > 0) doing.push(`${this.pendingBytes()} bytes of writes waiting for the peer to read`);
     if (this.reading && this.holdsHandleRef) doing.push('reading, and no data can arrive');
     const path = endpoint === undefined ? '' : this.pipe ? ` ${printableName(endpoint.remote.address || endpoint.local.address)}` : ` ${formatAddress(endpoint.local)} -> ${formatAddress(endpoint.remote)}`;
     const server = (owner as { server?: unknown } | undefined)?.server;
@@ -410,13 +407,32 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
   writeFailed(code: number): void {
     const req = this.pendingWrites.shift();
     if (req === undefined || this.closed) return;
-    this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - ((req.bytes as number) ?? 0));
     this.updateRefs();
     completeWrite(req, code, this.handle);
   }
 
   readSizeMax(): number {
     return this.userBuffer === undefined ? READ_CHUNK_BYTES : Math.max(1, this.userBuffer.byteLength);
+  }
+
+  /** The bytes of the writes waiting for window space. */
+  pendingBytes(): number {
+    let bytes = 0;
+    for (const req of this.pendingWrites) bytes += (req.bytes as number) ?? 0;
+    return bytes;
+  }
+
+  /**
+   * The handle's writeQueueSize: what libuv still holds of the waiting writes, the bytes the
+   * kernel has not taken. The kernel takes up to a window of bytes the peer has not read, so a
+   * large write to a slow reader is partly taken at once, and its queue shrinks as the reader
+   * reads (net.Socket's timeout stays quiet while it moves, as in Node).
+   */
+  writeQueueSize(): number {
+    const pending = this.pendingWrites.length === 0 ? 0 : this.pendingBytes();
+    const endpoint = this.endpoint;
+    if (pending === 0 || endpoint === undefined) return pending;
+    return Math.min(pending, Math.max(0, endpoint.unackedBytes - WINDOW_BYTES));
   }
 
   hasPendingWrites(): boolean {
@@ -427,7 +443,6 @@ class SimTcp implements TcpOwner, ListenerOwner, ListedHandle {
     const endpoint = this.endpoint;
     while (this.pendingWrites.length > 0 && endpoint !== undefined && !endpoint.windowFull && !this.closed) {
       const req = this.pendingWrites.shift()!;
-      this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - ((req.bytes as number) ?? 0));
       this.updateRefs();
       completeWrite(req, 0, this.handle);
     }
@@ -547,7 +562,8 @@ function simulate(handle: NativeHandle, host: Host, scope?: AsyncResource, pipe 
   own(handle, 'useUserBuffer', (buffer: Uint8Array) => {
     sim.userBuffer = buffer;
   });
-  own(handle, 'writeQueueSize', 0);
+  // Node's is a getter on LibuvStreamWrap.prototype (no setter), reading libuv's queue.
+  Object.defineProperty(handle, 'writeQueueSize', { get: () => sim.writeQueueSize(), configurable: true });
   own(handle, 'fd', -1);
   own(handle, '_externalStream', undefined);
   // node:http would hand a native stream to its C++ parser ("consume"); ours is not native.
@@ -759,7 +775,6 @@ function write(handle: NativeHandle, req: NativeHandle | null, data: Buffer): nu
   const pending = pendingWriteRequest(req);
   pending.bytes = data.length;
   pending[kListed] = trackRequest(sim.host, 'WriteWrap');
-  handle.writeQueueSize = (handle.writeQueueSize as number) + data.length;
   sim.pendingWrites.push(pending);
   sim.updateRefs();
   return req === null ? pending : 0;
@@ -837,7 +852,6 @@ function closeSim(handle: NativeHandle, callback: (() => void) | undefined, grac
   sim.connectListed = undefined;
   sim.updateRefs();
   const cancelled = sim.pendingWrites.splice(0);
-  handle.writeQueueSize = 0;
   if (typeof callback === 'function' || cancelled.length > 0) {
     // libuv finishes a close in its closing phase: writes still queued complete with
     // ECANCELED, then the close callback runs. A closing handle keeps the loop alive.

@@ -417,7 +417,6 @@ class ChildPipe {
       noteWrite(data.length, true);
       const pending = pendingWriteRequest(req);
       pending.bytes = data.length;
-      this.handle.writeQueueSize = (this.handle.writeQueueSize as number) + data.length;
       this.waiting.push(pending);
       return req === null ? pending : 0;
     }
@@ -433,6 +432,11 @@ class ChildPipe {
       'a child runs to completion when the turn that spawned it is over, with what was written to its stdin in that turn as its input; ' +
         `write all of its input (and end() it) right after spawn(), or, for a child that must talk back and forth with its parent, ${AS_HOST}`,
     );
+  }
+
+  /** The handle's writeQueueSize: the waiting writes' bytes beyond what the pipe's buffer took. */
+  writeQueueSize(): number {
+    return this.waiting.length === 0 ? 0 : Math.max(0, this.buffered - PIPE_CAPACITY);
   }
 
   /**
@@ -457,7 +461,6 @@ class ChildPipe {
     const world = this.host.world as World;
     for (const req of this.waiting.splice(0)) {
       world.schedule(this.host, 0, 'io', () => {
-        this.handle.writeQueueSize = Math.max(0, (this.handle.writeQueueSize as number) - ((req.bytes as number) ?? 0));
         if (!this.closed) req.oncomplete(0, this.handle, undefined);
       }, undefined, true, this.child.scope);
     }
@@ -838,7 +841,8 @@ function simulatePipe(pipe: ChildPipe): void {
     pipeOf(this).userBuffer = buffer;
   });
   own(handle, 'setBlocking', () => 0);
-  own(handle, 'writeQueueSize', 0);
+  // libuv's queue: what the pipe's buffer has no room for, until the child has read its input.
+  Object.defineProperty(handle, 'writeQueueSize', { get: () => pipe.writeQueueSize(), configurable: true });
   own(handle, 'fd', -1);
   Object.defineProperty(handle, 'bytesRead', { get: () => pipe.bytesRead, configurable: true });
   Object.defineProperty(handle, 'bytesWritten', { get: () => pipe.bytesWritten, configurable: true });
