@@ -502,6 +502,29 @@ function appResult(file, seed, { exitCode, elapsedNs, events, fingerprint, messa
 }
 
 /**
+ * The stdio of a worker process: `stdio` for descriptors 0-2 and its IPC channel on a high
+ * descriptor, not on 3, so what a seed's program opens is numbered as in the fresh process that
+ * confirms a failure (which has no channel): a failure that shows a descriptor's number replays
+ * there. Below the soft limit of open files (Linux's /proc tells it); elsewhere on 3.
+ */
+function workerStdio(stdio) {
+  ipcDescriptor ??= highDescriptor();
+  return [...stdio, ...new Array(Math.max(0, ipcDescriptor - stdio.length)).fill('ignore'), 'ipc'];
+}
+
+let ipcDescriptor;
+
+function highDescriptor() {
+  try {
+    const soft = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    if (soft !== undefined && Number(soft) > 64) return Math.min(1000, Number(soft) - 1);
+  } catch {
+    // No /proc: the channel stays on 3.
+  }
+  return 3;
+}
+
+/**
  * A worker process that runs seeds of a plain program one after the other (`__app-worker`,
  * shims/program-seeds.ts): each seed as `DST_SEED=S node --import dst-runtime/register app` runs
  * it, without a process start per seed. run(seed) resolves with the seed's result and whether
@@ -509,7 +532,7 @@ function appResult(file, seed, { exitCode, elapsedNs, events, fingerprint, messa
  */
 class AppWorker {
   constructor(file) {
-    this.child = fork(CLI, ['__app-worker', file], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    this.child = fork(CLI, ['__app-worker', file], { stdio: workerStdio(['ignore', 'ignore', 'pipe']) });
     this.stderr = '';
     this.pending = undefined;
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -843,7 +866,7 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
         loop().then(finished, reject);
         continue;
       }
-      const child = fork(CLI, ['__worker', target.file, ...(swarm ? ['--swarm'] : [])], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(CLI, ['__worker', target.file, ...(swarm ? ['--swarm'] : [])], { stdio: workerStdio(['ignore', 'inherit', 'inherit']) });
       // Seeds sent and not answered yet. While many seeds are left each worker has one more
       // queued behind the one it runs, so it starts the next the moment it answers, without
       // waiting a round trip through this process (which shares the cores with the workers);
@@ -1372,7 +1395,7 @@ function workerPool(file, jobs, swarm) {
   };
   const children = [];
   for (let j = 0; j < jobs; j++) {
-    const child = fork(CLI, ['__worker', file, ...(swarm ? ['--swarm'] : [])], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(CLI, ['__worker', file, ...(swarm ? ['--swarm'] : [])], { stdio: workerStdio(['ignore', 'ignore', 'inherit']) });
     children.push(child);
     child.on('message', (message) => {
       if (message.type === 'result') {

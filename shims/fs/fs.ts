@@ -23,6 +23,7 @@ import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { currentHost, type Host } from '../context.js';
 import { asyncFsError, callDisk, diskOf, encode, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
 import { socketOperation } from './socket-names.js';
+import { closingReal, openedReal } from './real-descriptors.js';
 import fs from 'node:fs';
 import { onRealDisk, realDiskCall } from '../../runtime/disk/real.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
@@ -176,9 +177,14 @@ function seededMkdtemp(host: Host, prefix: unknown, encoding: unknown): { made: 
   return undefined;
 }
 
+/** Binding calls that open a real descriptor (real-descriptors.ts keeps a host's until it goes down). */
+const OPENS = new Set(['open', 'openFileHandle']);
+
 function holding(name: string, original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  const opens = OPENS.has(name);
   const held = function (this: unknown, ...args: unknown[]): unknown {
     if (mayChangeFiles(name, args)) filesChanged();
+    if (name === 'close') closingReal(args[0]);
     if (realDiskCall()) return Reflect.apply(original, this, args);
     const marker = asyncMarker(args);
     if (marker === undefined) {
@@ -194,10 +200,12 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
         const outcome = seededMkdtemp(host, args[0], args[1]);
         if (outcome !== undefined && 'made' in outcome) return outcome.made;
       }
-      return Reflect.apply(original, this, args);
+      const result = Reflect.apply(original, this, args);
+      if (opens && host !== undefined) openedReal(host, result);
+      return result;
     }
     const host = holderOf();
-    if (host === undefined) return Reflect.apply(original, this, args);
+    if (host === undefined) return opens ? openUnheld(this, original, args, marker) : Reflect.apply(original, this, args);
     const disk = diskOf(host);
     const served = disk !== undefined && servesCall(name, args);
     // A kept unix socket's file on the real disk (socket-names.ts), answered as a disk would.
@@ -210,9 +218,16 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
         result.then(listed, listed);
         return result;
       }
+      const opened = (value: unknown): unknown => {
+        openedReal(host, value);
+        return value;
+      };
+      const realCall = () => hideRealPromiseRequest('FSReqPromise', () => Reflect.apply(original, this, args) as Promise<unknown>);
       const real =
         made === undefined
-          ? () => hideRealPromiseRequest('FSReqPromise', () => Reflect.apply(original, this, args) as Promise<unknown>)
+          ? opens
+            ? () => realCall().then(opened)
+            : realCall
           : () => ('made' in made ? Promise.resolve(made.made) : Promise.reject(asyncFsError(made.code, 'mkdtemp', made.tried)));
       const result = (served ? callDisk(name, host, disk!, args, marker, held) : heldPromise(host, real)) as Promise<unknown>;
       result.then(listed, listed);
@@ -225,6 +240,14 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
     if (serveReadFile(name, host, served ? disk : undefined, args, marker, listed)) return undefined;
     if (served) return callDisk(name, host, disk!, args, marker, held);
     heldCallback(host, req);
+    if (opens) {
+      // Kept from the real completion on, so one that reaches a host gone down is closed too.
+      const delivered = req.oncomplete!;
+      req.oncomplete = function openedOncomplete(this: unknown, ...results: unknown[]) {
+        if (results[0] === null || results[0] === undefined) openedReal(host, results[1]);
+        return Reflect.apply(delivered, this, results);
+      };
+    }
     if (made !== undefined) {
       // Made already: the completion goes through the line as the real call's would.
       if ('made' in made) req.oncomplete!(null, made.made);
@@ -240,6 +263,30 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
   };
   mirrorSignature(held, original);
   return held;
+}
+
+/**
+ * An asynchronous open left to Node (made while its host's module graph loads, a top-level
+ * await's): the descriptor is still the host's, kept from its completion on.
+ */
+function openUnheld(self: unknown, original: (...args: unknown[]) => unknown, args: unknown[], marker: unknown): unknown {
+  const host = currentHost();
+  if (host === undefined || diskOf(host) !== undefined) return Reflect.apply(original, self, args);
+  if (marker !== kUsePromises) {
+    const req = marker as InstanceType<typeof FSReqCallback>;
+    const oncomplete = req.oncomplete;
+    if (typeof oncomplete === 'function') {
+      req.oncomplete = function openedOncomplete(this: unknown, ...results: unknown[]) {
+        if (results[0] === null || results[0] === undefined) openedReal(host, results[1]);
+        return Reflect.apply(oncomplete, this, results);
+      };
+    }
+    return Reflect.apply(original, self, args);
+  }
+  const result = Reflect.apply(original, self, args) as Promise<unknown>;
+  // Beside the program's own reaction, which it neither delays nor answers.
+  result.then((value) => openedReal(host, value), () => undefined);
+  return result;
 }
 
 /**
@@ -288,6 +335,7 @@ export const fsShim: Shim = {
     const fileHandle = (binding.FileHandle as { prototype: Record<string, any> }).prototype;
     const close = fileHandle.close as (...args: unknown[]) => Promise<unknown>;
     patches.replace(fileHandle, 'close', function closeHeld(this: unknown, ...args: unknown[]) {
+      closingReal((this as { fd?: unknown }).fd);
       const host = holderOf();
       if (host === undefined) return Reflect.apply(close, this, args);
       const listed = trackRequest(host, 'CloseReq');

@@ -103,7 +103,7 @@ describe('a plain program in an explore worker: what a seed changed of the proce
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  for (const name of ['builtins.cjs', 'builtins.mjs', 'settings.cjs', 'lasting.mjs']) {
+  for (const name of ['builtins.cjs', 'builtins.mjs', 'settings.cjs', 'lasting.mjs', 'descriptors.mjs']) {
     it(`${name}: put back after each seed, seeds ${SEEDS[0]}..${SEEDS.at(-1)} in one worker print and run as alone`, async () => {
       const file = path.join(FIXTURES, name);
       const worker = await inWorkers(file, SEEDS);

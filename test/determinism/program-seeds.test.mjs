@@ -182,6 +182,21 @@ describe('a plain program: many seeds in one worker process', function () {
     assert.ok(new Set(failing.map((f) => f.fingerprint)).size > 1, 'every seed ran alike');
   });
 
+  it('descriptor-numbers.mjs: a failure showing the descriptors it opened replays in a fresh process', () => {
+    const report = path.join(dir, 'descriptors.json');
+    const run = spawnSync(process.execPath, [CLI, 'explore', path.join(FIXTURES, 'descriptor-numbers.mjs'), '--seeds', '4', '--jobs', '1', '--report', report], { encoding: 'utf8' });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    const { failing } = JSON.parse(fs.readFileSync(report, 'utf8'));
+    assert.equal(failing.length, 4);
+    for (const f of failing) {
+      assert.match(f.message, /failing on purpose with descriptors \d+ \d+ \d+ after/);
+      assert.equal(f.replays, true, `seed ${f.seed} did not replay: ${f.message}`);
+    }
+    // Every seed numbers its descriptors alike: none is left open by the seed before it.
+    assert.equal(new Set(failing.map((f) => /descriptors (\d+ \d+ \d+)/.exec(f.message)[1])).size, 1, failing.map((f) => f.message).join('\n'));
+    assert.ok(new Set(failing.map((f) => f.fingerprint)).size > 1, 'every seed ran alike');
+  });
+
   it('require-esm.cjs: `dst explore` passes every seed, each run alone where a worker cannot isolate it', () => {
     // Without the facade (Node 22.15+, 24) the second seed's module counter read 2; without the
     // pool's rerun (Node 20) the worker's first seed saw two instances of one module (exit 3).

@@ -30,6 +30,38 @@ describe('fs in a host: real files, held in virtual time, completions in call or
 
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  it("a host's real descriptors are closed when it crashes, and at the run's end, as a process's at its death", async () => {
+    // Found by a probe (2026-12-05): descriptors a host never closed stayed open after its crash
+    // and after the run, so an explore worker's later seeds got other numbers (and EMFILE).
+    const held = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`) === small;
+      } catch {
+        return false;
+      }
+    }).length;
+    const counts = {};
+    const sim = new Sim({ seed: 0xf5 });
+    for (const name of ['crashes', 'lives']) {
+      sim.host(name, async () => {
+        fs.openSync(small, 'r');
+        await new Promise((resolve) => fs.open(small, resolve));
+        await fs.promises.open(small);
+        fs.createReadStream(small).pause();
+        await sleep(1000);
+      });
+    }
+    sim.client('operator', async () => {
+      await sleep(100);
+      counts.bothUp = held();
+      sim.crash('crashes');
+      counts.oneDown = held();
+    });
+    await sim.run();
+    counts.after = held();
+    assert.deepEqual(counts, { bothUp: 8, oneDown: 4, after: 0 });
+  });
+
   it('a working directory removed under the program: fs calls fail as plainly (ENOENT), and the run does not crash', () => {
     // Node's test-fs-mkdir: the runtime's own process.cwd() (naming the program's frames) threw.
     const program = [
