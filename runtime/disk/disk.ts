@@ -127,6 +127,11 @@ export class FileNode {
    * 4.16's rule for an error nobody has seen, reported to the next opener too, never applies.)
    */
   writebackErrors = 0;
+  /**
+   * The blocks its real file had when it was copied up (0 for a file the host made): the real
+   * disk holds them already, so only what the host's writes add beyond them takes room (quota).
+   */
+  realBlocks = 0;
 
   /** A file whose `contents` are durable: a new empty one, or a real one copied up. */
   constructor(meta: Meta, contents: Buffer = Buffer.alloc(0)) {
@@ -336,6 +341,14 @@ function linkTarget(found: Found): string {
 }
 
 /** Blocks of 4 KiB a file of `size` bytes takes (what a quota counts). */
+/**
+ * The room `node` takes of its disk's quota at `size` bytes: its blocks beyond those of the real
+ * file it was copied up from (reading a real file takes none; growing it takes what it adds).
+ */
+export function chargedBytes(node: FileNode, size: number): number {
+  return Math.max(0, blockBytes(size) - node.realBlocks);
+}
+
 export function blockBytes(size: number): number {
   return Math.ceil(size / BLOCK) * BLOCK;
 }
@@ -475,8 +488,8 @@ export class Disk {
     }
     if (lower.kind !== 'file') throw new DiskError('EPERM', 'open');
     const file = new FileNode(this.copyMeta(lower.stat), this.lower.readFile(real));
+    file.realBlocks = blockBytes(file.size);
     parent!.entries.set(name, file);
-    this.usedBytes = undefined;
     return file;
   }
 
@@ -855,7 +868,7 @@ export class Disk {
       for (const node of this.openNodes()) {
         if (node.kind !== 'file' || node.nlink > 0 || counted.has(node)) continue;
         counted.add(node);
-        orphans += blockBytes(node.size);
+        orphans += chargedBytes(node, node.size);
       }
     }
     return this.namedBytes() + orphans;
@@ -872,7 +885,7 @@ export class Disk {
         if (entry.kind === 'dir') visit(entry);
         else if (!seen.has(entry)) {
           seen.add(entry);
-          total += blockBytes(entry.size);
+          total += chargedBytes(entry, entry.size);
         }
       }
     };
@@ -883,7 +896,7 @@ export class Disk {
   /** `node`'s size went from `before` bytes to its size now (a write, a truncation): the use follows. */
   noteGrowth(node: FileNode, before: number): void {
     // A file without a name is counted afresh from its size while it is open (used()).
-    if (this.usedBytes !== undefined && node.nlink > 0) this.usedBytes += blockBytes(node.size) - blockBytes(before);
+    if (this.usedBytes !== undefined && node.nlink > 0) this.usedBytes += chargedBytes(node, node.size) - chargedBytes(node, before);
   }
 }
 

@@ -22,10 +22,11 @@
 import fs from 'node:fs';
 import nodePath from 'node:path';
 import util from 'node:util';
-import { blockBytes, Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Meta, type Node } from '../../runtime/disk/disk.js';
+import { blockBytes, chargedBytes, Disk, DiskError, type DiskStat, FileNode, type LowerFs, type Meta, type Node } from '../../runtime/disk/disk.js';
 import type { World, WorldHost } from '../../runtime/world.js';
 import type { PathFaults } from '../../runtime/disk/faults.js';
 import { UnsupportedError } from '../../runtime/errors.js';
+import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
 import { captureContext, captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
 import { NODE_MAJOR, type Host } from '../context.js';
@@ -347,9 +348,11 @@ function readInto(host: Host, fd: number, target: Uint8Array, offset: number, le
   if (!file.readable) fail('EBADF', 'read');
   if (file.node.kind === 'dir') fail('EISDIR', 'read');
   const faults = disk.faults === undefined ? undefined : faultsOf(disk, file);
-  if (faults !== undefined && disk.faults!.chance(faults.readErrorRate)) fail('EIO', 'read');
   const at = positionOf(position);
-  const count = (file.node as FileNode).read(at ?? file.position, target, offset, length);
+  const node = file.node as FileNode;
+  // Only a read that reaches the device can fail there: none of no bytes, or at the end of the file.
+  if (faults !== undefined && length > 0 && (at ?? file.position) < node.size && disk.faults!.chance(faults.readErrorRate)) fail('EIO', 'read');
+  const count = node.read(at ?? file.position, target, offset, length);
   if (at === undefined) file.position += count;
   if (faults !== undefined && count > 0 && disk.faults!.chance(faults.corruptReadRate)) {
     // One bit of what the program gets flips on its way (the file itself is intact).
@@ -373,7 +376,8 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
   // A write of no bytes changes no times (Linux returns before file_modified).
   if (bytes.length > 0) disk.modified(node);
   if (node.size !== before) disk.noteGrowth(node, before);
-  if (file.sync) {
+  // An O_SYNC write of no bytes returns before its sync (generic_write_checks gives 0).
+  if (file.sync && bytes.length > 0) {
     if (disk.faults !== undefined && disk.faults.chance(faultsOf(disk, file)!.fsyncErrorRate)) {
       // O_SYNC: the write's own writeback failed, and write(2) reports it.
       writebackFailed(disk, file, node);
@@ -397,13 +401,15 @@ function writeFrom(host: Host, fd: number, bytes: Uint8Array, position: unknown,
  */
 function faultyWrite(disk: Disk, file: OpenFile, node: FileNode, at: number, bytes: Uint8Array): Uint8Array {
   const faults = disk.faults!;
+  // A write of no bytes returns before it reaches the device.
+  if (bytes.length === 0) return bytes;
   if (faults.chance(faultsOf(disk, file)!.writeErrorRate)) fail('EIO', 'write');
   const end = at + bytes.length;
   if (faults.limitsSpace && end > node.size && bytes.length > 0) {
-    const need = blockBytes(end) - blockBytes(node.size);
+    const need = chargedBytes(node, end) - chargedBytes(node, node.size);
     const room = faults.full ? 0 : Math.max(0, faults.quotaBytes - disk.used());
     if (need > room) {
-      const fits = blockBytes(node.size) + Math.floor(room / 4096) * 4096 - at;
+      const fits = Math.max(blockBytes(node.size), node.realBlocks) + Math.floor(room / 4096) * 4096 - at;
       if (fits <= 0) fail('ENOSPC', 'write');
       bytes = bytes.subarray(0, fits);
     }
@@ -533,11 +539,12 @@ function copyFile(disk: Disk, args: unknown[]): void {
       disk.unlink(absolute(to));
       return fail(code, 'copyfile', pathText(from), pathText(to));
     };
-    if (faults.chance(faults.forPath(nodePath.posix.normalize(absolute(from))).readErrorRate)) failCopy('EIO');
-    if (faults.chance(faults.forPath(nodePath.posix.normalize(absolute(to))).writeErrorRate)) failCopy('EIO');
+    // An empty source is copied without a read or a write (libuv's sendfile loop has nothing to do).
+    if (source.size > 0 && faults.chance(faults.forPath(nodePath.posix.normalize(absolute(from))).readErrorRate)) failCopy('EIO');
+    if (source.size > 0 && faults.chance(faults.forPath(nodePath.posix.normalize(absolute(to))).writeErrorRate)) failCopy('EIO');
     if (faults.limitsSpace && source.size > 0) {
-      const room = faults.full ? 0 : faults.quotaBytes - (disk.used() - blockBytes(target.size));
-      if (blockBytes(source.size) > Math.max(room, blockBytes(target.size))) failCopy('ENOSPC');
+      const room = faults.full ? 0 : faults.quotaBytes - (disk.used() - chargedBytes(target, target.size));
+      if (chargedBytes(target, source.size) > Math.max(room, chargedBytes(target, target.size))) failCopy('ENOSPC');
     }
     if (faults.tornSectorBytes > 0) target.startJournal();
   }
@@ -745,7 +752,16 @@ const OPERATIONS: Record<string, Operation> = {
   fchown: (host, disk, [fd, uid, gid]) => attributes(disk, fileOf(host, fd as number, 'fchown').node.meta, (m) => setOwner(m, uid, gid)),
   readFileUtf8: (host, disk, [pathOrFd, flags]) => withFile(host, disk, pathOrFd, Number(flags), 0o666, (fd) => readRest(host, fd, disk).toString('utf8')),
   writeFileUtf8: (host, disk, [pathOrFd, data, flags, mode]) =>
-    void withFile(host, disk, pathOrFd, Number(flags), Number(mode), (fd) => writeFrom(host, fd, Buffer.from(String(data), 'utf8'), null, disk)),
+    withFile(host, disk, pathOrFd, Number(flags), Number(mode), (fd) => {
+      // Node's C++ writes until all is written (nothing for no bytes): after a short count (a
+      // disk past its quota) the next write fails.
+      let rest = Buffer.from(String(data), 'utf8');
+      while (rest.length > 0) {
+        const written = writeFrom(host, fd, rest, null, disk);
+        if (written === 0) break;
+        rest = rest.subarray(written);
+      }
+    }),
 };
 
 /**
@@ -1099,6 +1115,17 @@ function isCtx(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * Whether the call being made is Node's module loader's own (its reads of the program's
+ * modules): the loader's frames on the stack (below `below`), with none of the program's beside
+ * them (a module's top-level code, which the loader evaluates, or the program's import()).
+ */
+export function madeByModuleLoader(below: Function): boolean {
+  const text = captureStack(below, 40).stack ?? '';
+  if (!text.includes('node:internal/modules/')) return false;
+  return programFrames(text).length === 0;
+}
+
+/**
  * Answers binding function `name`, called by `host` with `args`, from `disk`, in the call's form.
  * `marker` is the call's FSReqCallback or kUsePromises (undefined for a synchronous call);
  * `callee` is the binding function the program's lib frame called (for a sync error's stack).
@@ -1106,6 +1133,19 @@ function isCtx(value: unknown): value is Record<string, unknown> {
 export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], marker: unknown, callee: (...args: any[]) => unknown): unknown {
   const unsupported = UNSUPPORTED[name];
   if (unsupported !== undefined) throw unsupportedOnDisk(unsupported, host);
+  // Node 22 and 24's module loader reads the program's modules through the binding, at once (on
+  // 20 its ES module loader reads them asynchronously, left to Node): the disk serves such a read,
+  // but none of its faults or latency touch it (or draw from its stream), so the program that
+  // runs, and its run, are the same on every version.
+  if (disk.faults !== undefined && marker === undefined && madeByModuleLoader(callDisk)) {
+    const faults = disk.faults;
+    disk.faults = undefined;
+    try {
+      return serve(host, args, marker, callee, () => onDisk(() => OPERATIONS[name]!(host, disk, args)));
+    } finally {
+      disk.faults = faults;
+    }
+  }
   const latencyNs = disk.faults?.hasLatency === true ? latencyOf(name, host, disk, args) : 0;
   // An asynchronous fsync that takes time flushes when it completes (see DeferredSync).
   const served =

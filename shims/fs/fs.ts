@@ -19,9 +19,8 @@
  * every host (the test runner) are untouched.
  */
 import { captureContext, captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
-import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { currentHost, type Host } from '../context.js';
-import { asyncFsError, callDisk, diskOf, encode, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
+import { asyncFsError, callDisk, diskOf, encode, madeByModuleLoader, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
 import { socketOperation } from './socket-names.js';
 import { closingReal, openedReal } from './real-descriptors.js';
 import fs from 'node:fs';
@@ -92,11 +91,7 @@ function holderOf(): Host | undefined {
   const host = currentHost();
   if (host === undefined) return undefined;
   if (loadingModuleGraph(host)) return undefined;
-  const text = captureStack(holderOf, 40).stack ?? '';
-  if (!text.includes('node:internal/modules/')) return host;
-  // The loader on the stack: its own read unless the program's code is there too (a module's
-  // top-level code, evaluated by the loader, or the program's await import()).
-  return programFrames(text).length > 0 ? host : undefined;
+  return madeByModuleLoader(holderOf) ? undefined : host;
 }
 
 /**

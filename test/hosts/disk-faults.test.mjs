@@ -29,9 +29,11 @@ describe('disk faults', function () {
 
   it('EIO on reads and writes of the paths a rule names, in every call form, with errors as Node makes them', async () => {
     const seen = {};
+    // A real file with contents: a read at its end would not reach the device.
+    fs.mkdirSync(path.join(dir, 'bad'));
+    fs.writeFileSync(path.join(dir, 'bad', 'file'), 'real contents');
     const sim = new Sim({ seed: 1, disk: 'simulated', diskFaults: { paths: `${dir}/bad/**`, readErrorRate: 1, writeErrorRate: 1 } });
     sim.client('app', async () => {
-      fs.mkdirSync(path.join(dir, 'bad'));
       fs.writeFileSync(path.join(dir, 'good'), 'fine'); // another path: untouched
       seen.good = fs.readFileSync(path.join(dir, 'good'), 'utf8');
       const bad = path.join(dir, 'bad', 'file');
@@ -43,13 +45,14 @@ describe('disk faults', function () {
           seen[label] = shape(error);
         }
       };
-      attempt('writeFileSync', () => fs.writeFileSync(bad, 'x'));
       const fd = fs.openSync(bad, 'r+'); // the open itself succeeds
-      attempt('writeSync', () => fs.writeSync(fd, 'x'));
       attempt('readSync', () => fs.readSync(fd, Buffer.alloc(4)));
       attempt('readFileSync utf8', () => fs.readFileSync(bad, 'utf8'));
-      fs.closeSync(fd);
       seen.callback = await new Promise((resolve) => fs.readFile(bad, (error) => resolve(shape(error))));
+      attempt('writeSync', () => fs.writeSync(fd, 'x'));
+      fs.closeSync(fd);
+      // (Its open truncates the file, as the kernel does before the write fails.)
+      attempt('writeFileSync', () => fs.writeFileSync(bad, 'x'));
       seen.promise = await fs.promises.writeFile(bad, 'y').then(() => 'no error', shape);
     });
     await sim.run();
@@ -242,6 +245,81 @@ describe('disk faults', function () {
       afterUnlink: 8192,
       other: 100_000,
     });
+  });
+
+  it('a quota counts what the host adds to the disk, not the real files it reads; a string written whole fails past it', async () => {
+    // Found by a probe (2026-12-05): reading a real file copied it into the simulation and its
+    // blocks took room (on Node 22/24 the loader's read of the program did too), and
+    // writeFileSync/appendFileSync of a string past the quota wrote what fitted and succeeded.
+    const real = path.join(dir, 'real.bin');
+    fs.writeFileSync(real, Buffer.alloc(40_000, 7));
+    const seen = {};
+    const sim = new Sim({ seed: 3, disk: 'simulated', diskFaults: { quotaBytes: 32768 } });
+    sim.client('app', async () => {
+      seen.read = fs.readFileSync(real).length;
+      seen.readAsync = (await fs.promises.readFile(real)).length;
+      fs.writeFileSync(path.join(dir, 'fits'), Buffer.alloc(24_576)); // six of the eight blocks
+      fs.appendFileSync(real, Buffer.alloc(100)); // the real file's last block has room: none taken
+      for (const [label, write] of [
+        ['writeFileSync string', () => fs.writeFileSync(path.join(dir, 'a'), 'a'.repeat(20_000))],
+        ['appendFileSync string', () => fs.appendFileSync(path.join(dir, 'b'), 'b'.repeat(20_000))],
+      ]) {
+        try {
+          write();
+          seen[label] = 'no error';
+        } catch (error) {
+          seen[label] = error.code;
+        }
+      }
+      seen.sizes = ['a', 'b'].map((name) => fs.statSync(path.join(dir, name)).size);
+    });
+    await sim.run();
+    assert.deepEqual(seen, { read: 40_000, readAsync: 40_000, 'writeFileSync string': 'ENOSPC', 'appendFileSync string': 'ENOSPC', sizes: [8192, 0] });
+  });
+
+  it('a read of no bytes or at the end of the file, and a write of no bytes, never reach the device: no EIO', async () => {
+    // Found by a probe (2026-12-05): each failed with EIO at rate 1, where the kernel returns 0
+    // before any I/O (an empty file read whole, writeFileSync(path, '')).
+    const seen = {};
+    const sim = new Sim({ seed: 3, disk: 'simulated', diskFaults: { readErrorRate: 1, writeErrorRate: 1 } });
+    sim.client('app', async () => {
+      const empty = path.join(dir, 'empty');
+      fs.writeFileSync(empty, '');
+      fs.appendFileSync(empty, '');
+      fs.writeFileSync(empty, Buffer.alloc(0));
+      seen.readFileSync = fs.readFileSync(empty, 'utf8');
+      seen.readFile = (await fs.promises.readFile(empty)).length;
+      const fd = fs.openSync(empty, 'r+');
+      seen.writeSync = [fs.writeSync(fd, Buffer.alloc(0)), fs.writeSync(fd, '')];
+      seen.readSync = [fs.readSync(fd, Buffer.alloc(4), 0, 0, 0), fs.readSync(fd, Buffer.alloc(4), 0, 4, 0), fs.readSync(fd, Buffer.alloc(4), 0, 4, 100)];
+      fs.closeSync(fd);
+      fs.copyFileSync(empty, path.join(dir, 'copy'));
+      seen.copy = fs.statSync(path.join(dir, 'copy')).size;
+      try {
+        fs.writeFileSync(empty, 'x');
+      } catch (error) {
+        seen.oneByte = error.code; // a write that has bytes still fails
+      }
+    });
+    await sim.run();
+    assert.deepEqual(seen, { readFileSync: '', readFile: 0, writeSync: [0, 0], readSync: [0, 0, 0], copy: 0, oneByte: 'EIO' });
+  });
+
+  it("disk faults never touch Node's reads of the program's own modules, on any Node version", () => {
+    // Found by a probe (2026-12-05): on Node 22 and 24 (whose loader reads modules through the
+    // binding, at once) a corrupted read flipped a bit of the program's source and a read error
+    // failed its import; on Node 20 the same seed ran the program.
+    const program = path.join(dir, 'program.mjs');
+    fs.writeFileSync(path.join(dir, 'dep.cjs'), 'module.exports = "dependency";\n');
+    fs.writeFileSync(program, "import dep from './dep.cjs';\nconsole.log('program ran with', dep);\n");
+    for (const faults of ['corrupt=1', 'read=1', 'latency=5ms']) {
+      const run = spawnSync(process.execPath, ['--import', REGISTER_MJS, program], {
+        encoding: 'utf8',
+        env: { ...process.env, DST_SEED: '1', DST_DISK: 'simulated', DST_DISK_FAULTS: faults, DST_QUIET: '1' },
+      });
+      assert.equal(run.stdout, 'program ran with dependency\n', `${faults}: ${run.stderr}`);
+      assert.equal(run.status, 0, run.stderr);
+    }
   });
 
   it('a file deleted while open keeps its blocks until its last descriptor closes, and a crash closes them', async () => {
