@@ -28,6 +28,7 @@ import type { PathFaults } from '../../runtime/disk/faults.js';
 import { UnsupportedError } from '../../runtime/errors.js';
 import { captureStack, programFrames } from '../../runtime/trace/site.js';
 import { onRealDisk } from '../../runtime/disk/real.js';
+import { openedReal } from './real-descriptors.js';
 import { captureContext, captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
 import { NODE_MAJOR, type Host } from '../context.js';
 import type { RandomStream } from '../../runtime/random/stream.js';
@@ -985,58 +986,87 @@ function readFileReads(size: number, available: number): number {
 
 /**
  * Serves an fs.readFile whose ReadFileContext holds Node's read and close (see readFileContext),
- * from the host's simulated disk, or from the real one when `disk` is undefined. The file is
- * read at once, but the program's callback comes after as many 'io' events as Node's own
- * readFile takes (open, fstat, one per chunk read, close; for a descriptor, fstat and the reads,
- * then a nextTick), each joining the line of the host's real work when the previous one is
- * delivered, as Node's next step would: so calls interleave as they do when lib holds our
- * functions, and a run does not depend on whether the process read a file before it. Returns
- * false when the call is not such a readFile.
+ * from the host's simulated disk, or from the real one when `disk` is undefined, in as many
+ * 'io' events as Node's own readFile takes (open, fstat, one per chunk read, close; for a
+ * descriptor, fstat and the reads, then a nextTick), each joining the line of the host's real
+ * work when the previous one is delivered, as Node's next step would. The file is opened at the
+ * call and read when its fstat is delivered, where Node issues its read. So calls interleave,
+ * and see the file, as they do when lib holds our functions, and a run does not depend on
+ * whether the process read a file before it. Returns false when the call is not such a readFile.
  */
 export function serveReadFile(name: string, host: Host, disk: Disk | undefined, args: unknown[], req: unknown, listed?: () => void): boolean {
   const context = readFileContextOf(name, req);
   if (context === undefined) return false;
   const byFd = name === 'fstat';
   if (disk === undefined && mayBlock(byFd ? (args[0] as number) : pathText(args[0]))) return false;
+  // As Node's: the file is opened now (Node starts its open now), its size taken when the open
+  // completes, and its contents read when the fstat completes, so a write made meanwhile (the
+  // program's next statement) is what the read sees.
   let data: Buffer | undefined;
   let error: (Error & { syscall?: string }) | undefined;
   let size = 0;
-  try {
-    if (disk === undefined) {
-      const source = byFd ? (args[0] as number) : pathText(args[0]);
-      // lib takes a numeric flag as it is (stringToFlags).
-      const options = { flag: (byFd ? undefined : args[1]) as string | undefined };
-      onRealDisk(() => {
-        try {
-          data = fs.readFileSync(source, options);
-        } finally {
-          try {
-            const stat = typeof source === 'number' ? fs.fstatSync(source) : fs.statSync(source);
-            size = stat.isFile() ? stat.size : 0;
-          } catch {
-            // The read's own error says what happened.
-          }
-        }
-      });
-    } else {
-      data = withFile(host, disk, args[0], Number(args[1]), Number(args[2]), (fd) => {
-        const node = fileOf(host, fd, 'fstat').node;
-        size = node.kind === 'file' ? node.size : 0;
-        return readRest(host, fd, disk);
-      });
-    }
-  } catch (cause) {
+  const failed = (cause: unknown): void => {
     if (cause instanceof Failure) {
       error = cause.toError(undefined);
     } else if (disk === undefined && cause instanceof Error && typeof (cause as { errno?: unknown }).errno === 'number') {
-      // Made by the sync call: an asynchronous call's error has no stack frames.
+      // Made by a sync call: an asynchronous call's error has no stack frames.
       cause.stack = `${cause.name}: ${cause.message}`;
       error = cause;
     } else {
       throw cause;
     }
+  };
+  let fd: number | undefined = byFd ? (args[0] as number) : undefined;
+  if (!byFd) {
+    try {
+      if (disk === undefined) {
+        // lib takes a numeric flag as it is (stringToFlags).
+        fd = onRealDisk(() => fs.openSync(pathText(args[0]), args[1] as number));
+        openedReal(host, fd);
+      } else {
+        fd = openFile(host, disk, args[0], Number(args[1]), Number(args[2]));
+      }
+    } catch (cause) {
+      failed(cause);
+    }
   }
-  const available = data === undefined ? 0 : data.length;
+  const measure = (): void => {
+    try {
+      if (disk === undefined) {
+        const stat = onRealDisk(() => fs.fstatSync(fd!));
+        size = stat.isFile() ? stat.size : 0;
+      } else {
+        const node = fileOf(host, fd!, 'fstat').node;
+        size = node.kind === 'file' ? node.size : 0;
+      }
+    } catch (cause) {
+      failed(cause);
+    }
+  };
+  const read = (): void => {
+    try {
+      data = disk === undefined ? onRealDisk(() => fs.readFileSync(fd!)) : readRest(host, fd!, disk);
+      // Node reads the size its fstat gave (a file grown since adds nothing).
+      if (size > 0 && data.length > size) data = data.subarray(0, size);
+    } catch (cause) {
+      failed(cause);
+    }
+  };
+  const close = (): void => {
+    if (byFd || fd === undefined) return;
+    const opened = fd;
+    fd = undefined;
+    if (disk !== undefined) tableOf(host).delete(opened);
+    else {
+      onRealDisk(() => {
+        try {
+          fs.closeSync(opened);
+        } catch {
+          // Nothing the program could see.
+        }
+      });
+    }
+  };
   const finish = (): void => {
     if (error !== undefined) context.callback(error);
     else if (context.signal?.aborted) context.callback(abortError(context.signal));
@@ -1051,21 +1081,44 @@ export function serveReadFile(name: string, host: Host, disk: Disk | undefined, 
       context.callback(null, result);
     }
   };
-  // A failed open is one step; otherwise the open, the fstat, the reads (one, if it failed), the close.
-  let steps: number;
-  if (error?.syscall === 'open') steps = 1;
-  else steps = (byFd ? 0 : 1) + 1 + (error !== undefined ? 1 : readFileReads(size, available)) + (byFd ? 0 : 1);
   const faults = disk?.faults;
   const stepLatency = faults?.hasLatency === true && typeof args[0] !== 'number' ? () => faults.latencyNs(faults.forPath(nodePath.posix.normalize(absolute(args[0]))).latency) : () => 0;
-  const step = (left: number): void => {
+  // Each of Node's steps is an 'io' event, joining the line of the host's real work when the one before is delivered.
+  const step = (then: () => void): void => {
     const scope = captureContext('FSREQCALLBACK');
-    deliver(host, stepLatency(), scope, thenDestroyed(scope, () => {
-      if (left > 1) step(left - 1);
-      else if (byFd) process.nextTick(() => completeListed(listed, finish));
-      else completeListed(listed, finish);
-    }));
+    deliver(host, stepLatency(), scope, thenDestroyed(scope, then));
   };
-  step(steps);
+  const done = (): void => {
+    if (byFd) process.nextTick(() => completeListed(listed, finish));
+    else completeListed(listed, finish);
+  };
+  const closing = (): void => {
+    if (byFd) return done();
+    close();
+    step(done);
+  };
+  const reading = (left: number): void => {
+    if (left > 0) step(() => reading(left - 1));
+    else closing();
+  };
+  const afterFstat = (): void => {
+    if (error !== undefined) return closing();
+    read();
+    // One read if it failed; otherwise as many as Node's chunks take.
+    reading(error !== undefined ? 1 : readFileReads(size, data === undefined ? 0 : data.length));
+  };
+  if (error !== undefined) {
+    // A failed open is one step.
+    step(done);
+  } else if (byFd) {
+    measure();
+    step(afterFstat);
+  } else {
+    step(() => {
+      measure();
+      step(afterFstat);
+    });
+  }
   return true;
 }
 
