@@ -523,23 +523,24 @@ function copyFile(disk: Disk, args: unknown[]): void {
       }
     }, pathText(from), pathText(to));
   const source = step(() => disk.resolve(absolute(from), 'copyfile'));
-  if (source.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
   // libuv opens the source: a unix socket's file is ENXIO.
-  if (source.socket !== undefined) fail('ENXIO', 'copyfile', pathText(from), pathText(to));
-  // A simulated disk cannot clone extents (as ext4 cannot): FICLONE_FORCE fails, FICLONE copies.
-  if ((Number(mode) & C.COPYFILE_FICLONE_FORCE) === C.COPYFILE_FICLONE_FORCE) fail('ENOTSUP', 'copyfile', pathText(from), pathText(to));
+  if (source.kind === 'file' && source.socket !== undefined) fail('ENXIO', 'copyfile', pathText(from), pathText(to));
   const flags = C.O_WRONLY | C.O_CREAT | ((Number(mode) & C.COPYFILE_EXCL) !== 0 ? C.O_EXCL : 0);
   const target = step(() => disk.open(absolute(to), flags, source.meta.mode & 0o7777, C));
   // libuv checks for the same file before it truncates: copying a file onto itself changes nothing.
   if (target === source) return;
   if (target.kind !== 'file') fail('EISDIR', 'copyfile', pathText(from), pathText(to));
+  // libuv removes the destination when the copy fails after it opened it.
+  const failCopy = (code: string): never => {
+    disk.unlink(absolute(to));
+    return fail(code, 'copyfile', pathText(from), pathText(to));
+  };
+  // A directory opens as a source; reading it fails (EISDIR), with the destination made.
+  if (source.kind !== 'file') return failCopy('EISDIR');
+  // A simulated disk cannot clone extents (as ext4 cannot): FICLONE_FORCE fails, FICLONE copies.
+  if ((Number(mode) & C.COPYFILE_FICLONE_FORCE) === C.COPYFILE_FICLONE_FORCE) failCopy('ENOTSUP');
   const faults = disk.faults;
   if (faults !== undefined) {
-    // libuv removes the destination when the copy fails (after it opened it).
-    const failCopy = (code: string): never => {
-      disk.unlink(absolute(to));
-      return fail(code, 'copyfile', pathText(from), pathText(to));
-    };
     // An empty source is copied without a read or a write (libuv's sendfile loop has nothing to do).
     if (source.size > 0 && faults.chance(faults.forPath(nodePath.posix.normalize(absolute(from))).readErrorRate)) failCopy('EIO');
     if (source.size > 0 && faults.chance(faults.forPath(nodePath.posix.normalize(absolute(to))).writeErrorRate)) failCopy('EIO');
@@ -737,9 +738,22 @@ const OPERATIONS: Record<string, Operation> = {
   realpath: (_host, disk, [path, encoding]) => {
     return encode(onDisk(() => disk.realpath(absolute(path)), pathText(path)), encoding);
   },
-  mkdtemp: (host, disk, [prefix, encoding]) => {
-    // An error names the template, as Node's does ('prefix' + 'XXXXXX').
-    const made = onDisk(() => disk.mkdtemp(absolute(prefix), () => tempSuffix(host)), `${pathText(prefix)}XXXXXX`);
+  mkdtemp: (host, disk, [prefix, encoding, form]) => {
+    // A synchronous call's error names the template ('prefix' + 'XXXXXX'); an asynchronous
+    // one's, the last name tried (its request holds the copy mkdtemp(3) filled in), as Node's.
+    const async = form === kUsePromises || form instanceof FSReqCallback;
+    let tried = 'XXXXXX';
+    let made: string;
+    try {
+      made = disk.mkdtemp(absolute(prefix), () => {
+        const drawn = tempSuffix(host);
+        if (async) tried = drawn;
+        return drawn;
+      });
+    } catch (error) {
+      if (error instanceof DiskError) fail(error.code, error.syscall, `${pathText(prefix)}${tried}`);
+      throw error;
+    }
     return encode(pathText(prefix) + made.slice(absolute(prefix).length), encoding);
   },
   utimes: (_host, disk, [path, atime, mtime]) => setTimes(onDisk(() => disk.resolve(absolute(path), 'utime'), pathText(path)).meta, atime, mtime, disk.now()),

@@ -195,7 +195,15 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
         const outcome = seededMkdtemp(host, args[0], args[1]);
         if (outcome !== undefined && 'made' in outcome) return outcome.made;
       }
-      const result = Reflect.apply(original, this, args);
+      let result: unknown;
+      try {
+        result = Reflect.apply(original, this, args);
+      } catch (error) {
+        // Its stack starts at lib's frame, as Node's does, not at this one (which would push
+        // one of the program's frames past Error.stackTraceLimit).
+        if (error instanceof Error) Error.captureStackTrace(error, held);
+        throw error;
+      }
       if (opens && host !== undefined) openedReal(host, result);
       return result;
     }

@@ -61,6 +61,52 @@ describe('simulated disks', function () {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   describe('in library mode (disk: "simulated")', function () {
+    it('copyFile with COPYFILE_FICLONE_FORCE fails as on ext4 (ENOTSUP), after libuv opened the destination: it is removed', async () => {
+      // Plainly on ext4 (measured on 20, 22, 24); the simulated disk kept the old destination (a probe, 2026-12-05).
+      const seen = {};
+      const sim = new Sim({ seed: 7, disk: 'simulated' });
+      sim.client('copier', () => {
+        fs.writeFileSync(path.join(dir, 'src'), 'source');
+        fs.writeFileSync(path.join(dir, 'dst'), 'old destination');
+        try {
+          fs.copyFileSync(path.join(dir, 'src'), path.join(dir, 'dst'), fs.constants.COPYFILE_FICLONE_FORCE);
+        } catch (error) {
+          seen.error = `${error.code} ${error.syscall}`;
+        }
+        seen.after = fs.existsSync(path.join(dir, 'dst'));
+        fs.copyFileSync(path.join(dir, 'src'), path.join(dir, 'dst'), fs.constants.COPYFILE_FICLONE); // falls back to a copy
+        seen.ficlone = fs.readFileSync(path.join(dir, 'dst'), 'utf8');
+      });
+      await sim.run();
+      assert.deepEqual(seen, { error: 'ENOTSUP copyfile', after: false, ficlone: 'source' });
+    });
+
+    it("mkdtemp's failure names the template when synchronous, the last name tried when not, as Node's", async () => {
+      // Found by a probe (2026-12-05): the asynchronous forms named the template (XXXXXX).
+      const runOnce = async () => {
+        const paths = [];
+        const sim = new Sim({ seed: 7, disk: 'simulated' });
+        sim.client('maker', async () => {
+          const prefix = path.join(dir, 'missing', 'p-');
+          try {
+            fs.mkdtempSync(prefix);
+          } catch (error) {
+            paths.push(`${error.code} ${error.syscall} ${path.relative(dir, error.path)} ${error.message.endsWith(`'${error.path}'`)}`);
+          }
+          const callback = await new Promise((resolve) => fs.mkdtemp(prefix, resolve));
+          const promised = await fs.promises.mkdtemp(prefix).catch((error) => error);
+          for (const error of [callback, promised]) paths.push(`${error.code} ${error.syscall} ${path.relative(dir, error.path)} ${error.message.endsWith(`'${error.path}'`)}`);
+        });
+        await sim.run();
+        return paths;
+      };
+      const paths = await runOnce();
+      assert.equal(paths[0], 'ENOENT mkdtemp missing/p-XXXXXX true');
+      for (const line of paths.slice(1)) assert.match(line, /^ENOENT mkdtemp missing\/p-[a-zA-Z0-9]{6} true$/);
+      assert.notEqual(paths[1], paths[2]);
+      assert.deepEqual(await runOnce(), paths);
+    });
+
     it('a machine crash keeps what was fsync\'d and loses the rest; names are journaled', async () => {
       const { found } = await crashAfterWrites(dir, 1, async () => {
         const log = fs.openSync(path.join(dir, 'log'), 'a');
