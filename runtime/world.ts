@@ -43,6 +43,9 @@ import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
 
 /** A host of a World: its `world` is the whole simulation (lower layers see a HostWorld only). */
+
+/** How a culprit without a place in the program is named (limitTripped). */
+const UNKNOWN_PLACE = 'an unknown place';
 export type WorldHost = Host<World>;
 /** An entry of a World's queue: a SimEvent, Timeout or Immediate of one of its hosts. */
 type WorldEntry = QueueEntry<WorldHost>;
@@ -1614,7 +1617,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       });
     }
     if (this.culpritCounts !== undefined) {
-      const site = `${EVENT_KIND_NAME[kind]} scheduled at ${event[kSite] ?? 'an unknown place'}`;
+      const site = `${EVENT_KIND_NAME[kind]} scheduled at ${event[kSite] ?? UNKNOWN_PLACE}`;
       this.culpritCounts.set(site, (this.culpritCounts.get(site) ?? 0) + 1);
     }
     if (this.chainsOn) {
@@ -1756,12 +1759,18 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private limitTripped(message: string): void {
     let culprit = '';
     if (this.culpritCounts !== undefined && this.culpritCounts.size > 0) {
+      // A source with a place in the program names what to look at; network arrivals have
+      // none, and come as often as the timer that drives them: they are named only when no
+      // source has a place.
       let best = '';
       let bestCount = -1;
+      let bestKnown = false;
       for (const [site, count] of this.culpritCounts) {
-        if (count > bestCount) {
+        const known = !site.endsWith(UNKNOWN_PLACE);
+        if ((known && !bestKnown) || (known === bestKnown && count > bestCount)) {
           best = site;
           bestCount = count;
+          bestKnown = known;
         }
       }
       culprit = `; the busiest source near the limit: ${best} (ran ${bestCount.toLocaleString('en-US')} times)`;

@@ -129,6 +129,28 @@ describe('virtual time and event order (seed 0x5eed)', () => {
     });
   });
 
+  it('names the interval that drives the traffic, not the network arrivals it causes, when the time limit trips', async () => {
+    // Found by a probe (2026-12-05): a ws heartbeat interval kept a hung run alive, and the
+    // report named "net scheduled at an unknown place" (arrivals have no place, and outnumbered it).
+    const sim = new Sim({ seed: 5, timeLimitMs: 2_000 });
+    sim.host('h', async () => {
+      const dgram = await import('node:dgram');
+      const server = dgram.createSocket('udp4');
+      await new Promise((resolve) => server.bind(7000, resolve));
+      const client = dgram.createSocket('udp4');
+      server.on('message', (message, from) => server.send(message, from.port, from.address));
+      client.on('message', () => {});
+      setInterval(() => {
+        for (let i = 0; i < 5; i++) client.send('ping', 7000, '127.0.0.1');
+      }, 100);
+    });
+    await assert.rejects(sim.run(), (error) => {
+      assert.equal(error.report.kind, 'limit');
+      assert.match(error.message, /busiest source near the limit: interval scheduled at test\/unit\/runtime\/ordering\.test\.mjs:\d+:\d+/);
+      return true;
+    });
+  });
+
   it('gives the test runner real timers while a simulation runs', async () => {
     const sim = new Sim({ seed: 6 });
     sim.client('c', () => new Promise((r) => setTimeout(r, 10_000_000)));
