@@ -23,17 +23,33 @@ interface BindingFileHandle {
 }
 
 class RealDescriptor implements NativeResource {
+  /**
+   * A FileHandle's, held weakly: a program that drops one sees Node close it when it is
+   * collected (with its warnings), as plainly. Collected, its number is no longer this one's.
+   */
+  readonly handle: WeakRef<BindingFileHandle> | undefined;
+
   constructor(
     readonly host: Host,
     readonly fd: number,
-    /** Kept so it cannot be collected (Node would close the number on collection, perhaps another's by then). */
-    readonly handle: BindingFileHandle | undefined,
-  ) {}
+    handle: BindingFileHandle | undefined,
+  ) {
+    if (handle !== undefined) {
+      this.handle = new WeakRef(handle);
+      collected.register(handle, this, this);
+    }
+  }
 
   release(): void {
     if (open.get(this.fd) === this) open.delete(this.fd);
-    // A FileHandle gives its descriptor up first (returning nothing), so it never closes the number again.
-    this.handle?.releaseFD();
+    if (this.handle !== undefined) {
+      const handle = this.handle.deref();
+      // Collected: Node closed the descriptor then, and the number may be another's now.
+      if (handle === undefined) return;
+      // It gives its descriptor up first (returning nothing), so it never closes the number again.
+      collected.unregister(this);
+      handle.releaseFD();
+    }
     onRealDisk(() => {
       try {
         fs.closeSync(this.fd);
@@ -46,6 +62,13 @@ class RealDescriptor implements NativeResource {
 
 /** The open ones, by number. */
 const open = new Map<number, RealDescriptor>();
+
+/** A FileHandle collected with its descriptor open: Node closed it, so it is no longer the host's. */
+const collected = new FinalizationRegistry<RealDescriptor>((descriptor) => {
+  // (Its number may be another descriptor's by now.)
+  if (open.get(descriptor.fd) === descriptor) open.delete(descriptor.fd);
+  descriptor.host.world.natives.drop(descriptor.host, descriptor);
+});
 
 /** `host` opened real descriptor `fd` (a number open() returned, or a FileHandle's). */
 export function openedReal(host: Host, opened: unknown): void {
@@ -65,5 +88,6 @@ export function closingReal(fd: unknown): void {
   const descriptor = open.get(fd);
   if (descriptor === undefined) return;
   open.delete(fd);
+  if (descriptor.handle !== undefined) collected.unregister(descriptor);
   descriptor.host.world.natives.drop(descriptor.host, descriptor);
 }

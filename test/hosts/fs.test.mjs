@@ -62,6 +62,14 @@ describe('fs in a host: real files, held in virtual time, completions in call or
     assert.deepEqual(counts, { bothUp: 8, oneDown: 4, after: 0 });
   });
 
+  it('a FileHandle the program drops is closed when collected, with Node\'s warnings, as plainly', () => {
+    const fixture = path.join(FIXTURES, 'filehandle-gc.cjs');
+    const plain = spawnSync(process.execPath, ['--expose-gc', fixture], { encoding: 'utf8' });
+    const simulated = spawnSync(process.execPath, ['--expose-gc', '--import', REGISTER_MJS, fixture], { encoding: 'utf8', env: { ...process.env, DST_SEED: '1' } });
+    assert.match(plain.stdout, /descriptor closed/);
+    assert.equal(simulated.stdout, plain.stdout, simulated.stderr);
+  });
+
   it('a working directory removed under the program: fs calls fail as plainly (ENOENT), and the run does not crash', () => {
     // Node's test-fs-mkdir: the runtime's own process.cwd() (naming the program's frames) threw.
     const program = [
