@@ -727,7 +727,8 @@ const OPERATIONS: Record<string, Operation> = {
   },
   internalModuleStat: (_host, disk, [path]) => {
     try {
-      return disk.stat(absolute(path), 'stat').mode & 0o040000 ? 1 : 0;
+      // 1 for a directory only: a socket's or a block device's type bits contain S_IFDIR's.
+      return (disk.stat(absolute(path), 'stat').mode & 0o170000) === 0o040000 ? 1 : 0;
     } catch (error) {
       if (error instanceof DiskError) return uvErrno(error.code);
       throw error;

@@ -28,7 +28,7 @@ import { onRealDisk, realDiskCall } from '../../runtime/disk/real.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
 import { loadingModuleGraph } from '../module/module-hosts.js';
-import { filesChanged } from '../module/resolution-cache.js';
+import { filesChanged, filesUnchangedSinceLastRun, noteRunEnded } from '../module/resolution-cache.js';
 import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from '../thread-pool/real-work.js';
 import { completeListed, hideRealPromiseRequest, hideRealRequest, trackRequest } from '../net/native-handles.js';
 import type { Shim } from '../shim.js';
@@ -324,6 +324,9 @@ export const fsShim: Shim = {
   install(patches: PatchSet) {
     noteInstalled();
     patches.onRestore(noteRestored);
+    // Files a test changed between runs move where a module host's imports resolve.
+    filesUnchangedSinceLastRun();
+    patches.onRestore(noteRunEnded);
     for (const [target, key, api] of BESIDE_THE_BINDING) {
       const original = (target as Record<string, unknown>)[key];
       if (typeof original === 'function') patches.replace(target, key, refusedOnDisk(original as (...args: unknown[]) => unknown, api));

@@ -24,14 +24,21 @@
  * (`disk: 'simulated'`: the disk answers the loader's reads, and its files are the seed's), nor
  * when Module._resolveFilename or Module._findPath was replaced (module-alias and the like:
  * theirs may answer differently each time). What it cannot see, as Node's relativeResolveCache
- * cannot: files changed by another process, or while no simulation runs, that change where an
- * import that resolved before now resolves. `DST_RESOLUTION_CACHE=0` turns it off. Outcomes are
+ * cannot: files changed by another process while a simulation runs. Changes made while none runs
+ * (a test writing its fixtures between two runs) are found at the next run's start: the
+ * directories of every kept answer (and of Node's Module._pathCache's) are noted with their
+ * times when a run ends, and a directory whose entries changed since (a file added, removed or
+ * renamed changes its mtime) drops everything (filesUnchangedSinceLastRun). `DST_RESOLUTION_CACHE=0` turns it off. Outcomes are
  * published on the diagnostics channel 'dst-runtime:resolution-cache' as { request, outcome }.
  * test/hosts/resolution-cache.test.mjs pins each case.
  */
 import diagnostics from 'node:diagnostics_channel';
+import fs from 'node:fs';
 import Module from 'node:module';
+import nodePath from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { envSwitch } from '../../runtime/env-switch.js';
+import { onRealDisk } from '../../runtime/disk/real.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const ModuleClass = Module as any;
@@ -143,4 +150,80 @@ export function resolveEsm<R>(key: string | undefined, specifier: string, resolv
     publish(specifier, 'miss');
   }
   return resolved;
+}
+
+/** The directories of the answers kept (ours and Node's _pathCache), with their times, when the last run ended. */
+let directoriesAtRunEnd = new Map<string, string>();
+
+/** A directory's times ('' when it is gone): any entry added, removed or renamed changes them. */
+function directoryTimes(directory: string): string {
+  try {
+    const stat = fs.statSync(directory, { bigint: true });
+    return `${stat.mtimeNs}:${stat.ctimeNs}`;
+  } catch {
+    return '';
+  }
+}
+
+/** The directories the kept answers lie in. */
+function keptDirectories(): Set<string> {
+  const directories = new Set<string>();
+  const note = (file: unknown): void => {
+    if (typeof file === 'string' && file.startsWith('/')) directories.add(nodePath.dirname(file));
+  };
+  const noteDirectory = (directory: unknown): void => {
+    if (typeof directory === 'string' && directory.startsWith('/')) directories.add(directory);
+  };
+  // Where each resolved from counts too: a file added beside the requiring module ('./cfg2'
+  // resolved to cfg2/index.js, then cfg2.js appears) changes the answer.
+  for (const [key, filename] of commonJs) {
+    noteDirectory(key.slice(0, key.indexOf('\u0001')));
+    note(filename);
+  }
+  for (const resolved of esm.values()) {
+    const url = (resolved as { url?: unknown }).url;
+    if (typeof url === 'string' && url.startsWith('file:')) {
+      try {
+        note(fileURLToPath(url.replace(/[?#].*$/, '')));
+      } catch {
+        // not a path
+      }
+    }
+  }
+  const pathCache = ModuleClass._pathCache as Record<string, unknown> | undefined;
+  if (pathCache !== null && typeof pathCache === 'object') {
+    // Node's keys are the request and its lookup paths, the first of which a relative request resolves from.
+    for (const key in pathCache) {
+      noteDirectory(key.split('\x00')[1]);
+      note(pathCache[key]);
+    }
+  }
+  return directories;
+}
+
+/** A run ends (the shims are restored): notes the directories of what is kept, for the next run's start. */
+export function noteRunEnded(): void {
+  const directories = keptDirectories();
+  directoriesAtRunEnd = new Map();
+  if (directories.size === 0) return;
+  onRealDisk(() => {
+    for (const directory of [...directories].sort()) directoriesAtRunEnd.set(directory, directoryTimes(directory));
+  });
+}
+
+/**
+ * A run starts (the shims are installed): when files changed since the last run ended, where
+ * nothing of a simulation could see it (a test writing fixtures between runs), every kept
+ * answer is dropped, Node's own too, as a fresh process would resolve afresh (a probe,
+ * 2026-12-05: a module host required a config.js the test had since replaced by config.json).
+ */
+export function filesUnchangedSinceLastRun(): void {
+  if (directoriesAtRunEnd.size === 0) return;
+  const noted = directoriesAtRunEnd;
+  directoriesAtRunEnd = new Map();
+  const changed = onRealDisk(() => {
+    for (const [directory, times] of noted) if (directoryTimes(directory) !== times) return true;
+    return false;
+  });
+  if (changed) filesChanged();
 }

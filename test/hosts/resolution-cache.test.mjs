@@ -105,6 +105,28 @@ describe('module hosts: resolutions kept between loads, dropped when files chang
     assert.equal(await runHost(main), 'plugin.json');
   });
 
+  it('CommonJS: files the test changes between two runs drop the kept resolutions, with DST_RESOLUTION_CACHE=0 too', async () => {
+    // Found by a probe (2026-12-05): a test replaced plugin.js by plugin.json between runs, and
+    // the next run's host was handed plugin.js (ENOENT), from the cache or from Node's _pathCache.
+    for (const setting of ['1', '0']) {
+      await withSetting(setting, async () => {
+        const dir = fixture(PLUGIN_APP);
+        const main = path.join(dir, 'main.cjs');
+        assert.equal(await runHost(main), 'plugin.js');
+        fs.renameSync(path.join(dir, 'plugin.js'), path.join(dir, 'plugin.js.old'));
+        fs.writeFileSync(path.join(dir, 'plugin.json'), JSON.stringify('plugin.json'));
+        assert.equal(await runHost(main), 'plugin.json', `DST_RESOLUTION_CACHE=${setting}`);
+        // A file added beside the requiring module, where the answer lay elsewhere.
+        fs.mkdirSync(path.join(dir, 'lib'));
+        fs.writeFileSync(path.join(dir, 'lib', 'index.js'), "module.exports = 'lib/index.js';\n");
+        fs.writeFileSync(path.join(dir, 'other.cjs'), "globalThis[Symbol.for('dst-test.resolution-seen')] = require('./lib');\n");
+        assert.equal(await runHost(path.join(dir, 'other.cjs')), 'lib/index.js');
+        fs.writeFileSync(path.join(dir, 'lib.js'), "module.exports = 'lib.js';\n");
+        assert.equal(await runHost(path.join(dir, 'other.cjs')), 'lib.js', `DST_RESOLUTION_CACHE=${setting}`);
+      });
+    }
+  });
+
   // Node 20's CommonJS loader took the binding's internalModuleStat when it loaded, before the fs
   // shim: its stats see the real files, not a simulated disk's (22 and 24 look it up per call).
   const NODE_20 = Number(process.versions.node.split('.')[0]) < 22;
