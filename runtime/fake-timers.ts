@@ -52,6 +52,18 @@ export function behindFake<T>(value: T, name: string): T {
   return current as T;
 }
 
+/**
+ * The clock of a fake that moves itself (Jest's `useFakeTimers({ advanceTimers: true })`,
+ * Vitest's and sinon's `shouldAdvanceTime`: a real interval calls `clock.tick` every few
+ * milliseconds), or undefined for any other value.
+ */
+export function selfAdvancingClock(value: unknown): { tick: unknown } | undefined {
+  const clock = ownData(value, 'clock')?.value as { attachedInterval?: unknown; tick?: unknown } | undefined;
+  if (clock === undefined || clock === null || typeof clock !== 'object') return undefined;
+  if (clock.attachedInterval === undefined || typeof ownData(clock, 'tick')?.value !== 'function') return undefined;
+  return clock as { tick: unknown };
+}
+
 /** Whether `value` is a realm's own Date constructor (not a Proxy, a bound copy or a subclass of it). */
 function isNativeDate(value: unknown): value is DateConstructor {
   return typeof value === 'function' && Reflect.apply(functionToString, value, []) === NATIVE_DATE_SOURCE;

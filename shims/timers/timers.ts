@@ -14,7 +14,7 @@ import timersModule from 'node:timers';
 import { deprecate, promisify } from 'node:util';
 import { NS_PER_MS } from '../../runtime/clock/units.js';
 import { activeDomain, type DomainLike, outsideDomain, runEnteredIn } from '../../runtime/driver/outside-domain.js';
-import { behindFake } from '../../runtime/fake-timers.js';
+import { behindFake, selfAdvancingClock } from '../../runtime/fake-timers.js';
 import { originals } from '../../runtime/originals.js';
 import { EVENT_KIND_CODE, kCheckTurn, kFire, kHost, kKind, kLocalClock, kRef, kScope, kSeq, kSite, type QueueEntry } from '../../runtime/scheduler/event.js';
 import { keepShapesOf } from '../../runtime/scheduler/shape-keeper.js';
@@ -914,6 +914,14 @@ export const timersShim: Shim = {
     }
   },
   realm(patches: PatchSet, realm: Realm) {
+    // A test's fake clock that moves itself (a real interval ticks it) stands still during the
+    // run, as every other fake clock does: ticked, its callbacks ran meanwhile, outside every
+    // host, and the timers they armed were real ones, which the test's useRealTimers() never
+    // cleared (Jest did not exit; a probe, 2026-12-05).
+    // (Read without running a getter: a Jest context's slot copies Node's function when read.)
+    const slot = Object.getOwnPropertyDescriptor(realm.global, 'setTimeout');
+    const clock = slot !== undefined && 'value' in slot ? selfAdvancingClock(slot.value) : undefined;
+    if (clock !== undefined) patches.replace(clock, 'tick', function tickDuringRun() {});
     // Each realm's global slots are properties of their own, apart from node:timers' exports
     // (a Jest context copies Node's functions into its own global on first read).
     for (const name of NAMES) patches.replace(realm.global, name, simulatedTimers[name]);

@@ -17,6 +17,9 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { Sim } from 'dst-runtime';
 
 const require = createRequire(import.meta.url);
+// Taken before any fake or simulation: the test's own real clock and timer.
+const realSetTimeout = globalThis.setTimeout;
+const realNow = Date.now;
 const OBSERVE = fileURLToPath(new URL('../support/fake-timers-observe.cjs', import.meta.url));
 const FAKES_FIRST = fileURLToPath(new URL('./fixtures/fake-timers-first.mjs', import.meta.url));
 const { observe } = require(OBSERVE);
@@ -116,6 +119,40 @@ describe("a test's fake timers (@sinonjs/fake-timers) around a simulation", func
         assert.deepEqual(after, before);
       });
     }
+  });
+
+  it("a fake clock that moves itself (shouldAdvanceTime, Jest's advanceTimers: true) stands still during the run: none of its timers run then, or become real ones", async () => {
+    // Found by a probe (2026-12-05): its real interval ticked the fake clock during the run, the
+    // fake callbacks ran outside every host, and the timers they armed were real: they ran on
+    // after the test's uninstall() (Jest never exited).
+    const clock = FakeTimers.install({ shouldAdvanceTime: true, advanceTimeDelta: 5 });
+    const fakeSetTimeout = globalThis.setTimeout;
+    const seen = { fake: 0, other: 0 };
+    const chain = () => {
+      if (globalThis.setTimeout === fakeSetTimeout) seen.fake++;
+      else seen.other++;
+      setTimeout(chain, 1);
+    };
+    let duringRun;
+    let afterUninstall;
+    try {
+      setTimeout(chain, 1);
+      const sim = new Sim({ seed: 0xfa4e });
+      // A run that takes real time: the clock's interval fires many times meanwhile.
+      sim.client('busy', async () => {
+        // Many events: the driver lets Node's loop (and the clock's interval) run between batches.
+        const until = realNow() + 100;
+        while (realNow() < until) await new Promise((resolve) => setImmediate(resolve));
+      });
+      await sim.run();
+      duringRun = { ...seen };
+    } finally {
+      clock.uninstall();
+    }
+    const count = seen.fake + seen.other;
+    await new Promise((resolve) => realSetTimeout(resolve, 50));
+    afterUninstall = seen.fake + seen.other - count;
+    assert.deepEqual({ duringRun, afterUninstall }, { duringRun: { fake: 0, other: 0 }, afterUninstall: 0 });
   });
 
   it('after runs over fakes, host code still sees the names and lengths of Node\'s Date, timers and queueMicrotask', async () => {
