@@ -225,7 +225,22 @@ function allocate(host: Host, file: OpenFile): number {
 
 /** Whether `fd` belongs to the simulated disk (any number from FD_BASE up does). */
 export function isDiskFd(fd: unknown): boolean {
-  return typeof fd === 'number' && fd >= FD_BASE;
+  // Not an int32 (2**32, Infinity, 1000.5): Node's C++ refuses it before any call
+  // (ERR_OUT_OF_RANGE), so it is left to the binding, which says so.
+  return typeof fd === 'number' && Number.isInteger(fd) && fd >= FD_BASE && fd <= 0x7fffffff;
+}
+
+/**
+ * A mode argument as Node's C++ checks it before the call (GetValidMode: access and copyFile),
+ * thrown whatever the call's form: `fallback` for undefined or null.
+ */
+function validMode(mode: unknown, fallback: number): number {
+  if (mode === undefined || mode === null) return fallback;
+  if (typeof mode !== 'number' || !Number.isInteger(mode) || mode < -0x80000000 || mode > 0x7fffffff) {
+    throw Object.assign(new TypeError('mode must be int32 or null/undefined'), { code: 'ERR_INVALID_ARG_TYPE' });
+  }
+  if (mode < 0 || mode > 7) throw Object.assign(new RangeError('mode is out of range: >= 0 && <= 7'), { code: 'ERR_OUT_OF_RANGE' });
+  return mode;
 }
 
 function fileOf(host: Host, fd: number, syscall: string): OpenFile {
@@ -512,7 +527,8 @@ const UV = C as unknown as Record<string, number>;
 const DIRENT = { file: UV.UV_DIRENT_FILE!, dir: UV.UV_DIRENT_DIR!, link: UV.UV_DIRENT_LINK!, other: UV.UV_DIRENT_UNKNOWN! } as const;
 
 function copyFile(disk: Disk, args: unknown[]): void {
-  const [from, to, mode] = args;
+  const [from, to] = args;
+  const mode = validMode(args[2], 0);
   // Every failure is copyfile's, whichever step it came from (as libuv reports it).
   const step = <T>(operation: () => T): T =>
     onDisk(() => {
@@ -707,12 +723,8 @@ const OPERATIONS: Record<string, Operation> = {
     return withTypes === true ? [names, entries.map((e) => DIRENT[e.kind])] : names;
   },
   access: (_host, disk, [path, mode]) => {
+    const wanted = validMode(mode, C.F_OK);
     const stat = onDisk(() => disk.stat(absolute(path), 'access'), pathText(path));
-    const wanted = mode === undefined ? C.F_OK : Number(mode);
-    if (!(Number.isInteger(wanted) && wanted >= 0 && wanted <= 7)) {
-      // Node checks the mode in C++, before the call: thrown, whatever the call's form.
-      throw Object.assign(new RangeError('mode is out of range: >= 0 && <= 7'), { code: 'ERR_OUT_OF_RANGE' });
-    }
     if (!permits(stat, wanted)) fail('EACCES', 'access', pathText(path));
     return undefined;
   },
@@ -899,6 +911,28 @@ export function unsupportedOnDisk(api: string, host: Host): UnsupportedError {
     `${api} on a simulated disk (host "${host.name}")`,
     `the simulated disk does not serve it yet. Run with the real disk (the Sim option disk: 'real', or DST_DISK=real) ` +
       'to use it, or keep it out of the code under simulation',
+  );
+}
+
+/**
+ * The error for process.chdir(`directory`) that failed with `code` on the real disk from `host`,
+ * when `directory` is one its simulated disk made: the working directory is the real process's,
+ * which cannot enter it. Undefined otherwise (the real error stands).
+ */
+export function chdirIntoDisk(host: Host | undefined, directory: unknown, code: unknown): UnsupportedError | undefined {
+  const disk = host === undefined ? undefined : diskOf(host);
+  if (disk === undefined || (code !== 'ENOENT' && code !== 'ENOTDIR') || typeof directory !== 'string') return undefined;
+  let made: boolean;
+  try {
+    made = (disk.stat(absolute(directory), 'chdir').mode & 0o170000) === 0o040000;
+  } catch {
+    made = false;
+  }
+  if (!made) return undefined;
+  return new UnsupportedError(
+    `process.chdir() into a directory the simulated disk made ('${directory}', host "${host!.name}")`,
+    'the working directory is the real process\'s, shared by every host, and exists on the real disk only; ' +
+      'name files by absolute paths built from that directory instead (path.join(dir, name)), or make the directory before the run',
   );
 }
 

@@ -20,7 +20,7 @@
  */
 import { captureContext, captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
 import { currentHost, type Host } from '../context.js';
-import { asyncFsError, callDisk, diskOf, encode, madeByModuleLoader, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
+import { asyncFsError, callDisk, chdirIntoDisk, diskOf, encode, madeByModuleLoader, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
 import { socketOperation } from './socket-names.js';
 import { closingReal, openedReal } from './real-descriptors.js';
 import fs from 'node:fs';
@@ -337,6 +337,19 @@ export const fsShim: Shim = {
       if (typeof value !== 'function' || /^[A-Z]/.test(key)) continue;
       patches.replace(binding, key, holding(key, value));
     }
+    // process.chdir() into what a simulated disk made fails on the real disk: say why.
+    const realChdir = process.chdir;
+    patches.replace(
+      process,
+      'chdir',
+      mirrorFunction(function chdir(this: unknown, directory: string): void {
+        try {
+          Reflect.apply(realChdir, this, [directory]);
+        } catch (error) {
+          throw chdirIntoDisk(realDiskCall() ? undefined : currentHost(), directory, (error as NodeJS.ErrnoException)?.code) ?? error;
+        }
+      }, realChdir),
+    );
     // FileHandle.close() (fs.promises) returns a promise of its own, not through the binding.
     const fileHandle = (binding.FileHandle as { prototype: Record<string, any> }).prototype;
     const close = fileHandle.close as (...args: unknown[]) => Promise<unknown>;

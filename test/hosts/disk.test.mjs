@@ -61,6 +61,38 @@ describe('simulated disks', function () {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   describe('in library mode (disk: "simulated")', function () {
+    it('process.chdir() into a directory the simulated disk made says why it cannot, and what to do', async () => {
+      // It failed with the real chdir's ENOENT for a directory the program could see (Node's
+      // test-fs-mkdir and others; a probe, 2026-12-05).
+      const seen = {};
+      const sim = new Sim({ seed: 7, disk: 'simulated' });
+      sim.client('app', () => {
+        const made = path.join(dir, 'made');
+        fs.mkdirSync(made);
+        try {
+          process.chdir(made);
+        } catch (error) {
+          seen.made = `${error.code}: ${error.message}`;
+        }
+        try {
+          process.chdir(path.join(dir, 'missing'));
+        } catch (error) {
+          seen.missing = error.code; // a directory that is nowhere: the real error
+        }
+        process.chdir(dir); // a real directory: entered
+        seen.cwd = process.cwd() === dir;
+      });
+      const cwd = process.cwd();
+      try {
+        await sim.run();
+      } finally {
+        process.chdir(cwd);
+      }
+      assert.match(seen.made, /^DST_UNSUPPORTED: process\.chdir\(\) into a directory the simulated disk made \('.*made', host "app"\).*name files by absolute paths/);
+      assert.equal(seen.missing, 'ENOENT');
+      assert.equal(seen.cwd, true);
+    });
+
     it('copyFile with COPYFILE_FICLONE_FORCE fails as on ext4 (ENOTSUP), after libuv opened the destination: it is removed', async () => {
       // Plainly on ext4 (measured on 20, 22, 24); the simulated disk kept the old destination (a probe, 2026-12-05).
       const seen = {};
