@@ -7,7 +7,7 @@ import { getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer
 import { replayEnvironment, resolveOptions, resolveRunOptions, shellQuote, type ResolvedOptions, type RunOptions, type SimOptions } from './options.js';
 import { type DiskFaultRule, type ResolvedRule, resolveDiskFaultRules } from './disk/faults.js';
 import { formatSeed } from './random/seed.js';
-import { rerunCommand, withoutRerunCommand } from './testing/rerun.js';
+import { rerunCommand, testFileOfCaller, withoutRerunCommand } from './testing/rerun.js';
 import { runnerTestSignal } from './testing/runner-test.js';
 import type { FaultOptions } from './network/network.js';
 import type { LinkConfig, Rule } from './network/rules.js';
@@ -90,7 +90,7 @@ function drawSeed(): bigint {
   return nodeCrypto().randomBytes(8).readBigUInt64BE() >> 32n; // 32 bits: short enough to type
 }
 
-function replayCommand(resolved: ResolvedOptions, seedText: string): string {
+function replayCommand(resolved: ResolvedOptions, seedText: string, testFile: string | undefined): string {
   const machine = replayEnvironment();
   if (resolved.seedSource === 'option') {
     const withMachine = machine.length === 0 ? '' : `, with ${machine.join(' ')}`;
@@ -100,7 +100,7 @@ function replayCommand(resolved: ResolvedOptions, seedText: string): string {
     .filter((name) => process.env[name] !== undefined && process.env[name] !== '')
     .map((name) => `${name}=${shellQuote(process.env[name]!)}`);
   const assignments = [...machine, `DST_SEED=${seedText}`, ...settings];
-  return rerunCommand(assignments) ?? withoutRerunCommand(assignments, `or pin the seed: new Sim({ seed: ${seedText} })`);
+  return rerunCommand(assignments, process.env, testFile) ?? withoutRerunCommand(assignments, `or pin the seed: new Sim({ seed: ${seedText} })`);
 }
 
 /**
@@ -243,6 +243,8 @@ function takeOverProcessErrors(world: World): { restore(): void } {
 export class Sim {
   readonly seed: string;
   private readonly resolved: ResolvedOptions;
+  /** Under `mocha --parallel`, the test file that made it, for its replay line (rerun.ts). */
+  private readonly testFile: string | undefined;
   private readonly pending: PendingHost[] = [];
   private state: 'new' | 'running' | 'done' = 'new';
   private world: World | undefined;
@@ -262,6 +264,7 @@ export class Sim {
   constructor(options: SimOptions = {}) {
     this.resolved = resolveOptions(options, process.env, drawSeed);
     this.seed = formatSeed(this.resolved.seed);
+    this.testFile = testFileOfCaller();
   }
 
   /**
@@ -690,7 +693,7 @@ export class Sim {
       durationNs: this.resolved.durationNs,
       traceFile: this.resolved.traceFile,
       network: this.resolved.network,
-      replay: replays.get(this) ?? replayCommand(this.resolved, this.seed),
+      replay: replays.get(this) ?? replayCommand(this.resolved, this.seed, this.testFile),
       strict: this.resolved.strict,
       disk: this.resolved.disk,
       ...(this.resolved.diskFaults === undefined ? {} : { diskFaults: this.resolved.diskFaults }),

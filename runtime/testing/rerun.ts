@@ -13,6 +13,27 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { replayNode, shellQuote } from '../options.js';
 import { testRealmGlobal } from '../realms.js';
+import { captureStack, programFrames } from '../trace/site.js';
+
+/** mocha's worker script, `mocha --parallel` runs each test file in a process of it. */
+const MOCHA_WORKER = /[\\/]mocha[\\/]lib[\\/]nodejs[\\/]worker\.c?js$/;
+
+/** Whether this process is a `mocha --parallel` worker. */
+function inMochaWorker(): boolean {
+  const script = process.argv[1];
+  return script !== undefined && MOCHA_WORKER.test(script);
+}
+
+/**
+ * In a `mocha --parallel` worker (whose command line, its worker script, reruns nothing), the test file of the code calling
+ * now: the first frame of the program's on the stack. Undefined elsewhere, where the command line
+ * says it.
+ */
+export function testFileOfCaller(): string | undefined {
+  if (!inMochaWorker()) return undefined;
+  const frame = programFrames(captureStack(testFileOfCaller, 20).stack)[0];
+  return frame?.replace(/:\d+:\d+$/, '');
+}
 
 /** Asked when a command is built, not at start: node:worker_threads costs 2 ms of CPU to load. */
 function isMainThread(): boolean {
@@ -60,7 +81,12 @@ function namePattern(name: string): string {
  * The command that reruns the running test, after `assignments` (`NAME=value` words), or
  * undefined when this process cannot tell one (a worker thread of an unknown runner).
  */
-export function rerunCommand(assignments: string[], env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function rerunCommand(assignments: string[], env: NodeJS.ProcessEnv = process.env, testFile?: string): string | undefined {
+  if (inMochaWorker()) {
+    // One file, serially: the same test, with the same seed, in the process mocha starts. (Not
+    // a path into node_modules/mocha/: mocha's stack filter drops every line naming one.)
+    return testFile === undefined ? undefined : [...assignments, 'npx', 'mocha', shellQuote(testFile)].join(' ');
+  }
   const test = runnerTest(env);
   if (test !== undefined) {
     const file = path.relative(process.cwd(), test.file) || test.file;

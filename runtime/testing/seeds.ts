@@ -12,7 +12,7 @@ import { UsageError } from '../errors.js';
 import { replayEnvironment, shellQuote } from '../options.js';
 import { formatSeed, parseSeed, type SeedInput } from '../random/seed.js';
 import { testRealmGlobal } from '../realms.js';
-import { rerunCommand, withoutRerunCommand } from './rerun.js';
+import { rerunCommand, testFileOfCaller, withoutRerunCommand } from './rerun.js';
 import { runnerTestOfCall, TestStop } from './runner-test.js';
 import { formatFaultMix, runScenario, type Scenario, type ScenarioResult } from '../scenario/scenario.js';
 
@@ -103,7 +103,7 @@ export function seedList(options: SeedListOptions = {}): string[] {
  * The command that reruns one seed: `dst run <file> --seed S`, else this test's command with
  * DST_SEEDS=S (rerun.ts: Jest's and Vitest's too), else what to pass to get one.
  */
-export function replayOf(seed: string, options: Pick<ForEachSeedOptions, 'file' | 'swarm' | 'replay'>): string {
+export function replayOf(seed: string, options: Pick<ForEachSeedOptions, 'file' | 'swarm' | 'replay'>, testFile?: string): string {
   if (options.replay !== undefined) return options.replay(seed);
   const settings = Object.keys(process.env)
     .filter((k) => k.startsWith('DST_') && !['DST_SEED', 'DST_SEEDS', 'DST_SWEEP', 'DST_TRACE'].includes(k) && process.env[k] !== '')
@@ -112,7 +112,7 @@ export function replayOf(seed: string, options: Pick<ForEachSeedOptions, 'file' 
   settings.unshift(...replayEnvironment());
   if (options.file !== undefined) return [...settings, 'dst', 'run', shellQuote(options.file), '--seed', seed, ...(options.swarm ? ['--swarm'] : [])].join(' ');
   const assignments = [`DST_SEEDS=${seed}`, ...settings];
-  return rerunCommand(assignments) ?? withoutRerunCommand(assignments, 'pass `file` for `dst run <file> --seed S`, or `replay: (seed) => command`');
+  return rerunCommand(assignments, process.env, testFile) ?? withoutRerunCommand(assignments, 'pass `file` for `dst run <file> --seed S`, or `replay: (seed) => command`');
 }
 
 /**
@@ -122,13 +122,14 @@ export function replayOf(seed: string, options: Pick<ForEachSeedOptions, 'file' 
  */
 export async function forEachSeed(scenario: Scenario, options: ForEachSeedOptions = {}): Promise<ScenarioResult[]> {
   const seeds = seedList(options);
+  const testFile = testFileOfCaller();
   const results: ScenarioResult[] = [];
   for (const seed of seeds) {
     // An aborted seed rejects (runScenario rethrows it): the seeds after it do not start.
-    results.push(await runScenario(scenario, seed, { replay: replayOf(seed, options), swarm: options.swarm === true, ...stopOptionsOf(options) }));
+    results.push(await runScenario(scenario, seed, { replay: replayOf(seed, options, testFile), swarm: options.swarm === true, ...stopOptionsOf(options) }));
   }
   const failing = results.filter((r) => !r.ok);
-  if (failing.length > 0) throw new ScenarioSeedFailure(scenario.name, failing, results.length, replayOf(failing[0]!.seed, options));
+  if (failing.length > 0) throw new ScenarioSeedFailure(scenario.name, failing, results.length, replayOf(failing[0]!.seed, options, testFile));
   return results;
 }
 
@@ -147,6 +148,7 @@ export function scenarioSeeds(scenario: Scenario, options: ForEachSeedOptions & 
     throw new UsageError('Failed to define seed tests: no global `it`; pass your runner\'s test function as options.it (node:test: import { it } from \'node:test\')');
   }
   const seeds = seedList(options);
+  const testFile = testFileOfCaller();
   for (const seed of seeds) {
     // A function (not an arrow) of no declared parameters: mocha calls it on its Context (this.timeout()),
     // node:test and Vitest pass their test context, and mocha and Jest would take a declared
@@ -155,7 +157,7 @@ export function scenarioSeeds(scenario: Scenario, options: ForEachSeedOptions & 
       // The runner's signal and timeout stop the seed's simulation when the test ends first.
       const stop = new TestStop(runnerTestOfCall(this, args), [options.signal]);
       try {
-        const replay = replayOf(seed, options);
+        const replay = replayOf(seed, options, testFile);
         const result = await runScenario(scenario, seed, { replay, swarm: options.swarm === true, ...stopOptionsOf(options), signal: stop.signal });
         if (!result.ok) throw new ScenarioSeedFailure(scenario.name, [result], 1, replay);
       } finally {

@@ -18,6 +18,7 @@ import { readyToRun, setReplay, Sim } from '../sim.js';
 import { runScenario, type Scenario } from '../scenario/scenario.js';
 import { type ForEachSeedOptions, replayOf, ScenarioSeedFailure, seedList, type SeedListOptions } from './seeds.js';
 import { type RunnerTestInfo, TestStop } from './runner-test.js';
+import { testFileOfCaller } from './rerun.js';
 
 /** What a simTest body receives. */
 export interface SimTestArgs<Context> {
@@ -129,6 +130,7 @@ export function defineSimTest<Context>(runner: SimTestRunner<Context>): SimTest<
         throw new UsageError(`Failed to define simulation test "${name}": timeout must be a number of milliseconds, got ${String(timeout)}`);
       }
       const seeds = seedList(options);
+      const testFile = testFileOfCaller();
       // Check the Sim options now, at the definition, rather than once per seed's test.
       if (!isScenario(body) && seeds.length > 0) new Sim({ ...simOptions, seed: seeds[0]! });
       for (const seed of seeds) {
@@ -138,7 +140,7 @@ export function defineSimTest<Context>(runner: SimTestRunner<Context>): SimTest<
           if (timeoutMs !== undefined) info.timeoutMs = timeoutMs;
           const stop = new TestStop(info, [options.signal]);
           // The rerun line is read from the runner's state of the running test (rerun.ts).
-          const replay = replayOf(seed, options);
+          const replay = replayOf(seed, options, testFile);
           try {
             if (isScenario(body)) {
               const result = await runScenario(body, seed, {

@@ -1,7 +1,7 @@
 // Replay lines printed without `file`: a command that reruns the test, also from Jest's and
 // Vitest's workers, whose own command line is the runner's worker script (runtime/testing/rerun.ts).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
@@ -25,6 +25,22 @@ describe('replay lines without a file', function () {
       forEachSeed: `DST_SEEDS=0x5 node ${fixture} main`,
       sim: `DST_SEED=0x9 node ${fixture} main`,
     });
+  });
+
+  it('mocha --parallel (a worker, whose command line is mocha\'s worker script): npx mocha <the test file>', () => {
+    // Found by a probe (2026-12-05): no replay line was printed at all (mocha's stack filter
+    // dropped it: it named node_modules/mocha/lib/nodejs/worker.js, and reran nothing).
+    const runners = ['VITEST', 'JEST_WORKER_ID', 'NODE_TEST_CONTEXT'];
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !runners.includes(k) && !k.startsWith('DST_') && !k.startsWith('MOCHA')));
+    const mocha = fileURLToPath(new URL('../../node_modules/mocha/bin/mocha.js', import.meta.url));
+    const run = spawnSync(process.execPath, [mocha, '--parallel', '--jobs', '2', '--no-config', 'fixtures/mocha-parallel/a.cjs', 'fixtures/mocha-parallel/b.cjs'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...clean, DST_SEED: '0x9' },
+    });
+    assert.equal(run.status, 2, run.stdout + run.stderr);
+    assert.match(run.stdout, /replay {3}DST_SEEDS=0x3 npx mocha fixtures\/mocha-parallel\/a\.cjs\n/);
+    assert.match(run.stdout, /replay {3}DST_SEED=0x9 npx mocha fixtures\/mocha-parallel\/a\.cjs\n/);
   });
 
   it('node:test (a child of node --test): node --test <file>, without the options node --test passed it', () => {
