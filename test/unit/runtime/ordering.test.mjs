@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
 import { Sim, SimulationError, STARTUP_MS } from 'dst-runtime';
 
 async function inSim(fn, options = {}) {
@@ -134,7 +135,6 @@ describe('virtual time and event order (seed 0x5eed)', () => {
     // report named "net scheduled at an unknown place" (arrivals have no place, and outnumbered it).
     const sim = new Sim({ seed: 5, timeLimitMs: 2_000 });
     sim.host('h', async () => {
-      const dgram = await import('node:dgram');
       const server = dgram.createSocket('udp4');
       await new Promise((resolve) => server.bind(7000, resolve));
       const client = dgram.createSocket('udp4');
