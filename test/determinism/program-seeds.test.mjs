@@ -165,36 +165,33 @@ describe('a plain program: many seeds in one worker process', function () {
     }
   });
 
+  /** `dst explore` of a fixture that fails on every seed, 4 seeds: each failure replays in a fresh process, and the seeds differ. */
+  function exploreFailsAndReplays(fixture, message) {
+    const report = path.join(dir, `${fixture}.json`);
+    const run = spawnSync(process.execPath, [CLI, 'explore', path.join(FIXTURES, fixture), '--seeds', '4', '--jobs', '1', '--report', report], { encoding: 'utf8' });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    const { failing } = JSON.parse(fs.readFileSync(report, 'utf8'));
+    assert.equal(failing.length, 4);
+    for (const f of failing) {
+      assert.match(f.message, message);
+      assert.equal(f.replays, true, `seed ${f.seed} did not replay: ${f.message}`);
+    }
+    assert.ok(new Set(failing.map((f) => f.fingerprint)).size > 1, 'every seed ran alike');
+    return failing;
+  }
+
   it('dynamic-import-lazy.mjs: a failure found in a worker replays where only a dependency imports lazily', () => {
     // Regression (seed 0x1 and every other): on Node 20 the worker held the dependency's import()
     // and `dst run` did not, so every failure of such a program was reported as not replaying
     // (one more 'io' event in the worker). The CLI now runs every register-mode seed with
     // DST_HELD_IMPORTS=1 there, and its replay commands carry it.
-    const report = path.join(dir, 'lazy.json');
-    const run = spawnSync(process.execPath, [CLI, 'explore', path.join(FIXTURES, 'dynamic-import-lazy.mjs'), '--seeds', '4', '--jobs', '1', '--report', report], { encoding: 'utf8' });
-    assert.equal(run.status, 1, run.stdout + run.stderr);
-    const { failing } = JSON.parse(fs.readFileSync(report, 'utf8'));
-    assert.equal(failing.length, 4);
-    for (const f of failing) {
-      assert.match(f.message, /failing on purpose after \d+ ticks/);
-      assert.equal(f.replays, true, `seed ${f.seed} did not replay: ${f.message}`);
-    }
-    assert.ok(new Set(failing.map((f) => f.fingerprint)).size > 1, 'every seed ran alike');
+    exploreFailsAndReplays('dynamic-import-lazy.mjs', /failing on purpose after \d+ ticks/);
   });
 
   it('descriptor-numbers.mjs: a failure showing the descriptors it opened replays in a fresh process', () => {
-    const report = path.join(dir, 'descriptors.json');
-    const run = spawnSync(process.execPath, [CLI, 'explore', path.join(FIXTURES, 'descriptor-numbers.mjs'), '--seeds', '4', '--jobs', '1', '--report', report], { encoding: 'utf8' });
-    assert.equal(run.status, 1, run.stdout + run.stderr);
-    const { failing } = JSON.parse(fs.readFileSync(report, 'utf8'));
-    assert.equal(failing.length, 4);
-    for (const f of failing) {
-      assert.match(f.message, /failing on purpose with descriptors \d+ \d+ \d+ after/);
-      assert.equal(f.replays, true, `seed ${f.seed} did not replay: ${f.message}`);
-    }
+    const failing = exploreFailsAndReplays('descriptor-numbers.mjs', /failing on purpose with descriptors \d+ \d+ \d+ after/);
     // Every seed numbers its descriptors alike: none is left open by the seed before it.
     assert.equal(new Set(failing.map((f) => /descriptors (\d+ \d+ \d+)/.exec(f.message)[1])).size, 1, failing.map((f) => f.message).join('\n'));
-    assert.ok(new Set(failing.map((f) => f.fingerprint)).size > 1, 'every seed ran alike');
   });
 
   it('require-esm.cjs: `dst explore` passes every seed, each run alone where a worker cannot isolate it', () => {
