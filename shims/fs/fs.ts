@@ -243,14 +243,8 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
     if (serveReadFile(name, host, served ? disk : undefined, args, marker, listed)) return undefined;
     if (served) return callDisk(name, host, disk!, args, marker, held);
     heldCallback(host, req);
-    if (opens) {
-      // Kept from the real completion on, so one that reaches a host gone down is closed too.
-      const delivered = req.oncomplete!;
-      req.oncomplete = function openedOncomplete(this: unknown, ...results: unknown[]) {
-        if (results[0] === null || results[0] === undefined) openedReal(host, results[1]);
-        return Reflect.apply(delivered, this, results);
-      };
-    }
+    // Kept from the real completion on, so one that reaches a host gone down is closed too.
+    if (opens) keepOpened(host, req);
     if (made !== undefined) {
       // Made already: the completion goes through the line as the real call's would.
       if ('made' in made) req.oncomplete!(null, made.made);
@@ -268,6 +262,16 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
   return held;
 }
 
+/** The descriptor an open's callback request `req` completes with becomes `host`'s. */
+function keepOpened(host: Host, req: { oncomplete?: (...results: unknown[]) => void }): void {
+  const oncomplete = req.oncomplete;
+  if (typeof oncomplete !== 'function') return;
+  req.oncomplete = function openedOncomplete(this: unknown, ...results: unknown[]) {
+    if (results[0] === null || results[0] === undefined) openedReal(host, results[1]);
+    return Reflect.apply(oncomplete, this, results);
+  };
+}
+
 /**
  * An asynchronous open left to Node (made while its host's module graph loads, a top-level
  * await's): the descriptor is still the host's, kept from its completion on.
@@ -276,14 +280,7 @@ function openUnheld(self: unknown, original: (...args: unknown[]) => unknown, ar
   const host = currentHost();
   if (host === undefined || diskOf(host) !== undefined) return Reflect.apply(original, self, args);
   if (marker !== kUsePromises) {
-    const req = marker as InstanceType<typeof FSReqCallback>;
-    const oncomplete = req.oncomplete;
-    if (typeof oncomplete === 'function') {
-      req.oncomplete = function openedOncomplete(this: unknown, ...results: unknown[]) {
-        if (results[0] === null || results[0] === undefined) openedReal(host, results[1]);
-        return Reflect.apply(oncomplete, this, results);
-      };
-    }
+    keepOpened(host, marker as InstanceType<typeof FSReqCallback>);
     return Reflect.apply(original, self, args);
   }
   const result = Reflect.apply(original, self, args) as Promise<unknown>;
