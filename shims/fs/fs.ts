@@ -204,7 +204,10 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
         if (error instanceof Error) Error.captureStackTrace(error, held);
         throw error;
       }
-      if (opens && host !== undefined) openedReal(host, result);
+      // A number: lib opens FileHandles asynchronously only. (A WeakRef made now would keep a
+      // FileHandle from the binding's synchronous form alive to the end of this job, through a
+      // gc() the program calls: Node's test-fs-filehandle.)
+      if (opens && host !== undefined && typeof result === 'number') openedReal(host, result);
       return result;
     }
     const host = holderOf();
