@@ -43,12 +43,12 @@ import { captureSite, failureSite } from './trace/site.js';
 import { TraceWriter } from './trace/trace-writer.js';
 
 /** A host of a World: its `world` is the whole simulation (lower layers see a HostWorld only). */
-
-/** How a culprit without a place in the program is named (limitTripped). */
-const UNKNOWN_PLACE = 'an unknown place';
 export type WorldHost = Host<World>;
 /** An entry of a World's queue: a SimEvent, Timeout or Immediate of one of its hosts. */
 type WorldEntry = QueueEntry<WorldHost>;
+
+/** How a culprit without a place in the program is named (limitTripped). */
+const UNKNOWN_PLACE = 'an unknown place';
 
 export type WorldMode = 'library' | 'register';
 

@@ -341,16 +341,16 @@ function linkTarget(found: Found): string {
 }
 
 /** Blocks of 4 KiB a file of `size` bytes takes (what a quota counts). */
+export function blockBytes(size: number): number {
+  return Math.ceil(size / BLOCK) * BLOCK;
+}
+
 /**
  * The room `node` takes of its disk's quota at `size` bytes: its blocks beyond those of the real
  * file it was copied up from (reading a real file takes none; growing it takes what it adds).
  */
 export function chargedBytes(node: FileNode, size: number): number {
   return Math.max(0, blockBytes(size) - node.realBlocks);
-}
-
-export function blockBytes(size: number): number {
-  return Math.ceil(size / BLOCK) * BLOCK;
 }
 
 export class Disk {

@@ -25,9 +25,9 @@ function inMochaWorker(): boolean {
 }
 
 /**
- * In a `mocha --parallel` worker (whose command line, its worker script, reruns nothing), the test file of the code calling
- * now: the first frame of the program's on the stack. Undefined elsewhere, where the command line
- * says it.
+ * In a `mocha --parallel` worker (whose command line, its worker script, reruns nothing), the
+ * test file of the code calling now: the first frame of the program's on the stack. Undefined
+ * elsewhere, where the command line says it.
  */
 export function testFileOfCaller(): string | undefined {
   if (!inMochaWorker()) return undefined;

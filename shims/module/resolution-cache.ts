@@ -28,8 +28,9 @@
  * (a test writing its fixtures between two runs) are found at the next run's start: the
  * directories of every kept answer (and of Node's Module._pathCache's) are noted with their
  * times when a run ends, and a directory whose entries changed since (a file added, removed or
- * renamed changes its mtime) drops everything (filesUnchangedSinceLastRun). `DST_RESOLUTION_CACHE=0` turns it off. Outcomes are
- * published on the diagnostics channel 'dst-runtime:resolution-cache' as { request, outcome }.
+ * renamed changes its mtime) drops everything (filesUnchangedSinceLastRun).
+ * `DST_RESOLUTION_CACHE=0` turns it off. Outcomes are published on the diagnostics channel
+ * 'dst-runtime:resolution-cache' as { request, outcome }.
  * test/hosts/resolution-cache.test.mjs pins each case.
  */
 import diagnostics from 'node:diagnostics_channel';
