@@ -365,10 +365,11 @@ function readInto(host: Host, fd: number, target: Uint8Array, offset: number, le
   if (file.node.kind === 'dir') fail('EISDIR', 'read');
   const faults = disk.faults === undefined ? undefined : faultsOf(disk, file);
   const at = positionOf(position);
+  const from = at ?? file.position;
   const node = file.node as FileNode;
   // Only a read that reaches the device can fail there: none of no bytes, or at the end of the file.
-  if (faults !== undefined && length > 0 && (at ?? file.position) < node.size && disk.faults!.chance(faults.readErrorRate)) fail('EIO', 'read');
-  const count = node.read(at ?? file.position, target, offset, length);
+  if (faults !== undefined && length > 0 && from < node.size && disk.faults!.chance(faults.readErrorRate)) fail('EIO', 'read');
+  const count = node.read(from, target, offset, length);
   if (at === undefined) file.position += count;
   if (faults !== undefined && count > 0 && disk.faults!.chance(faults.corruptReadRate)) {
     // One bit of what the program gets flips on its way (the file itself is intact).
@@ -421,7 +422,7 @@ function faultyWrite(disk: Disk, file: OpenFile, node: FileNode, at: number, byt
   if (bytes.length === 0) return bytes;
   if (faults.chance(faultsOf(disk, file)!.writeErrorRate)) fail('EIO', 'write');
   const end = at + bytes.length;
-  if (faults.limitsSpace && end > node.size && bytes.length > 0) {
+  if (faults.limitsSpace && end > node.size) {
     const need = chargedBytes(node, end) - chargedBytes(node, node.size);
     const room = faults.full ? 0 : Math.max(0, faults.quotaBytes - disk.used());
     if (need > room) {
@@ -591,6 +592,11 @@ export function tempSuffix(host: Host): string {
   return suffix;
 }
 
+/** Whether a mode's type is a directory (a socket's and a block device's type bits contain S_IFDIR's). */
+function isDirectoryMode(mode: number): boolean {
+  return (mode & 0o170000) === 0o040000;
+}
+
 /**
  * Whether this process may access an entry with `stat` in `wanted` ways (R_OK 4, W_OK 2, X_OK 1),
  * as access(2) decides: root may read and write anything, and execute what has an execute bit
@@ -598,7 +604,7 @@ export function tempSuffix(host: Host): string {
  */
 export function permits(stat: DiskStat, wanted: number): boolean {
   const uid = process.getuid?.() ?? 0;
-  const isDir = (stat.mode & 0o170000) === 0o040000;
+  const isDir = isDirectoryMode(stat.mode);
   if (uid === 0) return (wanted & C.X_OK) === 0 || isDir || (stat.mode & 0o111) !== 0;
   const bits = stat.uid === uid ? (stat.mode >> 6) & 7 : stat.gid === (process.getgid?.() ?? 0) ? (stat.mode >> 3) & 7 : stat.mode & 7;
   return (bits & wanted) === wanted;
@@ -640,7 +646,7 @@ function mkdirp(disk: Disk, given: string, mode: number): string | undefined {
         if (cause instanceof DiskError) throw new DiskError(cause.code, 'mkdir');
         throw cause;
       }
-      if ((stat.mode & 0o170000) !== 0o040000) throw new DiskError(stack.length > 0 ? 'ENOTDIR' : 'EEXIST', 'mkdir');
+      if (!isDirectoryMode(stat.mode)) throw new DiskError(stack.length > 0 ? 'ENOTDIR' : 'EEXIST', 'mkdir');
     }
   }
   return first === undefined ? undefined : shown(first);
@@ -739,8 +745,8 @@ const OPERATIONS: Record<string, Operation> = {
   },
   internalModuleStat: (_host, disk, [path]) => {
     try {
-      // 1 for a directory only: a socket's or a block device's type bits contain S_IFDIR's.
-      return (disk.stat(absolute(path), 'stat').mode & 0o170000) === 0o040000 ? 1 : 0;
+      // 1 for a directory only, not for a socket.
+      return isDirectoryMode(disk.stat(absolute(path), 'stat').mode) ? 1 : 0;
     } catch (error) {
       if (error instanceof DiskError) return uvErrno(error.code);
       throw error;
@@ -924,7 +930,7 @@ export function chdirIntoDisk(host: Host | undefined, directory: unknown, code: 
   if (disk === undefined || (code !== 'ENOENT' && code !== 'ENOTDIR') || typeof directory !== 'string') return undefined;
   let made: boolean;
   try {
-    made = (disk.stat(absolute(directory), 'chdir').mode & 0o170000) === 0o040000;
+    made = isDirectoryMode(disk.stat(absolute(directory), 'chdir').mode);
   } catch {
     made = false;
   }
