@@ -53,12 +53,13 @@ export function behindFake<T>(value: T, name: string): T {
 }
 
 /**
- * The clock of a fake that moves itself (Jest's `useFakeTimers({ advanceTimers: true })`,
- * Vitest's and sinon's `shouldAdvanceTime`: a real interval calls `clock.tick` every few
- * milliseconds), or undefined for any other value.
+ * The clock of the fake `setTimeout` of `global` if it moves itself (Jest's `useFakeTimers({
+ * advanceTimers: true })`, Vitest's and sinon's `shouldAdvanceTime`: a real interval calls
+ * `clock.tick` every few milliseconds), or undefined. The slot is read without running a getter
+ * (a Jest context's copies Node's function when read).
  */
-export function selfAdvancingClock(value: unknown): { tick: unknown } | undefined {
-  const clock = ownData(value, 'clock')?.value as { attachedInterval?: unknown; tick?: unknown } | undefined;
+export function selfAdvancingClock(global: object): { tick: unknown } | undefined {
+  const clock = ownData(ownData(global, 'setTimeout')?.value, 'clock')?.value as { attachedInterval?: unknown; tick?: unknown } | undefined;
   if (clock === undefined || clock === null || typeof clock !== 'object') return undefined;
   if (clock.attachedInterval === undefined || typeof ownData(clock, 'tick')?.value !== 'function') return undefined;
   return clock as { tick: unknown };

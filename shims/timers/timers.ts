@@ -918,9 +918,7 @@ export const timersShim: Shim = {
     // run, as every other fake clock does: ticked, its callbacks ran meanwhile, outside every
     // host, and the timers they armed were real ones, which the test's useRealTimers() never
     // cleared (Jest did not exit; a probe, 2026-12-05).
-    // (Read without running a getter: a Jest context's slot copies Node's function when read.)
-    const slot = Object.getOwnPropertyDescriptor(realm.global, 'setTimeout');
-    const clock = slot !== undefined && 'value' in slot ? selfAdvancingClock(slot.value) : undefined;
+    const clock = selfAdvancingClock(realm.global);
     if (clock !== undefined) patches.replace(clock, 'tick', function tickDuringRun() {});
     // Each realm's global slots are properties of their own, apart from node:timers' exports
     // (a Jest context copies Node's functions into its own global on first read).
