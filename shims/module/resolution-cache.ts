@@ -169,11 +169,11 @@ function directoryTimes(directory: string): string {
 /** The directories the kept answers lie in. */
 function keptDirectories(): Set<string> {
   const directories = new Set<string>();
-  const note = (file: unknown): void => {
-    if (typeof file === 'string' && file.startsWith('/')) directories.add(nodePath.dirname(file));
-  };
   const noteDirectory = (directory: unknown): void => {
     if (typeof directory === 'string' && directory.startsWith('/')) directories.add(directory);
+  };
+  const note = (file: unknown): void => {
+    if (typeof file === 'string') noteDirectory(nodePath.dirname(file));
   };
   // Where each resolved from counts too: a file added beside the requiring module ('./cfg2'
   // resolved to cfg2/index.js, then cfg2.js appears) changes the answer.
