@@ -224,15 +224,14 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
         result.then(listed, listed);
         return result;
       }
-      const opened = (value: unknown): unknown => {
-        openedReal(host, value);
-        return value;
-      };
       const realCall = () => hideRealPromiseRequest('FSReqPromise', () => Reflect.apply(original, this, args) as Promise<unknown>);
       const real =
         made === undefined
           ? opens
-            ? () => realCall().then(opened)
+            ? () => realCall().then((value) => {
+                openedReal(host, value);
+                return value;
+              })
             : realCall
           : () => ('made' in made ? Promise.resolve(made.made) : Promise.reject(asyncFsError(made.code, 'mkdtemp', made.tried)));
       const result = (served ? callDisk(name, host, disk!, args, marker, held) : heldPromise(host, real)) as Promise<unknown>;
