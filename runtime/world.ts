@@ -1836,22 +1836,23 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
-   * Library mode: true while the process has real work in flight that a waiting client may be
+   * Library mode: true while the process has real work in flight that a host or client may be
    * awaiting although no simulated event stands for it: Node's module loader reading a file or
-   * asking a loader-hooks thread for a dynamic import() (Node 20), or a test runner fetching the
-   * module over its worker's IPC channel or port (Vitest; shims/process/real-loads.ts).
+   * asking a loader-hooks thread for a dynamic import() (Node 20), or, while `clientsWaiting`, a
+   * test runner fetching the module over its worker's IPC channel or port (Vitest;
+   * shims/process/real-loads.ts).
    */
-  realLoadsInFlight: (() => boolean) | undefined;
+  realLoadsInFlight: ((clientsWaiting: boolean) => boolean) | undefined;
   private quiesceRetry: ReturnType<typeof setTimeout> | undefined;
 
   private quiesce(): void {
     // Register mode never "finishes": the process exits by itself once Node's loop is empty,
     // and new work (a real I/O callback) may still wake the driver.
     if (this.mode !== 'library') return;
-    // A client awaiting a dynamic import() holds nothing simulated, but Node keeps its process
-    // alive for the load: ask again once the real work has moved on (virtual time stands still
-    // meanwhile, so how long the load takes changes nothing in the run).
-    if (this.clientsPending > 0 && this.realLoadsInFlight?.() === true) {
+    // A host or client awaiting a dynamic import() holds nothing simulated, but Node keeps its
+    // process alive for the load: ask again once the real work has moved on (virtual time stands
+    // still meanwhile, so how long the load takes changes nothing in the run).
+    if (this.realLoadsInFlight?.(this.clientsPending > 0) === true) {
       // Made outside every host: it is the runtime's timer, not the host's (strict mode).
       this.quiesceRetry ??= this.als.exit(this.armQuiesceRetry);
       return;

@@ -17,9 +17,19 @@
  *
  * Simulated requests are left out (native-handles.ts hides those the shims answer); so are the
  * real requests of socket writes and DNS lookups, which simulated sockets leave in Node's list
- * until they are collected: only file requests and the hooks thread's port count.
+ * until they are collected: only file requests and the hooks thread's ports count. A port counts
+ * when it is ref'd, was not ref'd as the run started (a runner's own) and is not one a host's
+ * code listens on (shims/worker-threads/messaging.ts notes those: the program's own channel keeps
+ * its process alive in Node too, and its messages are simulated events). Counted by identity, not
+ * by number: a load an earlier run left in flight may end during this one.
  *
- * A test runner may load the module itself, in another process: Vitest's forks pool fetches a
+ * Every run waits for these loads, a run of hosts only too: a host that awaits import() is a
+ * process Node keeps alive until the module is there (found 2026-12-05: on Node 20, once a module
+ * host had started the hooks thread, a later host's `await import('node:dgram')` ended its run as
+ * quiescent after 1 event in 21 of 30 runs, and the rest of the host ran after the run).
+ *
+ * A test runner may load the module itself, in another process (waited for only while a client
+ * waits: a forwarded console line wants no answer, and would hold a run of hosts for IPC_ANSWER_MS): Vitest's forks pool fetches a
  * module a test imports from its main process over the worker's IPC channel, and the answer comes
  * back as a 'message'. So a message sent over the process's channel while a host's code runs (the
  * runner's code, working for that host: a host itself sees no channel, ipc-channel.ts) counts as
@@ -33,14 +43,24 @@ import { EventEmitter } from 'node:events';
 import { originals } from '../../runtime/originals.js';
 import type { World } from '../../runtime/world.js';
 import { realResourcesUnhidden } from '../net/native-handles.js';
+import { realActiveHandles } from './real-resources.js';
 
 /** Requests Node's module loader makes to read a file. */
 const LOAD_REQUESTS = new Set(['FSReqPromise', 'CloseReq', 'FSReqCallback']);
 
-function messagePorts(names: readonly string[]): number {
-  let count = 0;
-  for (const name of names) if (name === 'MessagePort') count++;
-  return count;
+/** The ports a host's code listens on (shims/worker-threads/messaging.ts notes each at its first ref()). */
+const programPorts = new WeakSet<object>();
+
+/** Notes `port` as one a host's code listens on: it is not the module loader's. */
+export function notePortOfProgram(port: object): void {
+  programPorts.add(port);
+}
+
+/** The ports in Node's list of ref'd handles now. */
+function refdPorts(): object[] {
+  const out: object[] = [];
+  for (const handle of realActiveHandles()) if (handle instanceof MessagePort) out.push(handle);
+  return out;
 }
 
 /** How long a message sent for a host counts as awaiting an answer (real ms). */
@@ -120,19 +140,23 @@ export function portSentForHost(world: World, port: object): void {
 
 /** Sets World.realLoadsInFlight for a library-mode run (called as its shims are installed). */
 export function watchRealLoads(world: World): void {
-  // MessagePorts already ref'd when the run starts are the runner's.
-  const portsBefore = messagePorts(realResourcesUnhidden().rest);
-  world.realLoadsInFlight = () => {
-    const awaiting = awaitingOf.get(world);
-    if (awaiting !== undefined) {
-      const now = originals.dateNow();
-      if (awaiting.targets.size > 0 && now - awaiting.sentAt < IPC_ANSWER_MS) return true;
-      if (now - awaiting.answeredAt < IPC_SETTLE_MS) return true;
+  // Ports already ref'd when the run starts are the runner's.
+  const portsBefore = new WeakSet(refdPorts());
+  world.realLoadsInFlight = (clientsWaiting) => {
+    if (clientsWaiting) {
+      const awaiting = awaitingOf.get(world);
+      if (awaiting !== undefined) {
+        const now = originals.dateNow();
+        if (awaiting.targets.size > 0 && now - awaiting.sentAt < IPC_ANSWER_MS) return true;
+        if (now - awaiting.answeredAt < IPC_SETTLE_MS) return true;
+      }
     }
     const real = realResourcesUnhidden();
     for (const name of real.requests) {
       if (LOAD_REQUESTS.has(name)) return true;
     }
-    return messagePorts(real.rest) > portsBefore;
+    if (!real.rest.includes('MessagePort')) return false;
+    for (const port of refdPorts()) if (!portsBefore.has(port) && !programPorts.has(port)) return true;
+    return false;
   };
 }

@@ -17,7 +17,7 @@ import type { Host } from '../context.js';
 import { currentHost } from '../context.js';
 import { captureStack, programFrame } from '../../runtime/trace/site.js';
 import { captureContextOf } from '../async-hooks/async-context.js';
-import { portSentForHost } from '../process/real-loads.js';
+import { notePortOfProgram, portSentForHost } from '../process/real-loads.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
@@ -59,13 +59,19 @@ function held(real: Method): Method {
           }
         });
       });
-      // A port of the test runner's may carry work it does for the host (shims/process/real-loads.ts).
-      if (world.mode === 'library' && this !== null && typeof this === 'object') portSentForHost(world, this);
+      // A port of the test runner's may carry work it does for the host (shims/process/real-loads.ts);
+      // a request to Node 20's loader-hooks thread is answered on a port of its own, counted there.
+      if (world.mode === 'library' && this !== null && typeof this === 'object' && !byModuleLoader(postMessage)) portSentForHost(world, this);
     }
     return result;
   }
   Object.defineProperty(postMessage, 'length', { value: real.length, configurable: true });
   return postMessage;
+}
+
+/** Node 20's module loader, posting a request to its hooks thread (HooksProxy#makeAsyncRequest). */
+function byModuleLoader(below: Function): boolean {
+  return (captureStack(below, 8).stack ?? '').includes('(node:internal/modules/esm/hooks:');
 }
 
 /**
@@ -129,7 +135,10 @@ function noted(real: Method): Method {
       if (!refSeen.has(this)) {
         refSeen.add(this);
         const host = currentHost();
-        if (host !== undefined && calledByProgram(ref)) hostPorts.set(this, host);
+        if (host !== undefined && calledByProgram(ref)) {
+          hostPorts.set(this, host);
+          notePortOfProgram(this);
+        }
       }
     }
     return Reflect.apply(real, this, args);
