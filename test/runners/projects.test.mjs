@@ -268,6 +268,53 @@ describe('a small simTest project per test runner, installed from the npm regist
     }
   });
 
+  for (const runner of ['vitest', 'jest']) {
+    it(`${runner}: with a config given by -c, the replay line passes it on and reruns the one failing test; a file of concurrent tests gets no -t`, async function () {
+      // Found by a probe (2026-12-05): the line dropped -c, and named the last concurrent test started.
+      if (!results.has(runner)) this.skip();
+      const dir = path.join(runDir, runner);
+      const out = path.join(runDir, `${runner}-config.log`);
+      const ext = runner === 'vitest' ? 'mjs' : 'js';
+      const head = runner === 'vitest' ? "import { describe, test } from 'vitest';\nimport fs from 'node:fs';\nimport { Sim } from 'dst-runtime';\n" : "const fs = require('node:fs');\nconst { Sim } = require('dst-runtime');\n";
+      const body = (group) =>
+        `${head}${group}('custom config', () => {\n` +
+        "  test('fails on its seed', async () => {\n" +
+        "    fs.appendFileSync(process.env.CONFIG_OUT, 'failing ran\\n');\n" +
+        '    const sim = new Sim();\n' +
+        "    sim.host('h', () => setTimeout(() => { throw new Error('planted in the custom config'); }, 1));\n" +
+        '    await sim.run();\n' +
+        '  });\n' +
+        "  test('another test', () => { fs.appendFileSync(process.env.CONFIG_OUT, 'other ran\\n'); });\n" +
+        '});\n';
+      fs.writeFileSync(path.join(dir, `custom.test.${ext}`), body('describe'));
+      fs.writeFileSync(path.join(dir, `concurrent.test.${ext}`), body(runner === 'vitest' ? 'describe.concurrent' : 'describe').replaceAll("  test('", runner === 'vitest' ? "  test('" : "  test.concurrent('"));
+      fs.mkdirSync(path.join(dir, 'configs'), { recursive: true });
+      const config = runner === 'vitest' ? 'configs/custom.vitest.mjs' : 'configs/custom.jest.cjs';
+      fs.writeFileSync(
+        path.join(dir, config),
+        runner === 'vitest'
+          ? "export default { test: { include: ['custom.test.mjs', 'concurrent.test.mjs'] } };\n"
+          : "module.exports = { rootDir: '..', testMatch: ['**/custom.test.js', '**/concurrent.test.js'] };\n",
+      );
+      const cmd = runner === 'vitest' ? ['npx', 'vitest', 'run', '-c', config] : ['npx', 'jest', '--ci', '-c', config];
+      const main = await run(dir, cmd, { DST_SEED: '0x3', CONFIG_OUT: out });
+      assert.notEqual(main.code, 0, main.text.slice(-3000));
+      const lines = [...main.text.matchAll(/replay {3}(DST_SEED=0x3 [^\n]*)/g)].map((m) => m[1]);
+      const file = `custom.test.${ext}`;
+      const pattern = "-t 'custom config fails on its seed$'";
+      const expected = runner === 'vitest' ? `DST_SEED=0x3 npx vitest run ${file} -c ${config} ${pattern}` : `DST_SEED=0x3 npx jest ${file} -c ${config} ${pattern}`;
+      assert.ok(lines.includes(expected), `no line ${expected} in:\n${lines.join('\n')}\n${main.text.slice(-3000)}`);
+      const concurrent = lines.find((line) => line.includes(`concurrent.test.${ext}`));
+      assert.match(concurrent ?? '', new RegExp(`concurrent\\.test\\.${ext} -c ${config.replace('.', '\\.')}  # this file's tests run concurrently`), lines.join('\n'));
+      // Pasted: only the failing test runs, and fails the same way.
+      fs.rmSync(out, { force: true });
+      const replay = await run(dir, expected, { CONFIG_OUT: out });
+      assert.notEqual(replay.code, 0, replay.text.slice(-3000));
+      assert.match(replay.text, /planted in the custom config/);
+      assert.deepEqual(fs.readFileSync(out, 'utf8').trim().split('\n'), ['failing ran']);
+    });
+  }
+
   after(() => {
     if (runDir !== undefined) fs.rmSync(runDir, { recursive: true, force: true });
   });

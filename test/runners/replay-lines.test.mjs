@@ -66,6 +66,44 @@ describe('replay lines without a file', function () {
     });
   }
 
+  describe('the runner\'s options that choose its configuration (read from its command line: Linux)', () => {
+    before(function () {
+      if (process.platform !== 'linux') this.skip(); // no /proc to read a process's command line from
+    });
+
+    function underRunner(runner, where, args, env) {
+      const runners = ['VITEST', 'JEST_WORKER_ID', 'NODE_TEST_CONTEXT'];
+      const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !runners.includes(k) && !k.startsWith('DST_')));
+      const stdout = execFileSync(process.execPath, [`fixtures/fake-runner/${runner}.cjs`, ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...clean, DST_SEED: '0x9', FAKE_RUNNER_WHERE: where, ...env },
+      });
+      return JSON.parse(stdout).sim;
+    }
+
+    it('Vitest, a forked worker: -c, --project and --root=, not the pool, the reporter or the file filter', () => {
+      // Found by a probe (2026-12-05): the line dropped -c, so it reran the default config's tests.
+      const args = ['run', '-c', 'cfg/x.config.mjs', '--pool', 'threads', '--project', 'p1', '--root=.', '--reporter', 'dot', 'a.test'];
+      assert.equal(underRunner('vitest', 'fork', args, vitest), "DST_SEED=0x9 npx vitest run a.test.mjs -c cfg/x.config.mjs --project p1 --root=. -t 'suite it \\(works\\)$'");
+    });
+
+    it('Jest, a worker thread of the runner\'s process: --config= and every project of --selectProjects', () => {
+      const args = ['--ci', '--config=jest.other.cjs', '--selectProjects', 'api', 'web', '-w', '2'];
+      assert.equal(underRunner('jest', 'thread', args, jest), "DST_SEED=0x9 npx jest a.test.js --config=jest.other.cjs --selectProjects api web -t 'suite it works$'");
+    });
+
+    for (const [runner, env, command] of [
+      ['vitest', vitest, 'npx vitest run a.test.mjs -c x.mjs'],
+      ['jest', jest, 'npx jest a.test.js -c x.mjs'],
+    ]) {
+      it(`${runner}: a file of concurrent tests gets no -t (the runner's state names the last test started), and a comment says why`, () => {
+        const line = underRunner(runner, 'fork', ['-c', 'x.mjs'], { ...env, CONCURRENT_TESTS: runner });
+        assert.equal(line, `DST_SEED=0x9 ${command}  # this file's tests run concurrently, and the runner does not say which one this is: add -t <its name> to run it alone`);
+      });
+    }
+  });
+
   it('another runner\'s worker thread: what to pass instead, at the failure', () => {
     assert.deepEqual(replayLines('thread'), {
       forEachSeed:
