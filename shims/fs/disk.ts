@@ -34,7 +34,7 @@ import { NODE_MAJOR, type Host } from '../context.js';
 import type { RandomStream } from '../../runtime/random/stream.js';
 import { nodeBinding } from '../node-binding.js';
 import { beginRealCall, completeRealCall, deliverAfter } from '../thread-pool/real-work.js';
-import { completeListed, trackRequest } from '../net/native-handles.js';
+import { completeListed, hideRealRequest, trackRequest } from '../net/native-handles.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const binding = nodeBinding('fs') as Record<string, any>;
@@ -653,10 +653,94 @@ function mkdirp(disk: Disk, given: string, mode: number): string | undefined {
 }
 
 /**
+ * Lists an FSReqCallback the simulation answers (or delivers later than Node completes it) as
+ * Node lists it: from the call until its callback, and what that queued, has run; the real object
+ * is left out of Node's own list, where it stays until collected when never dispatched. Returns
+ * the release, which the wrapped `oncomplete` calls (a readFile served whole calls it itself).
+ */
+export function listRequest(host: Host, req: { oncomplete?: (...results: unknown[]) => void }): () => void {
+  hideRealRequest(req);
+  const listed = trackRequest(host, 'FSReqCallback');
+  const oncomplete = req.oncomplete!;
+  req.oncomplete = function listedOncomplete(this: unknown, ...results: unknown[]) {
+    completeListed(listed, () => Reflect.apply(oncomplete, this, results));
+  };
+  return listed;
+}
+
+/** A directory's entries as a Dir's handle hands them out (a name: a string, or a Buffer of its bytes). */
+export type DirEntries = ReadonlyArray<{ name: string | Buffer; type: number }>;
+
+/**
+ * What Node's fs.Dir calls on its native DirHandle, over a listing taken as the directory was
+ * opened (fs.ts makes Node's own Dir over a subclass, for fs.opendir, fs.opendirSync and
+ * fs.promises.opendir): read(encoding, bufferSize, req) gives up to bufferSize entries as [name,
+ * type, name, type, ...], null once none is left, and close(req) ends it; without a request the
+ * call is synchronous (Node 20 adds a ctx for the error). Whether entries made or removed while
+ * a directory stream is read appear is left unspecified by readdir(3): these never do.
+ */
+export abstract class DirListing {
+  private next = 0;
+
+  constructor(private readonly entries: DirEntries) {}
+
+  abstract read(encoding: unknown, bufferSize: unknown, req?: unknown, ctx?: unknown): unknown;
+  abstract close(req?: unknown, ctx?: unknown): unknown;
+
+  /** The next entries, at most `count`, as Node's DirHandle gives them; null at the end. */
+  take(encoding: unknown, count: number): Array<string | Buffer | number> | null {
+    if (this.next >= this.entries.length) return null;
+    const out: Array<string | Buffer | number> = [];
+    const end = Math.min(this.entries.length, this.next + Math.max(1, count));
+    for (; this.next < end; this.next++) {
+      const { name, type } = this.entries[this.next]!;
+      out.push(typeof name === 'string' ? encode(name, encoding) : encoding === 'buffer' ? name : name.toString((encoding ?? 'utf8') as BufferEncoding), type);
+    }
+    return out;
+  }
+}
+
+/** A Dir's handle on a simulated disk: its reads take the disk's time (latency), in 'io' events. */
+export class DiskDirHandle extends DirListing {
+  constructor(
+    private readonly host: Host,
+    private readonly disk: Disk,
+    private readonly path: string,
+    entries: DirEntries,
+  ) {
+    super(entries);
+  }
+
+  read(encoding: unknown, bufferSize: unknown, req?: unknown, ctx?: unknown): unknown {
+    const marker = req instanceof FSReqCallback ? req : undefined;
+    if (marker !== undefined) listRequest(this.host, marker);
+    return callDisk('dirRead', this.host, this.disk, [this.path, this, encoding, bufferSize, req, ctx], marker, DiskDirHandle.prototype.read);
+  }
+
+  close(req?: unknown, ctx?: unknown): unknown {
+    const marker = req instanceof FSReqCallback ? req : undefined;
+    if (marker !== undefined) listRequest(this.host, marker);
+    return callDisk('dirClose', this.host, this.disk, [this.path, this, req, ctx], marker, DiskDirHandle.prototype.close);
+  }
+}
+
+/**
  * The binding functions the disk serves, by name. Each gets the binding call's arguments as
  * they are (its own first, the call form's after them).
  */
 const OPERATIONS: Record<string, Operation> = {
+  // fs.ts's opendir: [path, req]. A synchronous open's error names no path (Node's C++ gives it none).
+  opendir: (host, disk, [path, req]) => {
+    const given = pathText(path);
+    try {
+      return new DiskDirHandle(host, disk, given, disk.readdir(absolute(path)).map((e) => ({ name: e.name, type: DIRENT[e.kind] })));
+    } catch (error) {
+      if (error instanceof DiskError) fail(error.code, 'opendir', req === undefined ? undefined : given);
+      throw error;
+    }
+  },
+  dirRead: (_host, _disk, [, handle, encoding, bufferSize]) => (handle as DiskDirHandle).take(encoding, Number(bufferSize)),
+  dirClose: () => undefined,
   open: (host, disk, [path, flags, mode]) => openFile(host, disk, path, Number(flags), Number(mode)),
   openFileHandle: (host, disk, [path, flags, mode]) => new DiskFileHandle(host, openFile(host, disk, path, Number(flags), Number(mode))),
   close: (host, _disk, [fd]) => {
@@ -910,6 +994,12 @@ const UNSUPPORTED: Record<string, string> = {
   cpSyncCopyDir: 'fs.cpSync',
   cpSyncOverrideFile: 'fs.cpSync',
 };
+
+/** The fs API `api` ('fs.statfs') as the program called it: its Sync form, its promise form or the callback one. */
+function apiOfCall(api: string, marker: unknown): string {
+  if (marker === undefined) return api.endsWith('Sync') ? api : `${api}Sync`;
+  return marker === kUsePromises ? api.replace(/^fs\./, 'fs.promises.') : api;
+}
 
 /** The error for an fs API a simulated disk does not serve (yet). */
 export function unsupportedOnDisk(api: string, host: Host): UnsupportedError {
@@ -1204,7 +1294,7 @@ function deliver(host: Host, latencyNs: number, scope: ReturnType<typeof capture
  * descriptor or path) latency, or its fsync latency for fsync and fdatasync; close takes none.
  */
 function latencyOf(name: string, host: Host, disk: Disk, args: unknown[]): number {
-  if (name === 'close') return 0;
+  if (name === 'close' || name === 'dirClose') return 0;
   const faults = disk.faults!;
   const first = args[0];
   let pathFaults: PathFaults;
@@ -1240,7 +1330,7 @@ export function madeByModuleLoader(below: Function): boolean {
  */
 export function callDisk(name: string, host: Host, disk: Disk, args: unknown[], marker: unknown, callee: (...args: any[]) => unknown): unknown {
   const unsupported = UNSUPPORTED[name];
-  if (unsupported !== undefined) throw unsupportedOnDisk(unsupported, host);
+  if (unsupported !== undefined) throw unsupportedOnDisk(apiOfCall(unsupported, marker), host);
   // Node 22 and 24's module loader reads the program's modules through the binding, at once (on
   // 20 its ES module loader reads them asynchronously, left to Node): the disk serves such a read,
   // but none of its faults or latency touch it (or draw from its stream), so the program that

@@ -20,17 +20,19 @@
  */
 import { captureContext, captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
 import { currentHost, type Host } from '../context.js';
-import { asyncFsError, callDisk, chdirIntoDisk, diskOf, encode, madeByModuleLoader, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
+import { asyncFsError, callDisk, chdirIntoDisk, DirListing, type DirEntries, diskOf, encode, listRequest, madeByModuleLoader, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
 import { socketOperation } from './socket-names.js';
 import { closingReal, openedReal } from './real-descriptors.js';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { onRealDisk, realDiskCall } from '../../runtime/disk/real.js';
+import { invalidArgType, invalidArgValue, validateAbortSignal, validateFunction } from '../node-errors.js';
 import { mirrorFunction, mirrorSignature, type PatchSet } from '../registry.js';
 import { nodeBinding } from '../node-binding.js';
 import { loadingModuleGraph } from '../module/module-hosts.js';
 import { filesChanged, filesUnchangedSinceLastRun, noteRunEnded } from '../module/resolution-cache.js';
 import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from '../thread-pool/real-work.js';
-import { completeListed, hideRealPromiseRequest, hideRealRequest, trackRequest } from '../net/native-handles.js';
+import { hideRealPromiseRequest, trackRequest } from '../net/native-handles.js';
 import type { Shim } from '../shim.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -45,22 +47,6 @@ const kUsePromises = binding.kUsePromises as symbol;
 const SHARED_ARRAYS = new Set<unknown>(['statValues', 'bigintStatValues', 'statFsValues', 'bigintStatFsValues'].map((k) => binding[k]).filter((a) => a !== undefined));
 
 const kCall = Symbol('dst.fsCall');
-
-/**
- * Lists an FSReqCallback the simulation answers (or delivers later than Node completes it) as
- * Node lists it: from the call until its callback, and what that queued, has run; the real object
- * is left out of Node's own list, where it stays until collected when never dispatched. Returns
- * the release, which the wrapped `oncomplete` calls (a readFile served whole calls it itself).
- */
-function listRequest(host: Host, req: { oncomplete?: (...results: unknown[]) => void }): () => void {
-  hideRealRequest(req);
-  const listed = trackRequest(host, 'FSReqCallback');
-  const oncomplete = req.oncomplete!;
-  req.oncomplete = function listedOncomplete(this: unknown, ...results: unknown[]) {
-    completeListed(listed, () => Reflect.apply(oncomplete, this, results));
-  };
-  return listed;
-}
 
 function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) => void; [kCall]?: RealCall }): void {
   const oncomplete = req.oncomplete!;
@@ -291,17 +277,197 @@ function openUnheld(self: unknown, original: (...args: unknown[]) => unknown, ar
   return result;
 }
 
+// ---- directories opened by fs.opendir ------------------------------------------------------------
+
 /**
- * fs functions that reach Node's file system other than through the fs binding (the directory
- * binding, which process.binding does not give out; the Blob binding; cp's C++ copy): from a host
- * with a simulated disk they would read or write the real disk behind its back, so they fail
- * loudly instead. (Watchers are refused
- * inside every host: shims/strict/escapes.ts.)
+ * Node's fs.opendir reads through a binding of its own (fs_dir, which process.binding does not
+ * give out), so a host's Dir would read the real disk behind a simulated one's back, and on the
+ * real disk its reads completed where the thread pool put them among the simulation's events (a
+ * probe, 2026-12-05: one seed, 13 different runs in 20). From a host, the three opendir functions
+ * make Node's own fs.Dir over a handle of ours instead: the simulated disk's (disk.ts), or a
+ * listing of the real directory taken as it is opened, whose reads complete in the host's line of
+ * real work (thread-pool/real-work.ts) like any other fs call of it. With `recursive`, Node's Dir
+ * opens each subdirectory through its binding itself: refused on a simulated disk.
+ */
+const NodeDir = fs.Dir as unknown as new (handle: unknown, path: unknown, options: unknown) => fs.Dir;
+
+/** Node's isURL: what fs functions take as a file URL. */
+function isURL(value: unknown): value is URL {
+  const url = value as { href?: unknown; protocol?: unknown; auth?: unknown; path?: unknown } | null | undefined;
+  return Boolean(url?.href && url.protocol && url.auth === undefined && url.path === undefined);
+}
+
+/** Node's getValidatedPath: a file URL's path, or a string or Uint8Array without null bytes. */
+function validatedPath(value: unknown, hideFrom: Function): string | Buffer {
+  const path = isURL(value) ? fileURLToPath(value) : value;
+  if (typeof path !== 'string' && !(path instanceof Uint8Array)) throw invalidArgType('path', 'of type string or an instance of Buffer or URL', path, hideFrom);
+  if (typeof path === 'string' ? path.includes('\u0000') : path.includes(0)) {
+    throw invalidArgValue('path', path, 'must be a string, Uint8Array, or URL without null bytes', hideFrom);
+  }
+  return path as string | Buffer;
+}
+
+/** Node's getOptions(options, { encoding: 'utf8' }), as opendir checks its options. */
+function dirOptions(options: unknown, hideFrom: Function): Record<string, unknown> {
+  if (options === null || options === undefined || typeof options === 'function') return { encoding: 'utf8' };
+  let checked: Record<string, unknown>;
+  if (typeof options === 'string') checked = { encoding: options };
+  else if (typeof options === 'object') checked = options as Record<string, unknown>;
+  else throw invalidArgType('options', 'one of type string or object', options, hideFrom);
+  const { encoding } = checked;
+  if (encoding !== 'buffer' && encoding && !Buffer.isEncoding(encoding as string)) throw invalidArgValue('encoding', encoding, 'is invalid encoding', hideFrom);
+  if (checked.signal !== undefined) validateAbortSignal(checked.signal, 'options.signal', hideFrom);
+  return checked;
+}
+
+/** UV_DIRENT_* of a Dirent of the real disk. */
+const { UV_DIRENT_FILE, UV_DIRENT_DIR, UV_DIRENT_LINK, UV_DIRENT_FIFO, UV_DIRENT_SOCKET, UV_DIRENT_CHAR, UV_DIRENT_BLOCK, UV_DIRENT_UNKNOWN } = fs.constants as unknown as Record<string, number>;
+
+function direntType(entry: fs.Dirent): number {
+  if (entry.isFile()) return UV_DIRENT_FILE!;
+  if (entry.isDirectory()) return UV_DIRENT_DIR!;
+  if (entry.isSymbolicLink()) return UV_DIRENT_LINK!;
+  if (entry.isFIFO()) return UV_DIRENT_FIFO!;
+  if (entry.isSocket()) return UV_DIRENT_SOCKET!;
+  if (entry.isCharacterDevice()) return UV_DIRENT_CHAR!;
+  if (entry.isBlockDevice()) return UV_DIRENT_BLOCK!;
+  return UV_DIRENT_UNKNOWN!;
+}
+
+/**
+ * The real directory `path`'s entries, in the order the file system lists them, names as their
+ * bytes; an error as Node's opendir gives it (its path only for an asynchronous call).
+ */
+function realListing(path: string | Buffer, withPath: boolean): DirEntries {
+  try {
+    return onRealDisk(() => fs.readdirSync(path, { withFileTypes: true, encoding: 'buffer' })).map((entry) => ({ name: entry.name, type: direntType(entry as unknown as fs.Dirent) }));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string' || (error as NodeJS.ErrnoException).syscall === undefined) throw error;
+    throw asyncFsError(code, 'opendir', withPath ? path.toString() : undefined);
+  }
+}
+
+/**
+ * Completes `req` (an FSReqCallback of `host`) with what `compute` gives, in the host's line of
+ * real work, as the thread pool would have: after the host's earlier calls.
+ */
+function inRealLine(host: Host, req: InstanceType<typeof FSReqCallback>, compute: () => unknown): void {
+  listRequest(host, req);
+  heldCallback(host, req);
+  let value: unknown;
+  try {
+    value = compute();
+  } catch (error) {
+    req.oncomplete!(error);
+    return;
+  }
+  if (value === undefined) req.oncomplete!(null);
+  else req.oncomplete!(null, value);
+}
+
+/** A Dir's handle on the real disk, over the listing taken at the open. */
+class RealDirHandle extends DirListing {
+  constructor(
+    private readonly host: Host,
+    entries: DirEntries,
+  ) {
+    super(entries);
+  }
+
+  read(encoding: unknown, bufferSize: unknown, req?: unknown): unknown {
+    if (!(req instanceof FSReqCallback)) return this.take(encoding, Number(bufferSize));
+    inRealLine(this.host, req, () => this.take(encoding, Number(bufferSize)));
+    return undefined;
+  }
+
+  close(req?: unknown): unknown {
+    if (req instanceof FSReqCallback) inRealLine(this.host, req, () => undefined);
+    return undefined;
+  }
+}
+
+/** The host calling opendir now, unless the call is left to Node (outside every host, or the runtime's own). */
+function dirHost(): Host | undefined {
+  return realDiskCall() ? undefined : currentHost();
+}
+
+function refuseRecursive(options: Record<string, unknown>, api: string, host: Host): void {
+  if (options.recursive && diskOf(host) !== undefined) throw unsupportedOnDisk(`${api} with { recursive: true }`, host);
+}
+
+/** Opens directory `pathArg` for `host`: `callback(error, dir)` in an 'io' event of the host. */
+function openDir(host: Host, pathArg: unknown, optionsArg: unknown, callback: unknown, api: string, callee: (...args: any[]) => unknown): void {
+  validateFunction(callback, 'callback', callee);
+  const path = validatedPath(pathArg, callee);
+  const options = dirOptions(optionsArg, callee);
+  refuseRecursive(options, api, host);
+  const req = new FSReqCallback();
+  req.oncomplete = (error: unknown, handle?: unknown) => (error ? callback(error) : callback(null, new NodeDir(handle, path, options)));
+  const disk = diskOf(host);
+  if (disk === undefined) {
+    inRealLine(host, req, () => new RealDirHandle(host, realListing(path, true)));
+    return;
+  }
+  listRequest(host, req);
+  callDisk('opendir', host, disk, [path, req], req, callee);
+}
+
+function opendirOf(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  return mirrorFunction(function opendir(this: unknown, ...args: unknown[]): unknown {
+    const host = dirHost();
+    if (host === undefined) return Reflect.apply(original, this, args);
+    openDir(host, args[0], args[1], typeof args[1] === 'function' ? args[1] : args[2], 'fs.opendir', opendir);
+    return undefined;
+  }, original);
+}
+
+function opendirSyncOf(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  return mirrorFunction(function opendirSync(this: unknown, ...args: unknown[]): unknown {
+    const host = dirHost();
+    if (host === undefined) return Reflect.apply(original, this, args);
+    const path = validatedPath(args[0], opendirSync);
+    const options = dirOptions(args[1], opendirSync);
+    refuseRecursive(options, 'fs.opendirSync', host);
+    const disk = diskOf(host);
+    let handle: unknown;
+    if (disk !== undefined) handle = callDisk('opendir', host, disk, [path, undefined], undefined, opendirSync);
+    else {
+      try {
+        handle = new RealDirHandle(host, realListing(path, false));
+      } catch (error) {
+        if (error instanceof Error) Error.captureStackTrace(error, opendirSync);
+        throw error;
+      }
+    }
+    return new NodeDir(handle, path, options);
+  }, original);
+}
+
+function opendirPromiseOf(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+  return mirrorFunction(function opendir(this: unknown, ...args: unknown[]): unknown {
+    const host = dirHost();
+    if (host === undefined) return Reflect.apply(original, this, args);
+    // Node's is promisify(fs.opendir): what that throws rejects.
+    return new Promise((resolve, reject) => {
+      openDir(host, args[0], args[1], (error: unknown, dir: unknown) => (error ? reject(error) : resolve(dir)), 'fs.promises.opendir', opendir);
+    });
+  }, original);
+}
+
+const DIR_OPENERS: Array<[object, string, (original: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown]> = [
+  [fs, 'opendir', opendirOf],
+  [fs, 'opendirSync', opendirSyncOf],
+  [fs.promises, 'opendir', opendirPromiseOf],
+];
+
+/**
+ * fs functions that reach Node's file system other than through the fs binding (the Blob
+ * binding; cp's C++ copy, and its walk through the directory binding): from a host with a
+ * simulated disk they would read or write the real disk behind its back, so they fail loudly
+ * instead. (Watchers are refused inside every host: shims/strict/escapes.ts.)
  */
 const BESIDE_THE_BINDING: Array<[object, string, string]> = [
-  [fs, 'opendir', 'fs.opendir'],
-  [fs, 'opendirSync', 'fs.opendirSync'],
-  [fs.promises, 'opendir', 'fs.promises.opendir'],
   // fs.cp walks directories with opendir, and cpSync copies in C++ on Node 22 and 24.
   [fs, 'cp', 'fs.cp'],
   [fs, 'cpSync', 'fs.cpSync'],
@@ -329,6 +495,10 @@ export const fsShim: Shim = {
     for (const [target, key, api] of BESIDE_THE_BINDING) {
       const original = (target as Record<string, unknown>)[key];
       if (typeof original === 'function') patches.replace(target, key, refusedOnDisk(original as (...args: unknown[]) => unknown, api));
+    }
+    for (const [target, key, make] of DIR_OPENERS) {
+      const original = (target as Record<string, unknown>)[key];
+      if (typeof original === 'function') patches.replace(target, key, make(original as (...args: unknown[]) => unknown));
     }
     for (const key of Object.keys(binding).sort()) {
       const value = binding[key];
