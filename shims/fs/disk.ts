@@ -687,6 +687,23 @@ export abstract class DirListing {
   abstract read(encoding: unknown, bufferSize: unknown, req?: unknown, ctx?: unknown): unknown;
   abstract close(req?: unknown, ctx?: unknown): unknown;
 
+  /**
+   * Whether `host`, whose handle this is, is gone (down, or its run over): its descriptors were
+   * closed with it, so the call fails with EBADF, as a FileHandle's does: `req`'s callback in a
+   * tick, a synchronous call's error thrown from `callee`.
+   */
+  protected failsGone(host: Host, req: unknown, syscall: string, callee: Function): boolean {
+    if (host.state === 'running' && (host.world as World).result === undefined) return false;
+    const error = asyncFsError('EBADF', syscall);
+    if (req instanceof FSReqCallback) {
+      const oncomplete = req.oncomplete;
+      if (typeof oncomplete === 'function') process.nextTick(() => Reflect.apply(oncomplete, req, [error]));
+      return true;
+    }
+    Error.captureStackTrace(error, callee);
+    throw error;
+  }
+
   /** The next entries, at most `count`, as Node's DirHandle gives them; null at the end. */
   take(encoding: unknown, count: number): Array<string | Buffer | number> | null {
     if (this.next >= this.entries.length) return null;
@@ -712,12 +729,14 @@ export class DiskDirHandle extends DirListing {
   }
 
   read(encoding: unknown, bufferSize: unknown, req?: unknown, ctx?: unknown): unknown {
+    if (this.failsGone(this.host, req, 'scandir', DiskDirHandle.prototype.read)) return undefined;
     const marker = req instanceof FSReqCallback ? req : undefined;
     if (marker !== undefined) listRequest(this.host, marker);
     return callDisk('dirRead', this.host, this.disk, [this.path, this, encoding, bufferSize, req, ctx], marker, DiskDirHandle.prototype.read);
   }
 
   close(req?: unknown, ctx?: unknown): unknown {
+    if (this.failsGone(this.host, req, 'closedir', DiskDirHandle.prototype.close)) return undefined;
     const marker = req instanceof FSReqCallback ? req : undefined;
     if (marker !== undefined) listRequest(this.host, marker);
     return callDisk('dirClose', this.host, this.disk, [this.path, this, req, ctx], marker, DiskDirHandle.prototype.close);

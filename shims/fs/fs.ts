@@ -376,12 +376,14 @@ class RealDirHandle extends DirListing {
   }
 
   read(encoding: unknown, bufferSize: unknown, req?: unknown): unknown {
+    if (this.failsGone(this.host, req, 'scandir', RealDirHandle.prototype.read)) return undefined;
     if (!(req instanceof FSReqCallback)) return this.take(encoding, Number(bufferSize));
     inRealLine(this.host, req, () => this.take(encoding, Number(bufferSize)));
     return undefined;
   }
 
   close(req?: unknown): unknown {
+    if (this.failsGone(this.host, req, 'closedir', RealDirHandle.prototype.close)) return undefined;
     if (req instanceof FSReqCallback) inRealLine(this.host, req, () => undefined);
     return undefined;
   }

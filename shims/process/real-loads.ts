@@ -17,11 +17,10 @@
  *
  * Simulated requests are left out (native-handles.ts hides those the shims answer); so are the
  * real requests of socket writes and DNS lookups, which simulated sockets leave in Node's list
- * until they are collected: only file requests and the hooks thread's ports count. A port counts
- * when it is ref'd, was not ref'd as the run started (a runner's own) and is not one a host's
- * code listens on (shims/worker-threads/messaging.ts notes those: the program's own channel keeps
- * its process alive in Node too, and its messages are simulated events). Counted by identity, not
- * by number: a load an earlier run left in flight may end during this one.
+ * until they are collected: only file requests and the hooks thread's ports count. Of ports, only
+ * those the loader made for a request count (see loaderPorts): a runner's own, and one a host's
+ * code listens on (which keeps its process alive in Node too, and whose messages are simulated
+ * events), never do.
  *
  * Every run waits for these loads, a run of hosts only too: a host that awaits import() is a
  * process Node keeps alive until the module is there (found 2026-12-05: on Node 20, once a module
@@ -43,24 +42,34 @@ import { EventEmitter } from 'node:events';
 import { originals } from '../../runtime/originals.js';
 import type { World } from '../../runtime/world.js';
 import { realResourcesUnhidden } from '../net/native-handles.js';
-import { realActiveHandles } from './real-resources.js';
 
 /** Requests Node's module loader makes to read a file. */
 const LOAD_REQUESTS = new Set(['FSReqPromise', 'CloseReq', 'FSReqCallback']);
 
-/** The ports a host's code listens on (shims/worker-threads/messaging.ts notes each at its first ref()). */
-const programPorts = new WeakSet<object>();
+/**
+ * The port of Node 20's loader-hooks thread (its Worker's), while the loader awaits answers from
+ * it: HooksProxy#makeAsyncRequest posts each request there and refs the worker, which refs that
+ * port, until every answer is in (it waits for them with Atomics.waitAsync, not on a port).
+ * Noted by shims/worker-threads/messaging.ts as the loader posts, from the loader's frames on the
+ * stack; dropped once no longer ref'd (the next request notes it again). Ports are not read from
+ * process._getActiveHandles(): Node aborts there on a handle whose object is gone (a
+ * monitorEventLoopDelay histogram a host had enabled: AsyncWrap::GetOwner, found by a probe,
+ * 2026-12-05).
+ */
+const loaderPorts = new Set<{ hasRef(): boolean }>();
 
-/** Notes `port` as one a host's code listens on: it is not the module loader's. */
-export function notePortOfProgram(port: object): void {
-  programPorts.add(port);
+/** Notes `port` as one Node's module loader awaits its hooks thread's answer on. */
+export function noteLoaderPort(port: { hasRef(): boolean }): void {
+  loaderPorts.add(port);
 }
 
-/** The ports in Node's list of ref'd handles now. */
-function refdPorts(): object[] {
-  const out: object[] = [];
-  for (const handle of realActiveHandles()) if (handle instanceof MessagePort) out.push(handle);
-  return out;
+/** Whether the module loader awaits an answer from its hooks thread now. */
+function loaderAwaitsHooks(): boolean {
+  for (const port of loaderPorts) {
+    if (port.hasRef()) return true;
+    loaderPorts.delete(port);
+  }
+  return false;
 }
 
 /** How long a message sent for a host counts as awaiting an answer (real ms). */
@@ -140,8 +149,6 @@ export function portSentForHost(world: World, port: object): void {
 
 /** Sets World.realLoadsInFlight for a library-mode run (called as its shims are installed). */
 export function watchRealLoads(world: World): void {
-  // Ports already ref'd when the run starts are the runner's.
-  const portsBefore = new WeakSet(refdPorts());
   world.realLoadsInFlight = (clientsWaiting) => {
     if (clientsWaiting) {
       const awaiting = awaitingOf.get(world);
@@ -151,12 +158,10 @@ export function watchRealLoads(world: World): void {
         if (now - awaiting.answeredAt < IPC_SETTLE_MS) return true;
       }
     }
-    const real = realResourcesUnhidden();
-    for (const name of real.requests) {
+    if (loaderAwaitsHooks()) return true;
+    for (const name of realResourcesUnhidden().requests) {
       if (LOAD_REQUESTS.has(name)) return true;
     }
-    if (!real.rest.includes('MessagePort')) return false;
-    for (const port of refdPorts()) if (!portsBefore.has(port) && !programPorts.has(port)) return true;
     return false;
   };
 }

@@ -26,17 +26,10 @@ const nodeProcess: NodeJS.Process = originals.process;
 const nodeActiveResourcesInfo = nodeProcess.getActiveResourcesInfo;
 /** Node's undocumented list of active requests: the objects behind the first names of the list. */
 const nodeActiveRequests = (nodeProcess as unknown as { _getActiveRequests(): unknown[] })._getActiveRequests;
-/** Node's undocumented list of ref'd handles: their owners' objects (a socket's, a port itself). */
-const nodeActiveHandles = (nodeProcess as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles;
 
 /** Node's process._getActiveRequests(): the objects of the requests in Node's list. */
 export function realActiveRequests(): unknown[] {
   return Reflect.apply(nodeActiveRequests, nodeProcess, []) as unknown[];
-}
-
-/** Node's process._getActiveHandles(): the objects of the ref'd handles in Node's list. */
-export function realActiveHandles(): unknown[] {
-  return Reflect.apply(nodeActiveHandles, nodeProcess, []) as unknown[];
 }
 
 /**

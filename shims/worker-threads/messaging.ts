@@ -17,7 +17,7 @@ import type { Host } from '../context.js';
 import { currentHost } from '../context.js';
 import { captureStack, programFrame } from '../../runtime/trace/site.js';
 import { captureContextOf } from '../async-hooks/async-context.js';
-import { notePortOfProgram, portSentForHost } from '../process/real-loads.js';
+import { noteLoaderPort, portSentForHost } from '../process/real-loads.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
@@ -59,9 +59,13 @@ function held(real: Method): Method {
           }
         });
       });
-      // A port of the test runner's may carry work it does for the host (shims/process/real-loads.ts);
-      // a request to Node 20's loader-hooks thread is answered on a port of its own, counted there.
-      if (world.mode === 'library' && this !== null && typeof this === 'object' && !byModuleLoader(postMessage)) portSentForHost(world, this);
+      // A port of the test runner's may carry work it does for the host; Node 20's module loader
+      // posts its requests to its hooks thread on that worker's port, ref'd until the answers
+      // are in (shims/process/real-loads.ts).
+      if (world.mode === 'library' && this !== null && typeof this === 'object') {
+        if (byModuleLoader(postMessage)) noteLoaderPort(this as { hasRef(): boolean });
+        else portSentForHost(world, this);
+      }
     }
     return result;
   }
@@ -135,10 +139,7 @@ function noted(real: Method): Method {
       if (!refSeen.has(this)) {
         refSeen.add(this);
         const host = currentHost();
-        if (host !== undefined && calledByProgram(ref)) {
-          hostPorts.set(this, host);
-          notePortOfProgram(this);
-        }
+        if (host !== undefined && calledByProgram(ref)) hostPorts.set(this, host);
       }
     }
     return Reflect.apply(real, this, args);

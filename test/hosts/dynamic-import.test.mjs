@@ -7,6 +7,7 @@
  * depended on which test files had run before in the same process (shims/process/real-loads.ts).
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -102,6 +103,23 @@ describe('dynamic import() in a library-mode client (seed 0xd1)', function () {
     }
     for (const run of runs) assert.deepEqual(run, runs[0]);
     assert.equal(runs[0].elapsedNs, 100_000_000);
+  });
+
+  it('the check for loads in flight leaves Node\'s handles alone: runs after a host used monitorEventLoopDelay do not abort Node', () => {
+    // Found by a probe (2026-12-05): the check listed ports with process._getActiveHandles(),
+    // which aborts in AsyncWrap::GetOwner on the handle of a histogram a host had enabled.
+    const script = [
+      "import { Sim } from 'dst-runtime';",
+      "import { monitorEventLoopDelay } from 'node:perf_hooks';",
+      'const sim = new Sim({ seed: 7 });',
+      "sim.host('h', async () => { const h = monitorEventLoopDelay(); h.enable(); await new Promise((r) => setTimeout(r, 50)); h.disable(); });",
+      'await sim.run();',
+      "for (let i = 0; i < 4; i++) { const s = new Sim({ seed: 1 }); s.host('x', async () => {}); await s.run(); }",
+      "console.log('runs done');",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('.', import.meta.url)) });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, 'runs done\n');
   });
 
   it('a client waiting on something that never comes still ends the run as quiescent', async function () {

@@ -81,6 +81,22 @@ describe('fs.opendir inside a simulation (seed 7)', function () {
     assert.equal(fs.existsSync(path.join(dir, 'made-in-the-run')), false);
   });
 
+  it('a Dir whose host is gone fails with EBADF, as its FileHandles do, instead of never answering', async () => {
+    // Found by a review (2026-12-05): read() after the run never called back, and the Dir was
+    // stuck (readSync: ERR_DIR_CONCURRENT_OPERATION).
+    for (const disk of ['real', 'simulated']) {
+      let opened;
+      const sim = new Sim({ seed: 7, disk });
+      sim.host('h', () => {
+        opened = fs.opendirSync(dir);
+      });
+      await sim.run();
+      await assert.rejects(opened.read(), { code: 'EBADF', syscall: 'scandir' }, disk);
+      assert.throws(() => opened.readSync(), { code: 'EBADF', syscall: 'scandir' }, disk);
+      assert.throws(() => opened.closeSync(), { code: 'EBADF', syscall: 'closedir' }, disk);
+    }
+  });
+
   it('recursive: read on the real disk; refused on a simulated disk, whose subdirectories Node\'s Dir would read from the real one', async () => {
     const seen = {};
     for (const disk of ['real', 'simulated']) {
