@@ -19,7 +19,7 @@
  * every host (the test runner) are untouched.
  */
 import { captureContext, captureContextOf, thenDestroyed } from '../async-hooks/async-context.js';
-import { currentHost, type Host } from '../context.js';
+import { currentHost, NODE_MAJOR, type Host } from '../context.js';
 import { asyncFsError, callDisk, chdirIntoDisk, DirListing, type DirEntries, diskOf, encode, listRequest, madeByModuleLoader, noteInstalled, noteRestored, serve, serveReadFile, servesCall, tempSuffix, unsupportedOnDisk } from './disk.js';
 import { socketOperation } from './socket-names.js';
 import { closingReal, openedReal } from './real-descriptors.js';
@@ -457,6 +457,49 @@ function opendirPromiseOf(original: (...args: unknown[]) => unknown): (...args: 
   }, original);
 }
 
+/**
+ * Node 20's FileHandle#readableWebStream() without `{ type: 'bytes' }` reads the file natively,
+ * as a stream (StreamBase's readStart), not through the binding: from a host, its chunks arrived
+ * wherever the real reads put them among the simulation's events (a probe, 2026-12-05: one seed,
+ * 9 different runs in 20 on the real disk; and the simulated disk cannot serve it). Inside a host
+ * it gives the byte stream instead, which reads through FileHandle#read, as Node 22 and 24 always
+ * do. lib's FileHandle class is not exported: its prototype is patched once the first
+ * fs.promises.open of a run settles, before the program's own reaction to it.
+ */
+function byteStreamsOnNode20(patches: PatchSet): void {
+  if (NODE_MAJOR !== 20) return;
+  const open = fs.promises.open as (...args: unknown[]) => Promise<object>;
+  let patched = false;
+  const patchClass = (handle: object): void => {
+    if (patched) return;
+    patched = true;
+    const prototype = Object.getPrototypeOf(handle) as Record<string, unknown>;
+    const original = prototype.readableWebStream as ((options?: unknown) => unknown) | undefined;
+    if (typeof original !== 'function') return;
+    patches.replace(
+      prototype,
+      'readableWebStream',
+      mirrorFunction(function readableWebStream(this: unknown, ...args: unknown[]): unknown {
+        const options = args[0] as { type?: unknown } | null | undefined;
+        // Node's own checks and errors for anything but an options object with no type or a string one.
+        if (currentHost() === undefined || options === null || (options !== undefined && typeof options !== 'object') || (options?.type !== undefined && typeof options.type !== 'string') || options?.type === 'bytes') {
+          return Reflect.apply(original, this, args);
+        }
+        return Reflect.apply(original, this, [{ ...options, type: 'bytes' }]);
+      }, original),
+    );
+  };
+  patches.replace(
+    fs.promises,
+    'open',
+    mirrorFunction(function (this: unknown, ...args: unknown[]): unknown {
+      const result = Reflect.apply(open, this, args) as Promise<object>;
+      if (!patched) result.then(patchClass, () => undefined);
+      return result;
+    }, open),
+  );
+}
+
 const DIR_OPENERS: Array<[object, string, (original: (...args: unknown[]) => unknown) => (...args: unknown[]) => unknown]> = [
   [fs, 'opendir', opendirOf],
   [fs, 'opendirSync', opendirSyncOf],
@@ -498,6 +541,7 @@ export const fsShim: Shim = {
       const original = (target as Record<string, unknown>)[key];
       if (typeof original === 'function') patches.replace(target, key, refusedOnDisk(original as (...args: unknown[]) => unknown, api));
     }
+    byteStreamsOnNode20(patches);
     for (const [target, key, make] of DIR_OPENERS) {
       const original = (target as Record<string, unknown>)[key];
       if (typeof original === 'function') patches.replace(target, key, make(original as (...args: unknown[]) => unknown));
