@@ -34,6 +34,7 @@ import { filesChanged, filesUnchangedSinceLastRun, noteRunEnded } from '../modul
 import { abandonRealCall, beginRealCall, completeRealCall, heldPromise, type RealCall } from '../thread-pool/real-work.js';
 import { hideRealPromiseRequest, trackRequest } from '../net/native-handles.js';
 import type { Shim } from '../shim.js';
+import type { World } from '../../runtime/world.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const binding = nodeBinding('fs') as Record<string, any>;
@@ -47,6 +48,34 @@ const kUsePromises = binding.kUsePromises as symbol;
 const SHARED_ARRAYS = new Set<unknown>(['statValues', 'bigintStatValues', 'statFsValues', 'bigintStatFsValues'].map((k) => binding[k]).filter((a) => a !== undefined));
 
 const kCall = Symbol('dst.fsCall');
+
+/**
+ * After holderOf() left a call to Node: the host whose dynamic import() Node's module loader is
+ * reading a file for, in library mode. On Node 20 (without a hooks thread) the ES module loader
+ * reads a module not loaded before with fs/promises, real requests one after another with only
+ * microtasks between them, and the import settles in the microtasks after the last. Held, the
+ * simulation runs no event meanwhile, so the import settles at the virtual instant it was made,
+ * whatever the reads take; left alone, other hosts' timers ran on while they were in flight (a
+ * probe, 2026-12-05: a host's import() beside a 1 ms interval settled after 1,023 to 5,887 ticks,
+ * 4 outcomes in 15 runs of one seed). Register mode holds a program's imports its own way
+ * (DST_HELD_IMPORTS, module/code-cache.ts); a module host's own graph is held as it loads.
+ */
+function importingHost(): Host | undefined {
+  const host = currentHost();
+  if (host === undefined || (host.world as World).mode !== 'library' || loadingModuleGraph(host)) return undefined;
+  return host;
+}
+
+/** Holds `host`'s world until `req`'s completion (a callback request of the module loader's). */
+function holdUntilComplete(host: Host, req: InstanceType<typeof FSReqCallback> | undefined): void {
+  const oncomplete = req?.oncomplete;
+  if (typeof oncomplete !== 'function') return;
+  const release = (host.world as World).holdForRealWork();
+  req!.oncomplete = function (this: unknown, ...results: unknown[]) {
+    release();
+    return Reflect.apply(oncomplete, this, results);
+  };
+}
 
 function heldCallback(host: Host, req: { oncomplete?: (...results: unknown[]) => void; [kCall]?: RealCall }): void {
   const oncomplete = req.oncomplete!;
@@ -197,7 +226,13 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
       return result;
     }
     const host = holderOf();
-    if (host === undefined) return opens ? openUnheld(this, original, args, marker) : Reflect.apply(original, this, args);
+    if (host === undefined) {
+      const importing = importingHost();
+      if (importing !== undefined && marker !== kUsePromises) holdUntilComplete(importing, marker as InstanceType<typeof FSReqCallback>);
+      const result = opens ? openUnheld(this, original, args, marker) : Reflect.apply(original, this, args);
+      if (importing !== undefined && marker === kUsePromises) (importing.world as World).waitForRealWork(result as Promise<unknown>);
+      return result;
+    }
     const disk = diskOf(host);
     const served = disk !== undefined && servesCall(name, args);
     // A kept unix socket's file on the real disk (socket-names.ts), answered as a disk would.
@@ -571,7 +606,12 @@ export const fsShim: Shim = {
     patches.replace(fileHandle, 'close', function closeHeld(this: unknown, ...args: unknown[]) {
       closingReal((this as { fd?: unknown }).fd);
       const host = holderOf();
-      if (host === undefined) return Reflect.apply(close, this, args);
+      if (host === undefined) {
+        const result = Reflect.apply(close, this, args) as Promise<unknown>;
+        const importing = importingHost();
+        if (importing !== undefined) (importing.world as World).waitForRealWork(result);
+        return result;
+      }
       const listed = trackRequest(host, 'CloseReq');
       const result = heldPromise(host, () => hideRealPromiseRequest('CloseReq', () => Reflect.apply(close, this, args) as Promise<unknown>));
       result.then(listed, listed);

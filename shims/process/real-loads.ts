@@ -63,6 +63,31 @@ export function noteLoaderPort(port: { hasRef(): boolean }): void {
   loaderPorts.add(port);
 }
 
+/** Per loader port: the holds of the runs whose hosts await its answers (released at its unref). */
+const portHolds = new Map<object, Array<() => void>>();
+
+/**
+ * A host of `world` (library mode) made the loader post a request on `port`: the simulation is
+ * held, no event of any host runs and virtual time stands still, until the loader has every
+ * answer and unrefs the port (releaseLoaderPort), and the import goes on in the microtasks after
+ * that. Left alone, other hosts' timers ran on while the answer was awaited (a probe, 2026-12-05:
+ * a host's import() beside a 1 ms interval, after a module host had started the hooks thread,
+ * settled after 0 to 15,360 ticks, 7 outcomes in 10 runs of one seed).
+ */
+export function holdForLoaderPort(world: World, port: object): void {
+  let holds = portHolds.get(port);
+  if (holds === undefined) portHolds.set(port, (holds = []));
+  holds.push(world.holdForRealWork());
+}
+
+/** `port` was unref'd: if the loader's, the answers are in and the holds end. */
+export function releaseLoaderPort(port: object): void {
+  const holds = portHolds.get(port);
+  if (holds === undefined) return;
+  portHolds.delete(port);
+  for (const release of holds) release();
+}
+
 /** Whether the module loader awaits an answer from its hooks thread now. */
 function loaderAwaitsHooks(): boolean {
   for (const port of loaderPorts) {

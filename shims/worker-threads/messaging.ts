@@ -17,7 +17,7 @@ import type { Host } from '../context.js';
 import { currentHost } from '../context.js';
 import { captureStack, programFrame } from '../../runtime/trace/site.js';
 import { captureContextOf } from '../async-hooks/async-context.js';
-import { noteLoaderPort, portSentForHost } from '../process/real-loads.js';
+import { holdForLoaderPort, noteLoaderPort, portSentForHost, releaseLoaderPort } from '../process/real-loads.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
@@ -63,8 +63,11 @@ function held(real: Method): Method {
       // posts its requests to its hooks thread on that worker's port, ref'd until the answers
       // are in (shims/process/real-loads.ts).
       if (world.mode === 'library' && this !== null && typeof this === 'object') {
-        if (byModuleLoader(postMessage)) noteLoaderPort(this as { hasRef(): boolean });
-        else portSentForHost(world, this);
+        const loader = loaderPost(postMessage);
+        if (loader === 'request') {
+          noteLoaderPort(this as { hasRef(): boolean });
+          holdForLoaderPort(world, this);
+        } else if (loader === undefined) portSentForHost(world, this);
       }
     }
     return result;
@@ -73,9 +76,16 @@ function held(real: Method): Method {
   return postMessage;
 }
 
-/** Node 20's module loader, posting a request to its hooks thread (HooksProxy#makeAsyncRequest). */
-function byModuleLoader(below: Function): boolean {
-  return (captureStack(below, 8).stack ?? '').includes('(node:internal/modules/esm/hooks:');
+/**
+ * Whether a post below `below` is Node 20's module loader's, to its hooks thread: 'request' for
+ * an asynchronous request (HooksProxy#makeAsyncRequest, which refs the worker until its answer is
+ * in), 'other' for the rest (the worker's start, makeSyncRequest, which waits for its answer
+ * synchronously), undefined for a post of anyone else.
+ */
+function loaderPost(below: Function): 'request' | 'other' | undefined {
+  const stack = captureStack(below, 8).stack ?? '';
+  if (!stack.includes('(node:internal/modules/esm/hooks:')) return undefined;
+  return stack.includes('makeAsyncRequest (node:internal/modules/esm/hooks:') ? 'request' : 'other';
 }
 
 /**
@@ -208,6 +218,14 @@ const channels = BroadcastChannel.prototype as unknown as Record<string, Method>
 const realPortPost = ports.postMessage!;
 const realChannelPost = channels.postMessage!;
 const realPortRef = ports.ref!;
+const realPortUnref = ports.unref!;
+
+/** unref() that ends the holds of the module loader's requests on the port (real-loads.ts). */
+function unrefReleasing(this: unknown, ...args: unknown[]): unknown {
+  const result = Reflect.apply(realPortUnref, this, args);
+  if (this !== null && typeof this === 'object') releaseLoaderPort(this);
+  return result;
+}
 
 export const messagingShim: Shim = {
   name: 'messaging',
@@ -215,6 +233,7 @@ export const messagingShim: Shim = {
     patches.replace(ports, 'postMessage', held(realPortPost));
     patches.replace(channels, 'postMessage', held(realChannelPost));
     patches.replace(ports, 'ref', noted(realPortRef));
+    patches.replace(ports, 'unref', unrefReleasing);
     patches.replace(ports, kHybridDispatch, dispatchAsEvent((ports as unknown as Record<symbol, Method>)[kHybridDispatch]!));
   },
 };

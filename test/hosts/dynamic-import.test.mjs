@@ -105,6 +105,41 @@ describe('dynamic import() in a library-mode client (seed 0xd1)', function () {
     assert.equal(runs[0].elapsedNs, 100_000_000);
   });
 
+  it('a host\'s import() settles at the virtual instant it was made while other timers run, with and without the hooks thread', async function () {
+    // Found by a probe (2026-12-05): beside a 1 ms interval the import settled after 1,023 to
+    // 5,887 ticks without the hooks thread (4 outcomes in 15 runs of one seed), and after 0 to
+    // 15,360 with it (7 in 10): other hosts' events ran on while Node 20's loader worked.
+    async function importBesideInterval() {
+      const log = [];
+      const sim = new Sim({ seed: 7 });
+      sim.host('ticker', () => {
+        const interval = setInterval(() => log.push('tick'), 1);
+        setTimeout(() => clearInterval(interval), 20);
+      });
+      sim.host('h', async () => {
+        let ticks = 0;
+        const interval = setInterval(() => ticks++, 1);
+        const started = performance.now();
+        const loaded = await import(freshModule());
+        log.push(`loaded ${loaded.answer} after ${ticks} ticks, ${performance.now() - started} ms`);
+        clearInterval(interval);
+      });
+      const result = await sim.run();
+      return { log, fingerprint: result.fingerprint };
+    }
+    const before = [];
+    for (let i = 0; i < 4; i++) before.push(await importBesideInterval());
+    const moduleHost = new Sim({ seed: 0xd1 });
+    moduleHost.host('m', { main: `${app}cjs-main.cjs`, env: { HOST_LABEL: 'm' } });
+    await moduleHost.run();
+    const after = [];
+    for (let i = 0; i < 4; i++) after.push(await importBesideInterval());
+    for (const run of [...before, ...after]) {
+      assert.equal(run.log.find((line) => line.startsWith('loaded')), 'loaded 42 after 0 ticks, 0 ms');
+      assert.deepEqual(run, before[0]);
+    }
+  });
+
   it('the check for loads in flight leaves Node\'s handles alone: runs after a host used monitorEventLoopDelay do not abort Node', () => {
     // Found by a probe (2026-12-05): the check listed ports with process._getActiveHandles(),
     // which aborts in AsyncWrap::GetOwner on the handle of a histogram a host had enabled.
