@@ -44,7 +44,7 @@ import { HANGUP_EOF, READ_CHUNK_BYTES, READS_PER_POLL } from '../../runtime/netw
 import type { RandomStream } from '../../runtime/random/stream.js';
 import type { World } from '../../runtime/world.js';
 import { queueOwnImmediate } from '../../runtime/driver/own-immediates.js';
-import { captureSite } from '../../runtime/trace/site.js';
+import { captureSite, captureStack } from '../../runtime/trace/site.js';
 import { captureContext } from '../async-hooks/async-context.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
 import { uvErrno } from '../fs/disk.js';
@@ -602,9 +602,22 @@ function stdioRefusal(host: Host, stdio: StdioEntry[]): UnsupportedError | undef
   return undefined;
 }
 
+/**
+ * The node:child_process function the program called (exec, execFile, fork, spawn): the outermost
+ * of that module's frames on the stack, which every one of them reaches spawn() through.
+ */
+function calledApi(): string {
+  let name = 'spawn';
+  for (const line of (captureStack(calledApi, 24).stack ?? '').split('\n')) {
+    const match = /at (?:Object\.)?(\w+) \(node:child_process:/.exec(line);
+    if (match !== null) name = match[1]!;
+  }
+  return `child_process.${name}()`;
+}
+
 function simulatedSpawn(handle: NativeHandle, host: Host, options: SpawnOptions): number {
   const stdio = Array.isArray(options.stdio) ? options.stdio : [];
-  const refusal = simulatedDiskRefusal('child_process.spawn()', host) ?? stdioRefusal(host, stdio);
+  const refusal = simulatedDiskRefusal(calledApi(), host) ?? stdioRefusal(host, stdio);
   if (refusal !== undefined) {
     // What Node made for the child is never used: freed, as Node frees it when spawn fails.
     for (const entry of stdio) if (entry.type === 'pipe' && entry.handle !== undefined) releaseNative(entry.handle);

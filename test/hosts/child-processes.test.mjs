@@ -213,7 +213,23 @@ describe('asynchronous child processes inside hosts (seed 0xc4)', () => {
         diskMessage = `${error.code}: ${error.message}`;
       }
     }, { disk: 'simulated' });
-    assert.match(diskMessage, /^DST_UNSUPPORTED: child_process\.spawn\(\) on a simulated disk \(host "c"\) is not supported inside a dst-runtime simulation: the child would read and write the real disk/);
+    // Named as the program called it (a probe, 2026-12-05: exec and fork were refused as spawn()).
+    assert.match(diskMessage, /^DST_UNSUPPORTED: child_process\.exec\(\) on a simulated disk \(host "c"\) is not supported inside a dst-runtime simulation: the child would read and write the real disk/);
+    for (const [call, api] of [
+      [() => childProcess.spawn('true'), 'spawn'],
+      [() => childProcess.execFile('true'), 'execFile'],
+      [() => childProcess.fork(path.join(dir, 'none.js')), 'fork'],
+    ]) {
+      let message;
+      await run(0xc4, () => {
+        try {
+          call();
+        } catch (error) {
+          message = error.message;
+        }
+      }, { disk: 'simulated' });
+      assert.match(message ?? '', new RegExp(`^child_process\\.${api}\\(\\) on a simulated disk`), api);
+    }
     let socketMessage;
     await run(0xc4, async () => {
       const server = net.createServer((s) => s.end()).listen(7000);
