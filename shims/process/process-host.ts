@@ -460,7 +460,7 @@ function hideChannelFromHosts(patches: PatchSet, proc: NodeJS.Process): void {
   if (typeof realSend === 'function') {
     const send = function _send(this: unknown, ...args: unknown[]): unknown {
       const host = processHost();
-      if (host !== undefined) ipcSentForHost(host.world as World, proc);
+      if (host !== undefined) ipcSentForHost(host.world as World, proc, args[0]);
       return Reflect.apply(realSend, this, args);
     };
     patches.replace(proc as unknown as Record<string, Method>, '_send', send);

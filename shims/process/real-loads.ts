@@ -40,6 +40,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { originals } from '../../runtime/originals.js';
+import { runtimeCallback } from '../../runtime/driver/runtime-resources.js';
 import type { World } from '../../runtime/world.js';
 import { realResourcesUnhidden } from '../net/native-handles.js';
 
@@ -143,12 +144,72 @@ function sentForHost(world: World, target: object, listen: (answered: () => void
   });
 }
 
+/** How long a runner's request made for a host holds the simulation at most, awaiting its answer (real ms). */
+const REQUEST_HOLD_MS = IPC_ANSWER_MS;
+
+/**
+ * The id of `message` if it is a request that awaits an answer of the same id, as birpc makes
+ * them (Vitest's workers talk to their main process with it: `{ t: 'q', i: id, m, a }`; an event,
+ * which wants no answer, has no id; the answer is `{ t: 's', i: id }`).
+ */
+function requestId(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { t, i } = message as { t?: unknown; i?: unknown };
+  return t === 'q' && typeof i === 'string' ? i : undefined;
+}
+
+/** Whether `message` answers the request `id` (requestId). */
+function answers(message: unknown, id: string): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const { t, i } = message as { t?: unknown; i?: unknown };
+  return t === 's' && i === id;
+}
+
+/**
+ * A host of `world` made the runner send request `id` over `target` (Vitest fetching a module for
+ * a host's import(), over its worker's IPC channel or port): the simulation is held, no event of
+ * any host runs and virtual time stands still, until its answer comes in (then the import goes on
+ * in the microtasks after it) or, at most, REQUEST_HOLD_MS of real time. Left alone, other hosts'
+ * timers ran on while the runner worked (Vitest 4's forks pool: a host's import() of a project
+ * file beside a 1 ms interval, 2 outcomes in 6 runs of one seed).
+ */
+function holdForAnswer(world: World, id: string, listen: (onMessage: (message: unknown) => void) => () => void): void {
+  const release = world.holdForRealWork();
+  let stop: () => void = () => undefined;
+  // The runtime's own timer, made outside every host (strict mode's tripwire and the program's
+  // async hooks see none of it), and never what keeps the process alive.
+  const timer = world.outsideHosts(() =>
+    originals.setTimeout(
+      runtimeCallback(() => {
+        stop();
+        release();
+      }),
+      REQUEST_HOLD_MS,
+    ),
+  );
+  timer.unref();
+  stop = listen((message) => {
+    if (!answers(message, id)) return;
+    stop();
+    originals.clearTimeout(timer);
+    release();
+  });
+}
+
 /**
  * A message went out over the process's IPC channel while a host of `world` ran (shims/process/
  * process-host.ts sees Node's `process._send` called then): until the next message comes in,
  * the run's clients may be waiting for it.
  */
-export function ipcSentForHost(world: World, proc: NodeJS.Process): void {
+export function ipcSentForHost(world: World, proc: NodeJS.Process, message?: unknown): void {
+  const id = requestId(message);
+  if (id !== undefined) {
+    holdForAnswer(world, id, (onMessage) => {
+      // EventEmitter's own methods: process.on inside a host adds the host's listener (process-host.ts).
+      EventEmitter.prototype.prependListener.call(proc, 'message', onMessage);
+      return () => EventEmitter.prototype.removeListener.call(proc, 'message', onMessage);
+    });
+  }
   sentForHost(world, proc, (answered) => {
     const once = (): void => {
       EventEmitter.prototype.removeListener.call(proc, 'message', once);
@@ -166,9 +227,21 @@ export function ipcSentForHost(world: World, proc: NodeJS.Process): void {
  * nobody listens to is left alone (a listener would start it, and a runner that polls it with
  * receiveMessageOnPort would lose its messages).
  */
-export function portSentForHost(world: World, port: object): void {
-  const target = port as { listenerCount?(event: string): number; once?(event: string, listener: () => void): unknown };
+export function portSentForHost(world: World, port: object, message?: unknown): void {
+  const target = port as {
+    listenerCount?(event: string): number;
+    once?(event: string, listener: () => void): unknown;
+    on?(event: string, listener: (message: unknown) => void): unknown;
+    off?(event: string, listener: (message: unknown) => void): unknown;
+  };
   if (typeof target.listenerCount !== 'function' || typeof target.once !== 'function' || target.listenerCount('message') === 0) return;
+  const id = requestId(message);
+  if (id !== undefined && typeof target.on === 'function' && typeof target.off === 'function') {
+    holdForAnswer(world, id, (onMessage) => {
+      target.on!('message', onMessage);
+      return () => target.off!('message', onMessage);
+    });
+  }
   sentForHost(world, port, (answered) => target.once!('message', answered));
 }
 

@@ -67,7 +67,7 @@ function held(real: Method): Method {
         if (loader === 'request') {
           noteLoaderPort(this as { hasRef(): boolean });
           holdForLoaderPort(world, this);
-        } else if (loader === undefined) portSentForHost(world, this);
+        } else if (loader === undefined) portSentForHost(world, this, args[0]);
       }
     }
     return result;

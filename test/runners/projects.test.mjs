@@ -220,6 +220,17 @@ describe('a small simTest project per test runner, installed from the npm regist
     }
   });
 
+  it("vitest: a host's import() of a project module settles where it was made, the same every run, in the forks and the threads pool", async function () {
+    if (!results.has('vitest')) this.skip();
+    const dir = path.join(runDir, 'vitest');
+    fs.copyFileSync(path.join(FIXTURES, 'vitest-host-import.mjs'), path.join(dir, 'import.test.mjs'));
+    for (const pool of ['forks', 'threads']) {
+      const { code, text } = await run(dir, ['npx', 'vitest', 'run', 'import.test.mjs', `--pool=${pool}`]);
+      assert.equal(code, 0, `${pool} pool:\n${text.slice(-3000)}`);
+      assert.match(text, /Tests\s+1 passed/, pool);
+    }
+  });
+
   it('jest: a client awaiting import() goes on after the load, with the fingerprint and clock readings of the same run outside Jest', async function () {
     if (!results.has('jest')) this.skip();
     const dir = path.join(runDir, 'jest');
