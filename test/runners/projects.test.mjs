@@ -209,27 +209,21 @@ describe('a small simTest project per test runner, installed from the npm regist
     for (const name of names) results.set(name, await exercise(name, project(runDir, name), PROJECTS[name].cmd, PROJECTS[name].file, runDir));
   });
 
-  it('vitest: a client awaiting import() of a project module goes on after the load, in the forks and the threads pool', async function () {
-    if (!results.has('vitest')) this.skip();
-    const dir = path.join(runDir, 'vitest');
-    fs.copyFileSync(path.join(FIXTURES, 'vitest-import.mjs'), path.join(dir, 'import.test.mjs'));
-    for (const pool of ['forks', 'threads']) {
-      const { code, text } = await run(dir, ['npx', 'vitest', 'run', 'import.test.mjs', `--pool=${pool}`]);
-      assert.equal(code, 0, `${pool} pool:\n${text.slice(-3000)}`);
-      assert.match(text, /Tests\s+1 passed/, pool);
-    }
-  });
-
-  it("vitest: a host's import() of a project module settles where it was made, the same every run, in the forks and the threads pool", async function () {
-    if (!results.has('vitest')) this.skip();
-    const dir = path.join(runDir, 'vitest');
-    fs.copyFileSync(path.join(FIXTURES, 'vitest-host-import.mjs'), path.join(dir, 'import.test.mjs'));
-    for (const pool of ['forks', 'threads']) {
-      const { code, text } = await run(dir, ['npx', 'vitest', 'run', 'import.test.mjs', `--pool=${pool}`]);
-      assert.equal(code, 0, `${pool} pool:\n${text.slice(-3000)}`);
-      assert.match(text, /Tests\s+1 passed/, pool);
-    }
-  });
+  for (const [fixture, what] of [
+    ['vitest-import.mjs', 'a client awaiting import() of a project module goes on after the load'],
+    ['vitest-host-import.mjs', "a host's import() of a project module settles where it was made, the same every run"],
+  ]) {
+    it(`vitest: ${what}, in the forks and the threads pool`, async function () {
+      if (!results.has('vitest')) this.skip();
+      const dir = path.join(runDir, 'vitest');
+      fs.copyFileSync(path.join(FIXTURES, fixture), path.join(dir, 'import.test.mjs'));
+      for (const pool of ['forks', 'threads']) {
+        const { code, text } = await run(dir, ['npx', 'vitest', 'run', 'import.test.mjs', `--pool=${pool}`]);
+        assert.equal(code, 0, `${pool} pool:\n${text.slice(-3000)}`);
+        assert.match(text, /Tests\s+1 passed/, pool);
+      }
+    });
+  }
 
   it('jest: a client awaiting import() goes on after the load, with the fingerprint and clock readings of the same run outside Jest', async function () {
     if (!results.has('jest')) this.skip();
