@@ -27,10 +27,11 @@
  * host had started the hooks thread, a later host's `await import('node:dgram')` ended its run as
  * quiescent after 1 event in 21 of 30 runs, and the rest of the host ran after the run).
  *
- * A test runner may load the module itself, in another process (waited for only while a client
- * waits: a forwarded console line wants no answer, and would hold a run of hosts for IPC_ANSWER_MS): Vitest's forks pool fetches a
+ * A test runner may load the module itself, in another process: Vitest's forks pool fetches a
  * module a test imports from its main process over the worker's IPC channel, and the answer comes
- * back as a 'message'. So a message sent over the process's channel while a host's code runs (the
+ * back as a 'message'. A birpc request (Vitest's) holds the simulation until its answer
+ * (holdForAnswer). Any other message counts below only while a client waits: a forwarded console
+ * line wants no answer, and would keep a run of hosts from ending for IPC_ANSWER_MS. So a message sent over the process's channel while a host's code runs (the
  * runner's code, working for that host: a host itself sees no channel, ipc-channel.ts) counts as
  * real work in flight until the next message arrives, or for at most IPC_ANSWER_MS of real time
  * (a message that wants no answer, such as a forwarded console line, must not keep a run whose
