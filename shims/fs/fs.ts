@@ -424,8 +424,8 @@ class RealDirHandle extends DirListing {
   }
 }
 
-/** The host calling opendir now, unless the call is left to Node (outside every host, or the runtime's own). */
-function dirHost(): Host | undefined {
+/** The host calling an fs function now, unless the call is left to Node (outside every host, or the runtime's own). */
+function callingHost(): Host | undefined {
   return realDiskCall() ? undefined : currentHost();
 }
 
@@ -452,7 +452,7 @@ function openDir(host: Host, pathArg: unknown, optionsArg: unknown, callback: un
 
 function opendirOf(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
   return mirrorFunction(function opendir(this: unknown, ...args: unknown[]): unknown {
-    const host = dirHost();
+    const host = callingHost();
     if (host === undefined) return Reflect.apply(original, this, args);
     openDir(host, args[0], args[1], typeof args[1] === 'function' ? args[1] : args[2], 'fs.opendir', opendir);
     return undefined;
@@ -461,7 +461,7 @@ function opendirOf(original: (...args: unknown[]) => unknown): (...args: unknown
 
 function opendirSyncOf(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
   return mirrorFunction(function opendirSync(this: unknown, ...args: unknown[]): unknown {
-    const host = dirHost();
+    const host = callingHost();
     if (host === undefined) return Reflect.apply(original, this, args);
     const path = validatedPath(args[0], opendirSync);
     const options = dirOptions(args[1], opendirSync);
@@ -483,7 +483,7 @@ function opendirSyncOf(original: (...args: unknown[]) => unknown): (...args: unk
 
 function opendirPromiseOf(original: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
   return mirrorFunction(function opendir(this: unknown, ...args: unknown[]): unknown {
-    const host = dirHost();
+    const host = callingHost();
     if (host === undefined) return Reflect.apply(original, this, args);
     // Node's is promisify(fs.opendir): what that throws rejects.
     return new Promise((resolve, reject) => {
@@ -558,7 +558,7 @@ const BESIDE_THE_BINDING: Array<[object, string, string]> = [
 
 function refusedOnDisk(original: (...args: unknown[]) => unknown, api: string): (...args: unknown[]) => unknown {
   return mirrorFunction(function (this: unknown, ...args: unknown[]): unknown {
-    const host = realDiskCall() ? undefined : currentHost();
+    const host = callingHost();
     if (host !== undefined && diskOf(host) !== undefined) throw unsupportedOnDisk(api, host);
     return Reflect.apply(original, this, args);
   }, original);
@@ -596,7 +596,7 @@ export const fsShim: Shim = {
         try {
           Reflect.apply(realChdir, this, [directory]);
         } catch (error) {
-          throw chdirIntoDisk(realDiskCall() ? undefined : currentHost(), directory, (error as NodeJS.ErrnoException)?.code) ?? error;
+          throw chdirIntoDisk(callingHost(), directory, (error as NodeJS.ErrnoException)?.code) ?? error;
         }
       }, realChdir),
     );

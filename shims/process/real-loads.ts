@@ -18,7 +18,7 @@
  * Simulated requests are left out (native-handles.ts hides those the shims answer); so are the
  * real requests of socket writes and DNS lookups, which simulated sockets leave in Node's list
  * until they are collected: only file requests and the hooks thread's ports count. Of ports, only
- * those the loader made for a request count (see loaderPorts): a runner's own, and one a host's
+ * those the loader posts a request on count (see portHolds): a runner's own, and one a host's
  * code listens on (which keeps its process alive in Node too, and whose messages are simulated
  * events), never do.
  *
@@ -49,23 +49,15 @@ import { realResourcesUnhidden } from '../net/native-handles.js';
 const LOAD_REQUESTS = new Set(['FSReqPromise', 'CloseReq', 'FSReqCallback']);
 
 /**
- * The port of Node 20's loader-hooks thread (its Worker's), while the loader awaits answers from
- * it: HooksProxy#makeAsyncRequest posts each request there and refs the worker, which refs that
- * port, until every answer is in (it waits for them with Atomics.waitAsync, not on a port).
- * Noted by shims/worker-threads/messaging.ts as the loader posts, from the loader's frames on the
- * stack; dropped once no longer ref'd (the next request notes it again). Ports are not read from
- * process._getActiveHandles(): Node aborts there on a handle whose object is gone (a
- * monitorEventLoopDelay histogram a host had enabled: AsyncWrap::GetOwner, found by a probe,
- * 2026-12-05).
+ * Per port of Node 20's loader-hooks thread (its Worker's) while the loader awaits answers from
+ * it: the holds of the runs whose hosts made the requests. HooksProxy#makeAsyncRequest posts each
+ * request there and refs the worker, which refs that port, until every answer is in (it waits for
+ * them with Atomics.waitAsync, not on a port), then unrefs it: an entry lives from the first post
+ * (shims/worker-threads/messaging.ts, from the loader's frames on the stack) to that unref
+ * (releaseLoaderPort). Ports are not read from process._getActiveHandles(): Node aborts there on
+ * a handle whose object is gone (a monitorEventLoopDelay histogram a host had enabled:
+ * AsyncWrap::GetOwner, found by a probe, 2026-12-05).
  */
-const loaderPorts = new Set<{ hasRef(): boolean }>();
-
-/** Notes `port` as one Node's module loader awaits its hooks thread's answer on. */
-export function noteLoaderPort(port: { hasRef(): boolean }): void {
-  loaderPorts.add(port);
-}
-
-/** Per loader port: the holds of the runs whose hosts await its answers (released at its unref). */
 const portHolds = new Map<object, Array<() => void>>();
 
 /**
@@ -92,11 +84,7 @@ export function releaseLoaderPort(port: object): void {
 
 /** Whether the module loader awaits an answer from its hooks thread now. */
 function loaderAwaitsHooks(): boolean {
-  for (const port of loaderPorts) {
-    if (port.hasRef()) return true;
-    loaderPorts.delete(port);
-  }
-  return false;
+  return portHolds.size > 0;
 }
 
 /** How long a message sent for a host counts as awaiting an answer (real ms). */

@@ -17,7 +17,7 @@ import type { Host } from '../context.js';
 import { currentHost } from '../context.js';
 import { captureStack, programFrame } from '../../runtime/trace/site.js';
 import { captureContextOf } from '../async-hooks/async-context.js';
-import { holdForLoaderPort, noteLoaderPort, portSentForHost, releaseLoaderPort } from '../process/real-loads.js';
+import { holdForLoaderPort, portSentForHost, releaseLoaderPort } from '../process/real-loads.js';
 import type { PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 
@@ -64,10 +64,8 @@ function held(real: Method): Method {
       // are in (shims/process/real-loads.ts).
       if (world.mode === 'library' && this !== null && typeof this === 'object') {
         const loader = loaderPost(postMessage);
-        if (loader === 'request') {
-          noteLoaderPort(this as { hasRef(): boolean });
-          holdForLoaderPort(world, this);
-        } else if (loader === undefined) portSentForHost(world, this, args[0]);
+        if (loader === 'request') holdForLoaderPort(world, this);
+        else if (loader === undefined) portSentForHost(world, this, args[0]);
       }
     }
     return result;
