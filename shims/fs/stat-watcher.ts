@@ -22,6 +22,8 @@ import { nodeBinding } from '../node-binding.js';
 import { mirrorSignature, privateSymbolFinder, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
+import type { World } from '../../runtime/world.js';
+import { beginRealCall, completeRealCall } from '../thread-pool/real-work.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type NativeWatcher = Record<string | symbol, any>;
@@ -94,28 +96,49 @@ function callBack(handle: NativeWatcher, poll: Poll, status: number, current: bi
   handle.onchange(status, array);
 }
 
+/**
+ * One poll: the stat is taken at this moment, through the host's fs (its simulated disk, or the
+ * real one), and what it found reaches the watcher as a completion of the host's real work, at
+ * this instant, in call order (as libuv's stat completes on the loop). Taken at once, not handed
+ * to the thread pool: there it raced the program's next statements, so that `fs.watchFile(f)`
+ * then `fs.unlinkSync(f)` reported the removal at the first stat in some runs of a seed and at
+ * the next poll in others (Node's test-fs-watch-file-enoent-after-deletion, 5 runs in 12 on
+ * Node 24). Now the first stat sees the file, every run, as a simulated disk's always did.
+ */
 function stat(handle: NativeWatcher, poll: Poll): void {
   poll.timer = undefined;
-  if (poll.closed || poll.host.state !== 'running') return;
-  fs.stat(poll.path, { bigint: true }, (error, stats) => {
-    if (poll.closed) return;
-    if (error !== null) {
-      const code = -(Math.abs((error as NodeJS.ErrnoException).errno ?? 2));
-      if (poll.status !== code) {
-        poll.status = code;
-        callBack(handle, poll, code, ZERO, poll.last);
-      }
-    } else {
-      const current = fieldsOf(stats);
-      if (poll.status < 0 || (poll.status === 1 && !same(poll.last, current))) callBack(handle, poll, 0, current, poll.last);
-      poll.last = current;
-      poll.status = 1;
+  const host = poll.host;
+  if (poll.closed || host.state !== 'running') return;
+  let error: NodeJS.ErrnoException | null = null;
+  let stats: fs.BigIntStats | undefined;
+  try {
+    stats = fs.statSync(poll.path, { bigint: true });
+  } catch (thrown) {
+    error = thrown as NodeJS.ErrnoException;
+  }
+  const call = beginRealCall(host, poll.scope);
+  (host.world as World).afterEvent(host, () => completeRealCall(call, () => polled(handle, poll, error, stats)));
+}
+
+/** What one poll's stat found reaches the watcher (libuv's poll_cb rules, in the header). */
+function polled(handle: NativeWatcher, poll: Poll, error: NodeJS.ErrnoException | null, stats: fs.BigIntStats | undefined): void {
+  if (poll.closed) return;
+  if (error !== null) {
+    const code = -(Math.abs(error.errno ?? 2));
+    if (poll.status !== code) {
+      poll.status = code;
+      callBack(handle, poll, code, ZERO, poll.last);
     }
-    if (poll.closed) return;
-    const nowMs = Math.floor(poll.host.clock.perfNowMs(poll.host.readNowNs()));
-    const delayMs = poll.intervalMs - ((nowMs - poll.startMs) % poll.intervalMs);
-    poll.timer = poll.host.world.schedule(poll.host, poll.host.clock.virtualDelayNs(delayMs * 1e6), 'timeout', () => stat(handle, poll), undefined, false, poll.scope);
-  });
+  } else {
+    const current = fieldsOf(stats!);
+    if (poll.status < 0 || (poll.status === 1 && !same(poll.last, current))) callBack(handle, poll, 0, current, poll.last);
+    poll.last = current;
+    poll.status = 1;
+  }
+  if (poll.closed) return;
+  const nowMs = Math.floor(poll.host.clock.perfNowMs(poll.host.readNowNs()));
+  const delayMs = poll.intervalMs - ((nowMs - poll.startMs) % poll.intervalMs);
+  poll.timer = poll.host.world.schedule(poll.host, poll.host.clock.virtualDelayNs(delayMs * 1e6), 'timeout', () => stat(handle, poll), undefined, false, poll.scope);
 }
 
 function start(this: NativeWatcher, path: string, interval: number): number {
@@ -137,7 +160,7 @@ function start(this: NativeWatcher, path: string, interval: number): number {
   polls.set(this, poll);
   pollOfPath.set(path, poll);
   if (poll.refed) host.world.refHandle(host);
-  // The first stat at once (libuv queues it on the threadpool as the poll starts).
+  // The first stat at once (libuv queues it on the thread pool as the poll starts).
   stat(this, poll);
   return 0;
 }

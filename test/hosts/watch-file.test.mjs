@@ -46,6 +46,32 @@ describe('fs.watchFile in a host (seed 0x3d1)', function () {
     assert.deepEqual(await run(0x3d1), first);
   });
 
+  for (const disk of ['real', 'simulated']) {
+    it(`a file removed right after watchFile(): its first stat saw it, the removal comes at the next poll, every run (${disk} disk)`, async () => {
+      // Found with Node's test-fs-watch-file-enoent-after-deletion (2026-12-06): the first stat
+      // went to the thread pool and raced the unlinkSync after it, 5 runs in 12 of one seed.
+      const runOnce = async () => {
+        const file = path.join(dir, `gone-${disk}.txt`);
+        fs.writeFileSync(file, 'x');
+        const log = [];
+        const sim = new Sim({ seed: 0x3d3, disk });
+        sim.host('watcher', () => {
+          if (disk === 'simulated') fs.writeFileSync(file, 'x');
+          fs.watchFile(file, { interval: 50 }, (curr, prev) => {
+            log.push(`change at ${performance.now() - STARTUP_MS}: ${prev.size} -> ${curr.size}, nlink ${curr.nlink}`);
+            fs.unwatchFile(file);
+          });
+          fs.unlinkSync(file);
+        });
+        await sim.run();
+        return log;
+      };
+      const first = await runOnce();
+      assert.deepEqual(first, ['change at 50: 1 -> 0, nlink 0']);
+      for (let i = 0; i < 5; i++) assert.deepEqual(await runOnce(), first);
+    });
+  }
+
   it('a crashed host polls no more; the run ends with it', async () => {
     const file = path.join(dir, 'crash.txt');
     const log = [];
