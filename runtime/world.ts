@@ -493,7 +493,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * instant's others, in the order Node runs them after SIGCONT (loopOrder: timers first).
    */
   unpark(host: Host): void {
-    for (const { entry } of loopOrder(this.parking.unpark(host), PHASE_IDLE, this.nowNs)) {
+    for (const { entry, timeNs } of loopOrder(this.parking.unpark(host), PHASE_IDLE, this.nowNs)) {
+      if (timeNs < this.nowNs) this.resumedDueNs.set(entry, timeNs);
       const seq = ++this.seq;
       entry[kSeq] = seq;
       this.queue.push(entry, this.nowNs, seq);
@@ -1187,6 +1188,18 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private threwChain = 0;
   /** When the entry next() returned last came due: its instant, or earlier if a stall or pause held it. */
   private takenDueNs = 0;
+
+  /**
+   * When the event running now came due: now, or earlier when a stall or a pause held it (a UDP
+   * datagram waited in its socket's buffer meanwhile: network/udp.ts ReceiveQueue).
+   */
+  get runningDueNs(): number {
+    const resumed = this.current === undefined ? undefined : this.resumedDueNs.get(this.current);
+    return resumed ?? this.takenDueNs;
+  }
+
+  /** Entries a paused host had parked, queued again at its resume: when they first came due. */
+  private readonly resumedDueNs = new WeakMap<object, number>();
   /**
    * Register mode: the async scope of the last event, when its code threw out of it, until the
    * next event (Node's uncaught-exception handler emits the error before anything else runs).

@@ -65,6 +65,8 @@ export function payloadFields(data: Buffer): { data: string; http?: string } {
 export interface NetworkWorld {
   /** Virtual time now (ns). */
   readonly nowNs: number;
+  /** When the event running now came due: earlier than now when its process was stalled, paused or busy. */
+  readonly runningDueNs: number;
   /** The instant work scheduled now counts from (past the clock reads of a spinning event). */
   readonly scheduleNowNs: number;
   /** Events run so far: what one event sends leaves as one batch (see TcpEndpoint.write). */

@@ -49,6 +49,8 @@ export interface UdpPeer {
 export interface UdpOwner {
   /** The async context of the handle: deliveries run inside it. */
   readonly scope: AsyncResource | undefined;
+  /** Its receive buffer (SO_RCVBUF as Linux reports it: twice what was asked for); default RECV_BUFFER_DEFAULT_BYTES. */
+  readonly recvBufferBytes?: number;
   message(data: Buffer, from: UdpPeer): void;
   /** An error reported by the network on a connected socket (ECONNREFUSED from ICMP). */
   error(code: number): void;
@@ -134,6 +136,61 @@ export function isBroadcast(address: string): boolean {
   return factsOf(address).broadcast;
 }
 
+/**
+ * What a datagram of `bytes` takes of a receive buffer (its skb's truesize): its data with the
+ * headers and headroom, in the kernel allocator's power-of-two block, and the skb's own
+ * bookkeeping. Linux 6 on loopback: a 208 KiB buffer holds 92 datagrams of 1000 bytes (about
+ * 2,300 bytes each), measured with a receiver that did not read.
+ */
+/** Linux's default SO_RCVBUF for a UDP socket (net.core.rmem_default), as getsockopt reports it. */
+export const RECV_BUFFER_DEFAULT_BYTES = 212_992;
+
+export function truesize(bytes: number): number {
+  let block = 512;
+  while (block < bytes + 128) block *= 2;
+  return block + 256;
+}
+
+/**
+ * A UDP socket's receive queue, for its one effect a program can see: a datagram that arrives
+ * while what is queued has filled the buffer is dropped. A datagram is queued from its arrival
+ * (the instant its delivery came due) until it is read (when its delivery runs): at once when
+ * its process is free, later when the process was stalled, paused or busy (program faults'
+ * lag and stall, scenario pauses), and then the ones behind it pile up, as in production.
+ * Deliveries run in the order they arrived, so the queue is a list in that order.
+ */
+export class ReceiveQueue {
+  private readNs: number[] = [];
+  private sizes: number[] = [];
+  private head = 0;
+  private bytes = 0;
+
+  /**
+   * Whether a datagram that arrived at `arrivedNs` and is read at `nowNs` was taken into the
+   * buffer: not when what was queued at its arrival (read after it) already filled `capacity`
+   * (Linux lets the last one in overshoot).
+   */
+  admit(arrivedNs: number, nowNs: number, size: number, capacity: number): boolean {
+    // The datagrams read before this one arrived had left the queue by then.
+    while (this.head < this.readNs.length && this.readNs[this.head]! <= arrivedNs) {
+      this.bytes -= this.sizes[this.head]!;
+      this.head++;
+    }
+    if (this.head === this.readNs.length && this.head > 0) {
+      this.readNs = [];
+      this.sizes = [];
+      this.head = 0;
+    }
+    if (this.bytes >= capacity) return false;
+    if (nowNs > arrivedNs) {
+      this.readNs.push(nowNs);
+      this.sizes.push(size);
+      this.bytes += size;
+    }
+    return true;
+  }
+}
+
 export class UdpSocket {
   owner: UdpOwner | undefined;
   /** The address as bound (wildcard, a host address, loopback, a group) and the one in use. */
@@ -158,6 +215,12 @@ export class UdpSocket {
   bindOrder = 0;
   /** The chain its datagrams are received in (see World.chainForSocket), chosen when it binds. */
   chain = 0;
+  /**
+   * The receive queue, as far as it matters: datagrams taken in that were read after they
+   * arrived (their process was stalled, paused or busy), each with when it was read and what it
+   * took of the buffer, oldest first; and the sum of what they took (ReceiveQueue, below).
+   */
+  readonly queue = new ReceiveQueue();
 
   /** The socket's number in the order of the run's sockets (what the fingerprint records of it). */
   readonly serial: number;
@@ -452,9 +515,12 @@ export class UdpStack {
         if (unicast) this.portUnreachable(from, host, d);
         return;
       }
+      const world = this.network.world;
       for (const socket of receivers) {
         const owner = socket.owner;
         if (owner === undefined || !socket.receiving || host.state !== 'running') continue;
+        // A full receive buffer drops the datagram, as Linux does (udp_rmem_schedule).
+        if (!socket.queue.admit(world.runningDueNs, world.nowNs, truesize(d.payload.length), owner.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES)) continue;
         const rinfo = this.presentSource(socket, d);
         const copy = ownBuffer(d.payload);
         // Which socket got which datagram: two runs that swap two sockets' traffic at the same

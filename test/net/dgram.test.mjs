@@ -663,4 +663,64 @@ describe('dgram on the simulated network', function () {
     assert.deepEqual(second.log, first.log);
     assert.notEqual(other.fingerprint, first.fingerprint);
   });
+
+  for (const how of ['pause', 'stall']) {
+    it(`a receiver that does not read while ${how === 'pause' ? 'paused' : 'stalled'}: its buffer holds what fits, the rest is dropped, the oldest kept (seed 0x64)`, async function () {
+      // Found by a probe (2026-12-06): a stalled receiver got every datagram, 677 of 1000 bytes
+      // queued at once, where Linux's default 208 KiB buffer holds about 92 of them.
+      async function run(seed, rcvbuf) {
+        const received = [];
+        const sim = new Sim({ seed });
+        sim.host('receiver', async () => {
+          const s = dgram.createSocket({ type: 'udp4', ...(rcvbuf === undefined ? {} : { recvBufferSize: rcvbuf }) });
+          s.on('message', (msg) => received.push(msg.readUInt32BE(0)));
+          await bound(s, 7000);
+          setTimeout(() => s.close(), 2000);
+        });
+        sim.host('sender', async () => {
+          const s = dgram.createSocket('udp4');
+          await bound(s, 7001);
+          const payload = Buffer.alloc(1000);
+          let n = 0;
+          const timer = setInterval(() => {
+            payload.writeUInt32BE(n, 0);
+            s.send(payload, 7000, 'receiver');
+            if (++n === 1000) {
+              clearInterval(timer);
+              s.close();
+            }
+          }, 1);
+        });
+        sim.client('operator', async () => {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          if (how === 'stall') sim.stall('receiver', 500);
+          else {
+            sim.pause('receiver');
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            sim.resume('receiver');
+          }
+          await new Promise((resolve) => setTimeout(resolve, 2000)); // the run lasts while a client does
+        });
+        const result = await sim.run();
+        return { received, fingerprint: result.fingerprint };
+      }
+      const first = await run(0x64);
+      const lost = 1000 - first.received.length;
+      // 500 datagrams arrive in the 500 ms; 92 or 93 fit in 212,992 bytes (2,304 each).
+      assert.ok(lost >= 400 && lost <= 410, `lost ${lost}`);
+      // Linux drops what arrives at a full buffer: what is lost is one run of sequence numbers,
+      // after the ones received before the stall and the oldest ones the buffer kept.
+      const sorted = first.received.slice().sort((a, b) => a - b);
+      let gap = { from: 0, to: 0 };
+      for (let i = 1; i < sorted.length; i++) if (sorted[i] - sorted[i - 1] > gap.to - gap.from) gap = { from: sorted[i - 1], to: sorted[i] };
+      // (Loopback jitter reorders datagrams a little: one may be dropped beside the run.)
+      assert.ok(lost - (gap.to - gap.from - 1) <= 5, `lost ${lost}, the widest gap ${gap.from}..${gap.to}`);
+      assert.ok(gap.from > 150, `the widest gap begins at ${gap.from}`);
+      assert.deepEqual(await run(0x64), first);
+      // A bigger buffer (recvBufferSize, doubled as Linux reports it) holds them all. (The last
+      // datagram is sent just before its socket closes, which cancels it, as in Node.)
+      const bigger = await run(0x64, 1 << 20);
+      assert.equal(bigger.received.length, 999);
+    });
+  }
 });
