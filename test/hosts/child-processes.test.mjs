@@ -123,11 +123,14 @@ describe('asynchronous child processes inside hosts (seed 0xc4)', () => {
 
   it('a child that does not exit within 5 real seconds runs on in virtual time until the program kills it; its output waits while the program does not read', async function () {
     this.timeout(60_000);
+    // This process's own: another suite running at the same time (a second checkout) runs the
+    // same test, and its grandchild lives up to 5 real seconds (seen in a CI run beside one).
+    const SLEEP_SECONDS = `30.${process.pid}`;
     const log = [];
     await run(0xc4, async () => {
       const start = Date.now();
       // Not exec'd: the shell's own child (sleep) must not outlive it as an orphan.
-      const child = childProcess.spawn('sh', ['-c', 'echo started; head -c 300000 /dev/zero; sleep 30.0421']);
+      const child = childProcess.spawn('sh', ['-c', `echo started; head -c 300000 /dev/zero; sleep ${SLEEP_SECONDS}`]);
       // Not read at first: the socket's buffer fills, the pipe stops reading, the rest waits.
       child.stdout.pause();
       let bytes = 0;
@@ -149,7 +152,7 @@ describe('asynchronous child processes inside hosts (seed 0xc4)', () => {
     const sleeping = () =>
       fs.readdirSync('/proc').filter((pid) => /^\d+$/.test(pid)).filter((pid) => {
         try {
-          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u000030.0421\u0000';
+          return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\u0000${SLEEP_SECONDS}\u0000`;
         } catch {
           return false;
         }
