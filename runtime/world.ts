@@ -868,6 +868,16 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private readonly afterEvents: Array<() => void> = [];
 
   /**
+   * Runs what afterEvent() queued: before the next event is chosen, and also where step() holds
+   * an event already chosen (the ticks a handled throw left, destroys owed) and must see whether
+   * real work holds the world: the hold those callbacks release would otherwise never go (a
+   * simulated disk's fs.stat from such a tick hung the run).
+   */
+  private runAfterEvents(): void {
+    if (this.afterEvents.length > 0) for (const fn of this.afterEvents.splice(0)) fn();
+  }
+
+  /**
    * Queues `fn` as an 'io' event of `host` at this instant once the current event and its ticks
    * are done (afterEvent): where Node's loop takes the completion of work a thread or a socket
    * did meanwhile (getaddrinfo, a crypto job, a DNS answer), in a poll phase, behind every
@@ -1129,10 +1139,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // processImmediate then runs the first immediate before the rest.
     let drainThrew = false;
     if (event !== undefined) {
+      this.runAfterEvents();
       if (this.stopped || this.blockers > 0) return false;
       this.takenAfterThrow = undefined;
       drainThrew = true;
     } else if (this.takenForDestroys !== undefined) {
+      this.runAfterEvents();
       if (this.stopped || this.blockers > 0) return false;
       event = this.takenForDestroys;
       this.takenForDestroys = undefined;
@@ -1157,6 +1169,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
         // start real work the world must wait for: then `event` waits for the next step.
         this.takenAfterThrow = event;
         originals.tickCallback.call(originals.process);
+        this.runAfterEvents();
         if (this.stopped || this.blockers > 0) return false;
         this.takenAfterThrow = undefined;
       }
@@ -1347,7 +1360,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   preStepHold: (() => boolean) | undefined;
 
   private next(): WorldEntry | undefined {
-    if (this.afterEvents.length > 0) for (const fn of this.afterEvents.splice(0)) fn();
+    this.runAfterEvents();
     if (this.nextPolls.length > 0) this.queueNextPolls();
     // A spin without clock reads too: a synchronous call on a slow disk (busy()) in an event that
     // never read a clock left its time to whichever host ran next (its clocks then went back).

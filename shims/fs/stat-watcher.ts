@@ -22,8 +22,8 @@ import { nodeBinding } from '../node-binding.js';
 import { mirrorSignature, privateSymbolFinder, type PatchSet } from '../registry.js';
 import type { Shim } from '../shim.js';
 import type { SimEvent } from '../../runtime/scheduler/event.js';
-import type { World } from '../../runtime/world.js';
-import { beginRealCall, completeRealCall } from '../thread-pool/real-work.js';
+import { deliverAfter } from '../thread-pool/real-work.js';
+import { diskOf } from './disk.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type NativeWatcher = Record<string | symbol, any>;
@@ -60,6 +60,9 @@ const worldsSeen = new WeakSet<object>();
 /** The live simulated poll of each path (a path has one watcher in Node's map at a time). */
 const pollOfPath = new Map<string, Poll>();
 const realWatchFile = fs.watchFile;
+/** Taken at load: a program's spy on fs (sinon, graceful-fs) does not see the watcher's polls, as it does not see libuv's. */
+const statSync = fs.statSync;
+const statAsync = fs.stat;
 const realUnwatchFile = fs.unwatchFile;
 const findOwner = privateSymbolFinder('owner_symbol', () => ({}));
 const findUseBigint = privateSymbolFinder('kUseBigint', () => ({}));
@@ -97,27 +100,30 @@ function callBack(handle: NativeWatcher, poll: Poll, status: number, current: bi
 }
 
 /**
- * One poll: the stat is taken at this moment, through the host's fs (its simulated disk, or the
- * real one), and what it found reaches the watcher as a completion of the host's real work, at
- * this instant, in call order (as libuv's stat completes on the loop). Taken at once, not handed
- * to the thread pool: there it raced the program's next statements, so that `fs.watchFile(f)`
+ * One poll. On the real disk the stat is taken at this moment, synchronously, and what it found
+ * reaches the watcher in an 'io' event at this instant (as libuv's stat completes on the loop).
+ * Handed to the thread pool, it raced the program's next statements, so that `fs.watchFile(f)`
  * then `fs.unlinkSync(f)` reported the removal at the first stat in some runs of a seed and at
  * the next poll in others (Node's test-fs-watch-file-enoent-after-deletion, 5 runs in 12 on
- * Node 24). Now the first stat sees the file, every run, as a simulated disk's always did.
+ * Node 24). A simulated disk serves an asynchronous stat at the moment it is made already, and
+ * delivers it after its latency without blocking the host, as the thread pool would.
  */
 function stat(handle: NativeWatcher, poll: Poll): void {
   poll.timer = undefined;
   const host = poll.host;
   if (poll.closed || host.state !== 'running') return;
+  if (diskOf(host) !== undefined) {
+    statAsync(poll.path, { bigint: true }, (error, stats) => polled(handle, poll, error, stats));
+    return;
+  }
   let error: NodeJS.ErrnoException | null = null;
   let stats: fs.BigIntStats | undefined;
   try {
-    stats = fs.statSync(poll.path, { bigint: true });
+    stats = statSync(poll.path, { bigint: true });
   } catch (thrown) {
     error = thrown as NodeJS.ErrnoException;
   }
-  const call = beginRealCall(host, poll.scope);
-  (host.world as World).afterEvent(host, () => completeRealCall(call, () => polled(handle, poll, error, stats)));
+  deliverAfter(host, 0, poll.scope, () => polled(handle, poll, error, stats));
 }
 
 /** What one poll's stat found reaches the watcher (libuv's poll_cb rules, in the header). */

@@ -325,6 +325,17 @@ describe('fs in a host: real files, held in virtual time, completions in call or
     assert.equal(outside, 'small\n');
   });
 
+  for (const disk of ['real', 'simulated']) {
+    it(`register mode: an fs call and a watchFile from the ticks a handled throw left: the run goes on (${disk} disk)`, () => {
+      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
+      const run = spawnSync(process.execPath, ['--import', REGISTER_MJS, 'stat-after-handled-throw.mjs'], {
+        cwd: FIXTURES, env: { ...env, DST_SEED: '0xf6', DST_DISK: disk }, encoding: 'utf8', timeout: 60_000,
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, 'caught boom\nstat 3\n20 ms timer\n');
+    });
+  }
+
   it('register mode: a module\'s top-level await of a read completes before a pending timer, every run', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
     const runs = [0, 1].map(() =>
