@@ -723,4 +723,35 @@ describe('dgram on the simulated network', function () {
       assert.equal(bigger.received.length, 999);
     });
   }
+
+  it('a burst into a stalled receiver: it keeps what Linux keeps, floor(212992 / truesize) datagrams of each size (seed 0x65)', async function () {
+    // Measured on Linux 6 with a plain receiver that did not read (2026-12-06).
+    const kept = {};
+    for (const [size, linux] of [[100, 256], [200, 166], [1000, 92], [1669, 92], [1670, 48], [4000, 25], [20000, 10]]) {
+      let received = 0;
+      const sim = new Sim({ seed: 0x65 });
+      sim.host('receiver', async () => {
+        const s = dgram.createSocket('udp4');
+        s.on('message', () => received++);
+        await bound(s, 7000);
+        setTimeout(() => s.close(), 1000);
+      });
+      sim.host('sender', async () => {
+        const s = dgram.createSocket('udp4');
+        await bound(s, 7001);
+        setTimeout(() => {
+          for (let i = 0; i < 400; i++) s.send(Buffer.alloc(size), 7000, 'receiver');
+          setTimeout(() => s.close(), 500);
+        }, 150);
+      });
+      sim.client('operator', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        sim.stall('receiver', 300);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      });
+      await sim.run();
+      kept[size] = [received, linux];
+    }
+    for (const [size, [received, linux]] of Object.entries(kept)) assert.equal(received, linux, `${size} bytes: kept ${received}, Linux ${linux}`);
+  });
 });
