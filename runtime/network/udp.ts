@@ -136,6 +136,9 @@ export function isBroadcast(address: string): boolean {
   return factsOf(address).broadcast;
 }
 
+/** Linux's default SO_RCVBUF for a UDP socket (net.core.rmem_default), as getsockopt reports it. */
+export const RECV_BUFFER_DEFAULT_BYTES = 212_992;
+
 /**
  * What a datagram of `bytes` takes of a receive buffer (its skb's truesize), as Linux 6 counts a
  * loopback datagram: its data with headroom and headers (59 bytes, 64-byte aligned) and the
@@ -145,9 +148,6 @@ export function isBroadcast(address: string): boolean {
  * buffer: 166 datagrams held of 134-384 bytes, 92 of 1000-1669, 48 of 1670, 25 of 4000, 10 of
  * 20000, each floor(212992 / truesize).
  */
-/** Linux's default SO_RCVBUF for a UDP socket (net.core.rmem_default), as getsockopt reports it. */
-export const RECV_BUFFER_DEFAULT_BYTES = 212_992;
-
 export function truesize(bytes: number): number {
   if (bytes <= 133) return 832;
   const head = Math.ceil((bytes + 59) / 64) * 64 + 320;
@@ -224,7 +224,7 @@ export class UdpSocket {
   /**
    * The receive queue, as far as it matters: datagrams taken in that were read after they
    * arrived (their process was stalled, paused or busy), each with when it was read and what it
-   * took of the buffer, oldest first; and the sum of what they took (ReceiveQueue, below).
+   * took of the buffer, oldest first; and the sum of what they took (ReceiveQueue, above).
    */
   readonly queue = new ReceiveQueue();
 

@@ -35,7 +35,7 @@ import { UnsupportedError } from '../../runtime/errors.js';
 import { type Family, familyName, familyOf } from '../../runtime/network/addresses.js';
 import { UV } from '../../runtime/network/errno.js';
 import type { Network } from '../../runtime/network/network.js';
-import { type UdpOwner, type UdpPeer, UdpSocket } from '../../runtime/network/udp.js';
+import { RECV_BUFFER_DEFAULT_BYTES, type UdpOwner, type UdpPeer, UdpSocket } from '../../runtime/network/udp.js';
 import type { NativeResource } from '../../runtime/hosts/native-resources.js';
 import type { World } from '../../runtime/world.js';
 import { currentHost, forgetHost, type Host } from '../context.js';
@@ -51,8 +51,8 @@ const UDP = udpWrap.UDP as new () => NativeHandle;
 const FLAG_IPV6ONLY: number = udpWrap.constants.UV_UDP_IPV6ONLY ?? 1;
 const FLAG_REUSEADDR: number = udpWrap.constants.UV_UDP_REUSEADDR ?? 4;
 const FLAG_REUSEPORT: number = udpWrap.constants.UV_UDP_REUSEPORT ?? 64;
-/** Linux's default SO_RCVBUF / SO_SNDBUF (net.core.rmem_default), and the floors it applies. */
-const BUFFER_DEFAULT_BYTES = 212_992;
+/** Linux's default SO_SNDBUF (net.core.wmem_default; SO_RCVBUF's is udp.ts'), and the floors it applies. */
+const SEND_BUFFER_DEFAULT_BYTES = 212_992;
 const RECV_BUFFER_MIN_BYTES = 2_304;
 const SEND_BUFFER_MIN_BYTES = 4_608;
 /** The largest buffer size the binding accepts (it must be an int). */
@@ -110,8 +110,8 @@ class SimUdp implements UdpOwner, ListedHandle {
   refed = true;
   holdsRef = false;
   closed = false;
-  recvBufferBytes = BUFFER_DEFAULT_BYTES;
-  sendBufferBytes = BUFFER_DEFAULT_BYTES;
+  recvBufferBytes = RECV_BUFFER_DEFAULT_BYTES;
+  sendBufferBytes = SEND_BUFFER_DEFAULT_BYTES;
   /** libuv's send queue (only with NO_TRY_SEND), oldest first, and its bytes. */
   readonly sendQueue: QueuedSend[] = [];
   sendQueueBytes = 0;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Sim, STARTUP_MS } from 'dst-runtime';
 import { crashWithWorkInFlight } from '../support/crash-in-flight.mjs';
+import { childEnv } from '../support/programs.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const FIXTURES = fileURLToPath(new URL('./fixtures/fs/', import.meta.url));
@@ -327,9 +328,8 @@ describe('fs in a host: real files, held in virtual time, completions in call or
 
   for (const disk of ['real', 'simulated']) {
     it(`register mode: an fs call and a watchFile from the ticks a handled throw left: the run goes on (${disk} disk)`, () => {
-      const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
       const run = spawnSync(process.execPath, ['--import', REGISTER_MJS, 'stat-after-handled-throw.mjs'], {
-        cwd: FIXTURES, env: { ...env, DST_SEED: '0xf6', DST_DISK: disk }, encoding: 'utf8', timeout: 60_000,
+        cwd: FIXTURES, env: childEnv({ DST_SEED: '0xf6', DST_DISK: disk }), encoding: 'utf8', timeout: 60_000,
       });
       assert.equal(run.status, 0, run.stderr);
       assert.equal(run.stdout, 'caught boom\nstat 3\n20 ms timer\n');
@@ -337,9 +337,8 @@ describe('fs in a host: real files, held in virtual time, completions in call or
   }
 
   it('register mode: a module\'s top-level await of a read completes before a pending timer, every run', () => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DST_')));
     const runs = [0, 1].map(() =>
-      spawnSync(process.execPath, ['--import', REGISTER_MJS, 'top-level-read.mjs'], { cwd: FIXTURES, env: { ...env, DST_SEED: '0xf5' }, encoding: 'utf8', timeout: 60_000 }),
+      spawnSync(process.execPath, ['--import', REGISTER_MJS, 'top-level-read.mjs'], { cwd: FIXTURES, env: childEnv({ DST_SEED: '0xf5' }), encoding: 'utf8', timeout: 60_000 }),
     );
     for (const run of runs) assert.equal(run.status, 0, run.stderr);
     assert.equal(runs[0].stdout, `read true at ${STARTUP_MS} ms\nstat true at ${STARTUP_MS} ms\ntimer at ${STARTUP_MS + 1} ms\n`);
