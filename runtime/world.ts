@@ -1535,6 +1535,15 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   kernelReply<T>(send: () => T): T {
     const current = this.current as SimEvent<WorldHost> | undefined;
     const turn = current !== undefined && current[kKind] === KIND_NET && current.pollTurn >= 0 ? current.pollTurn : -1;
+    return this.inPollTurn(turn, send);
+  }
+
+  /**
+   * Runs `send`, whose loopback packet its host reads in the poll phase of turn `turn` instead of
+   * pollTurn()'s (-1: pollTurn()'s): a UDP socket's datagrams beyond the 32 libuv reads of it in
+   * one poll wait for the next poll (network/udp.ts).
+   */
+  inPollTurn<T>(turn: number, send: () => T): T {
     if (turn < 0) return send();
     const outer = this.replyTurn;
     this.replyTurn = turn;
@@ -1622,11 +1631,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const turn = kind === KIND_IMMEDIATE || kind === KIND_IO ? (event as { [kCheckTurn]?: number })[kCheckTurn] : undefined;
     const phase = turn !== undefined && kind === KIND_IO ? PHASE_CLOSING : phaseOfKind(kind);
     this.runningPhase = phase;
-    if (nowNs !== host.loopNs || phaseRank(phase) < phaseRank(host.loopPhase)) host.loopTurn++;
+    const pollTurn = kind === KIND_NET ? (event as SimEvent<WorldHost>).pollTurn : -1;
+    if (this.beginsTurn(host, phase, pollTurn)) host.loopTurn++;
     if (turn !== undefined && turn > host.loopTurn) host.loopTurn = turn;
     // Work of a later poll at the same instant (an accept that waited for a poll of its own):
     // the loop has come round to that turn.
-    else if (kind === KIND_NET && (event as SimEvent<WorldHost>).pollTurn > host.loopTurn) host.loopTurn = (event as SimEvent<WorldHost>).pollTurn;
+    else if (pollTurn > host.loopTurn) host.loopTurn = pollTurn;
     host.loopNs = nowNs;
     host.loopPhase = phase;
     if (this.phases.active) this.phases.ran(host, event);
@@ -1704,7 +1714,22 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const phase = turn !== undefined && kind === KIND_IO ? PHASE_CLOSING : phaseOfKind(kind);
     if (phase === PHASE_CHECK || phase === PHASE_CLOSING) return true;
     // A new turn of its loop (as runEvent() counts them).
-    return this.nowNs !== host.loopNs || phaseRank(phase) < phaseRank(host.loopPhase) || (turn !== undefined && turn > host.loopTurn);
+    const pollTurn = kind === KIND_NET ? (event as SimEvent<WorldHost>).pollTurn : -1;
+    return this.beginsTurn(host, phase, pollTurn) || (turn !== undefined && turn > host.loopTurn);
+  }
+
+  /**
+   * Whether an event of `host` in loop phase `phase` running now begins a new turn of its loop:
+   * when time moved or its phase came round again; not poll-phase work of the turn the loop is
+   * in (`pollTurn`: a loopback packet read in the poll after the timers or the main script that
+   * sent it, though its simulated arrival came a few µs later; the 32 datagrams libuv reads of a
+   * socket in one poll).
+   */
+  private beginsTurn(host: WorldHost, phase: number, pollTurn: number): boolean {
+    const rank = phaseRank(phase);
+    const hostRank = phaseRank(host.loopPhase);
+    if (pollTurn >= 0 && pollTurn === host.loopTurn && rank >= hostRank) return false;
+    return this.nowNs !== host.loopNs || rank < hostRank;
   }
 
   private invoke(event: WorldEntry): void {

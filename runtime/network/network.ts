@@ -39,6 +39,11 @@ export interface PacketTrace {
   data?: Buffer;
   /** Instead of `data`: the payload is ciphertext ('tls'), shown without a preview. */
   enc?: string;
+  /**
+   * Asked as a copy arrives, before its delivery runs: why the destination drops it, if it does
+   * (a UDP socket's full receive buffer), for the `recv` annotation's `lost`.
+   */
+  lost?: () => string | undefined;
 }
 
 /** Bytes of a payload the trace shows. */
@@ -81,6 +86,8 @@ export interface NetworkWorld {
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number, loopback?: boolean): SimEvent;
   /** Runs `send`, the kernel's own answer to the packet being delivered (World.kernelReply). */
   kernelReply<T>(send: () => T): T;
+  /** Runs `send`, whose loopback packet its host reads in the poll of turn `turn` (World.inPollTurn). */
+  inPollTurn<T>(turn: number, send: () => T): T;
   /** The turn of `host`'s loop whose poll sees what it does to a socket now (World.pollTurn). */
   pollTurn(host: Host): number;
   /** Queues what libuv does next in this poll for the socket being read, straight after this event (World.continuePoll). */
@@ -95,6 +102,8 @@ export interface NetworkWorld {
   newChain(): number;
   /** The chain of a socket the running code opens (0 while chain faults are off). */
   chainForSocket(): number;
+  /** The chain of the code running now (0 while chain faults are off). */
+  readonly currentChain: number;
   cancel(event: SimEvent): void;
   readonly hosts: NetworkHosts;
   /** True while the run writes a trace: the network then annotates each packet's send and arrival. */
@@ -413,7 +422,8 @@ export class Network {
     const received = () => {
       // The destination's incarnation now (it may have rebooted since the packet left).
       const host = world.hosts.list[to.index] ?? to;
-      world.annotate(host, 'recv', { msg, from: from.name, ...(this.machineOff(host) ? { lost: 'machine off' } : {}) });
+      const lost = this.machineOff(host) ? 'machine off' : traced.lost?.();
+      world.annotate(host, 'recv', { msg, from: from.name, ...(lost === undefined ? {} : { lost }) });
       deliver();
     };
     return this.carryOut(to, verdict, received, fifo, connection, chain, from.index === to.index);

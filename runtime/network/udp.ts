@@ -19,7 +19,7 @@ import type { AsyncResource } from 'node:async_hooks';
 import type { Host } from '../hosts/host.js';
 import { type Family, familyOf, isLoopback, isWildcard, unmapped, unspecifiedAsLoopback } from './addresses.js';
 import { UV } from './errno.js';
-import type { Network } from './network.js';
+import type { Network, PacketTrace } from './network.js';
 
 /** Linux's limit for a UDP payload over IPv4 (65535 - 8 - 20). */
 export const UDP_PAYLOAD_MAX = 65_507;
@@ -54,6 +54,24 @@ export interface UdpOwner {
   message(data: Buffer, from: UdpPeer): void;
   /** An error reported by the network on a connected socket (ECONNREFUSED from ICMP). */
   error(code: number): void;
+}
+
+/** A datagram sent to a socket of its own process: put in `socket`'s buffer at the send, or dropped (`taken` false). */
+interface Claim {
+  socket: UdpSocket;
+  size: number;
+  taken: boolean;
+}
+
+/** What becomes of one copy of a datagram where it arrives. */
+interface Arrival {
+  host: Host;
+  /** The sockets that take it in. */
+  sockets: UdpSocket[];
+  /** No socket is bound to its port: the host answers ICMP port unreachable. */
+  unreachable: boolean;
+  /** Every socket it was for dropped it, its receive buffer full. */
+  lost: boolean;
 }
 
 export interface UdpBindOptions {
@@ -136,6 +154,13 @@ export function isBroadcast(address: string): boolean {
   return factsOf(address).broadcast;
 }
 
+/**
+ * Datagrams libuv reads of one socket in one poll phase (uv__udp_recvmsg's count): the rest wait
+ * for the next turn's poll, after its immediates and timers. Measured: 40 datagrams a process
+ * sent itself are read 32, then an immediate the first one queued, then 8.
+ */
+const READS_PER_POLL = 32;
+
 /** Linux's default SO_RCVBUF for a UDP socket (net.core.rmem_default), as getsockopt reports it. */
 export const RECV_BUFFER_DEFAULT_BYTES = 212_992;
 
@@ -195,6 +220,58 @@ export class ReceiveQueue {
     }
     return true;
   }
+
+  /**
+   * What the datagrams its own process sent it over loopback take, from each send until the
+   * datagram is read (claim, read): loopback puts a datagram in the receiver's buffer inside
+   * sendto(2), and the process cannot read it before the code that sent it, and the callbacks
+   * of the same loop phase, have run. So a loop that sends a burst to a socket of its own
+   * process fills the buffer and loses the rest, as real Node does (300 datagrams of 1000 bytes
+   * in one loop: 92 received).
+   */
+  private claimed = 0;
+  /** Datagrams claim() took in and not yet read. */
+  private claimedCount = 0;
+  /** Of those, how many the reader took over at its last splice (udp's reader_queue). */
+  private spliced = 0;
+  /** Bytes read since memory was last given back (udp's forward_deficit). */
+  private deficit = 0;
+
+  /**
+   * Whether a datagram its own process sends now, of `size` (truesize), goes into the buffer:
+   * it does while the buffer holds nothing of its own process's or it fits beside what does
+   * (Linux's rule, as admit() applies it). Datagrams read late (admit) are not counted: they
+   * were read before this instant.
+   */
+  claim(size: number, capacity: number): boolean {
+    if (this.claimed > 0 && this.claimed + size > capacity) return false;
+    this.claimed += size;
+    this.claimedCount++;
+    return true;
+  }
+
+  /**
+   * A datagram claim() took in is read. Linux gives its memory back to the buffer only once a
+   * quarter of the buffer has been read, or the reader has read every datagram it took over
+   * from the queue at its last look (udp_rmem_release: forward_deficit, reader_queue), so a
+   * buffer that is read while it fills stays fuller than what it holds.
+   */
+  read(size: number, capacity: number): void {
+    if (this.spliced === 0) this.spliced = this.claimedCount;
+    this.spliced--;
+    this.claimedCount--;
+    this.deficit += size;
+    if (this.deficit >= capacity >> 2 || this.spliced === 0) {
+      this.claimed -= this.deficit;
+      this.deficit = 0;
+    }
+  }
+
+  /** A datagram claim() took in never reached the buffer (lost on the way). */
+  release(size: number): void {
+    this.claimed -= size;
+    this.claimedCount--;
+  }
 }
 
 export class UdpSocket {
@@ -221,6 +298,12 @@ export class UdpSocket {
   bindOrder = 0;
   /** The chain its datagrams are received in (see World.chainForSocket), chosen when it binds. */
   chain = 0;
+  /**
+   * The poll turn of its host's loop that reads the last datagram its own process sent it
+   * (World.pollTurn), and how many that poll reads: libuv reads at most READS_PER_POLL.
+   */
+  readTurn = -1;
+  readsInTurn = 0;
   /**
    * The receive queue, as far as it matters: datagrams taken in that were read after they
    * arrived (their process was stalled, paused or busy), each with when it was read and what it
@@ -509,34 +592,101 @@ export class UdpStack {
 
   /** Puts one datagram on the link from `from`'s host to `to`; delivers it on arrival. */
   private transmit(from: UdpSocket, to: Host, d: Datagram, unicast: boolean): void {
+    const world = this.network.world;
     const fifo = from.host === to && !this.network.reorderDatagrams ? this.network.flow(`udp:${to.index}:${from.port}`) : undefined;
     const chain = this.sockets.find((s) => s.host === to && s.port === d.port)?.chain;
-    this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
+    // To a socket of the sending process: in its buffer from now (ReceiveQueue.claim). The first
+    // copy to arrive is that datagram; another (a duplicate) arrives as one from elsewhere.
+    let claim = unicast && from.host === to ? this.claimAtSend(to, d) : undefined;
+    // It is read in the poll World.pollTurn gives, or a later one (READS_PER_POLL).
+    const turn = claim !== undefined && claim.taken ? this.readTurn(claim.socket) : -1;
+    // What happens to a copy when it arrives, decided once per copy: before the trace's `recv`
+    // (which says when the buffer dropped it), or else as the delivery runs.
+    const arrive = (): Arrival => {
+      const own = claim;
+      claim = undefined;
+      if (own !== undefined && own.taken) own.socket.queue.read(own.size, own.socket.owner?.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES);
       // The destination may have restarted since: its current incarnation receives. A machine
       // that is off (crashed) receives nothing and answers nothing, not even ICMP.
-      const host = this.network.world.hosts.list[to.index] ?? to;
-      if (this.network.machineOff(host)) return;
+      const host = world.hosts.list[to.index] ?? to;
+      if (this.network.machineOff(host)) return { host, sockets: [], unreachable: false, lost: false };
       const receivers = this.receivers(host, d, unicast);
-      if (receivers.length === 0) {
-        if (unicast) this.portUnreachable(from, host, d);
-        return;
-      }
-      const world = this.network.world;
+      const sockets: UdpSocket[] = [];
+      let dropped = false;
       for (const socket of receivers) {
         const owner = socket.owner;
         if (owner === undefined || !socket.receiving || host.state !== 'running') continue;
         // A full receive buffer drops the datagram, as Linux does (__udp_enqueue_schedule_skb).
-        if (!socket.queue.admit(world.runningDueNs, world.nowNs, truesize(d.payload.length), owner.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES)) continue;
+        const taken = own !== undefined && own.socket === socket
+          ? own.taken
+          : socket.queue.admit(world.runningDueNs, world.nowNs, truesize(d.payload.length), owner.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES);
+        if (taken) sockets.push(socket);
+        else dropped = true;
+      }
+      return { host, sockets, unreachable: unicast && receivers.length === 0, lost: dropped && sockets.length === 0 };
+    };
+    let arrival: Arrival | undefined;
+    const traced: PacketTrace | undefined = world.tracing ? { msg: world.nextTraceId(), seg: 'dgram', data: d.payload } : undefined;
+    if (traced !== undefined) {
+      traced.lost = () => {
+        arrival = arrive();
+        return arrival.lost ? 'receive buffer full' : undefined;
+      };
+    }
+    const sent = world.inPollTurn(turn, () => this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
+      const { host, sockets, unreachable } = arrival ?? arrive();
+      arrival = undefined;
+      if (unreachable) {
+        this.portUnreachable(from, host, d);
+        return;
+      }
+      for (const socket of sockets) {
+        // An earlier receiver's listener may have closed this one (a multicast group's).
+        const owner = socket.owner;
+        if (owner === undefined || !socket.receiving || host.state !== 'running') continue;
         const rinfo = this.presentSource(socket, d);
         const copy = ownBuffer(d.payload);
         // Which socket got which datagram: two runs that swap two sockets' traffic at the same
         // instants would otherwise have one fingerprint. Its serial, not its port (a seeded
         // ephemeral port would make every seed's fingerprint differ by it alone).
-        this.network.world.fingerprint.mix(socket.serial);
+        world.fingerprint.mix(socket.serial);
         if (owner.scope !== undefined) owner.scope.runInAsyncScope(() => owner.message(copy, rinfo));
         else owner.message(copy, rinfo);
       }
-    }, fifo, undefined, this.network.world.tracing ? { msg: this.network.world.nextTraceId(), seg: 'dgram', data: d.payload } : undefined, chain);
+    }, fifo, undefined, traced, chain));
+    // Lost on the way (a loss rule): it never reached the buffer.
+    if (!sent && claim !== undefined && claim.taken) claim.socket.queue.release(claim.size);
+  }
+
+  /**
+   * The poll turn that reads a datagram `socket`'s own process sends it now: the turn
+   * World.pollTurn gives, unless that poll already reads READS_PER_POLL of the socket's; then
+   * the next turn's (the socket's buffer is read oldest first).
+   */
+  private readTurn(socket: UdpSocket): number {
+    const natural = this.network.world.pollTurn(socket.host);
+    if (natural > socket.readTurn) {
+      socket.readTurn = natural;
+      socket.readsInTurn = 0;
+    } else if (socket.readsInTurn === READS_PER_POLL) {
+      socket.readTurn++;
+      socket.readsInTurn = 0;
+    }
+    socket.readsInTurn++;
+    return socket.readTurn;
+  }
+
+  /**
+   * A unicast datagram the running code sends a socket of its own process (its host, and with
+   * program faults' chains, its chain: a process of a plain program): which socket takes it, and
+   * whether it went into that socket's buffer at the send (ReceiveQueue.claim).
+   */
+  private claimAtSend(host: Host, d: Datagram): Claim | undefined {
+    const [socket] = this.receivers(host, d, true);
+    const owner = socket?.owner;
+    if (socket === undefined || owner === undefined || !socket.receiving || socket.chain !== this.network.world.currentChain) return undefined;
+    const size = truesize(d.payload.length);
+    return { socket, size, taken: socket.queue.claim(size, owner.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES) };
   }
 
   /** The sockets of `host` that get a datagram: the best match for unicast, every match otherwise. */
