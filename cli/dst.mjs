@@ -404,7 +404,7 @@ function runApp(file, seed, { trace, inherit = false, capture = false, keepRepor
   else delete env.DST_TRACE;
   if (!inherit) env.DST_QUIET = '1';
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...APP_EXEC_ARGV, path.resolve(file)], { env, stdio: inherit ? 'inherit' : ['ignore', capture ? 'pipe' : 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [...APP_EXEC_ARGV, path.resolve(file)], { env, argv0: APP_ARGV0, stdio: inherit ? 'inherit' : ['ignore', capture ? 'pipe' : 'ignore', 'pipe'] });
     const output = capture ? captureOutput(child, { echoStderr: false }) : undefined;
     let stderr = '';
     child.stderr?.on('data', (chunk) => {
@@ -507,6 +507,13 @@ function appResult(file, seed, { exitCode, elapsedNs, events, fingerprint, messa
  * confirms a failure (which has no channel): a failure that shows a descriptor's number replays
  * there. Below the soft limit of open files (Linux's /proc tells it); elsewhere on 3.
  */
+/**
+ * process.argv0 (and so process.title) of a program run as a seed: `node`, as in the command a
+ * user types and the register-mode replay line (`DST_SEED=... node --import ...`), not the
+ * absolute path of this Node.
+ */
+const APP_ARGV0 = 'node';
+
 function workerStdio(stdio) {
   ipcDescriptor ??= highDescriptor();
   return [...stdio, ...new Array(Math.max(0, ipcDescriptor - stdio.length)).fill('ignore'), 'ipc'];
@@ -532,7 +539,7 @@ function highDescriptor() {
  */
 class AppWorker {
   constructor(file) {
-    this.child = fork(CLI, ['__app-worker', file], { stdio: workerStdio(['ignore', 'ignore', 'pipe']) });
+    this.child = fork(CLI, ['__app-worker', file], { argv0: APP_ARGV0, stdio: workerStdio(['ignore', 'ignore', 'pipe']) });
     this.stderr = '';
     this.pending = undefined;
     this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));

@@ -194,6 +194,18 @@ describe('a plain program: many seeds in one worker process', function () {
     assert.equal(new Set(failing.map((f) => /descriptors (\d+ \d+ \d+)/.exec(f.message)[1])).size, 1, failing.map((f) => f.message).join('\n'));
   });
 
+  it('argv0.mjs: a seed sees process.argv0 and process.title `node` in the explorer and in `dst run`, as in register mode', () => {
+    // Found by a review (2026-12-06): `dst run` and the explorer started the program with this
+    // Node's absolute path, so process.argv0 read `/usr/bin/node` there and `node` in the replay
+    // line register mode prints.
+    const failing = exploreFailsAndReplays('argv0.mjs', /failing on purpose as node titled node after/);
+    // The replay line register mode prints: `DST_SEED=... node --import dst-runtime/register ...`.
+    const plain = spawnSync(process.execPath, ['--import', REGISTER, path.join(FIXTURES, 'argv0.mjs')], { env: { ...process.env, DST_SEED: failing[0].seed }, encoding: 'utf8', argv0: 'node' });
+    // The same failure, to the microsecond, as the worker found it.
+    const what = (text) => /failing on purpose as \S+ titled \S+ after [\d.]+ ms/.exec(text)?.[0];
+    assert.equal(what(plain.stderr), what(failing[0].message), plain.stderr);
+  });
+
   it('require-esm.cjs: `dst explore` passes every seed, each run alone where a worker cannot isolate it', () => {
     // Without the facade (Node 22.15+, 24) the second seed's module counter read 2; without the
     // pool's rerun (Node 20) the worker's first seed saw two instances of one module (exit 3).
