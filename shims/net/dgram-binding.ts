@@ -55,6 +55,13 @@ const FLAG_REUSEPORT: number = udpWrap.constants.UV_UDP_REUSEPORT ?? 64;
 const SEND_BUFFER_DEFAULT_BYTES = 212_992;
 const RECV_BUFFER_MIN_BYTES = 2_304;
 const SEND_BUFFER_MIN_BYTES = 4_608;
+/**
+ * The simulated machine's net.core.rmem_max and wmem_max: Linux's stock 212,992, whatever this
+ * machine is tuned to. Linux sets a buffer to twice what was asked, asked capped at these, so
+ * `setRecvBufferSize(8 MiB)` gives 425,984 bytes on a stock kernel: a datagram burst that fits in
+ * what was asked for is dropped in production too.
+ */
+const BUFFER_MAX_BYTES = 212_992;
 /** The largest buffer size the binding accepts (it must be an int). */
 const INT32_MAX = 2 ** 31 - 1;
 /**
@@ -513,8 +520,10 @@ function bufferSize(this: NativeHandle, size: number, isReceive: boolean, ctx: R
     return undefined;
   }
   if (size === 0) return isReceive ? sim.recvBufferBytes : sim.sendBufferBytes;
-  if (isReceive) sim.recvBufferBytes = Math.max(RECV_BUFFER_MIN_BYTES, size * 2);
-  else sim.sendBufferBytes = Math.max(SEND_BUFFER_MIN_BYTES, size * 2);
+  // sock_setsockopt: min(asked, rmem_max or wmem_max) × 2, at least the floor.
+  const bytes = Math.min(size, BUFFER_MAX_BYTES) * 2;
+  if (isReceive) sim.recvBufferBytes = Math.max(RECV_BUFFER_MIN_BYTES, bytes);
+  else sim.sendBufferBytes = Math.max(SEND_BUFFER_MIN_BYTES, bytes);
   return size;
 }
 
