@@ -233,6 +233,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   private readonly phases = new PhaseOrder<WorldHost>();
   /** The loop phase of the event running now (runEvent; PHASE_CLOSING for a close callback). */
   private runningPhase = PHASE_MAIN;
+  /** Loopback packets scheduled that arrive at once (scheduleArrival). */
+  private atOnceArrivals = 0;
   /** While a kernel answers a loopback packet (kernelReply): the poll turn its answer is read in. */
   private replyTurn = -1;
   /** The host of the last event run; unhandled rejections are attributed to it. */
@@ -1024,6 +1026,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
       // Only a packet that takes no more than loopback's own few µs: one a fault or a slow
       // loopbackLatency delays keeps its delay.
       if (timeNs - sentNs <= LOOPBACK_AT_ONCE_NS) {
+        this.atOnceArrivals++;
         event.pollTurn = this.replyTurn >= 0 ? this.replyTurn : this.pollTurn(host);
         this.phases.notePoll(host, event);
       }
@@ -1536,6 +1539,11 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     const current = this.current as SimEvent<WorldHost> | undefined;
     const turn = current !== undefined && current[kKind] === KIND_NET && current.pollTurn >= 0 ? current.pollTurn : -1;
     return this.inPollTurn(turn, send);
+  }
+
+  /** NetworkWorld.loopbackAtOnce: loopback packets scheduled so far that arrive at once. */
+  get loopbackAtOnce(): number {
+    return this.atOnceArrivals;
   }
 
   /**

@@ -86,6 +86,11 @@ export interface NetworkWorld {
   scheduleArrival(host: Host, delayNs: number, fn: (this: any) => void, thisArg: unknown, scope?: AsyncResource, chain?: number, loopback?: boolean): SimEvent;
   /** Runs `send`, the kernel's own answer to the packet being delivered (World.kernelReply). */
   kernelReply<T>(send: () => T): T;
+  /**
+   * Loopback packets scheduled so far that arrive at once, read in a poll turn decided as they
+   * were sent (World.scheduleArrival): one delayed by a fault or a slow loopback is not counted.
+   */
+  readonly loopbackAtOnce: number;
   /** Runs `send`, whose loopback packet its host reads in the poll of turn `turn` (World.inPollTurn). */
   inPollTurn<T>(turn: number, send: () => T): T;
   /** The turn of `host`'s loop whose poll sees what it does to a socket now (World.pollTurn). */
@@ -469,7 +474,8 @@ export class Network {
     const other = b ?? '*';
     // A host-wide fault (b omitted) cuts the host off from everyone else, not from itself.
     const list: LinkMatch[] = [{ from: a, to: other }];
-    if (!options.oneway) list.push({ from: other, to: a });
+    // A host's link to itself (or every host's to every host) is one link both ways.
+    if (!options.oneway && other !== a) list.push({ from: other, to: a });
     return list;
   }
 

@@ -240,8 +240,10 @@ export class ReceiveQueue {
   /**
    * Whether a datagram its own process sends now, of `size` (truesize), goes into the buffer:
    * it does while the buffer holds nothing of its own process's or it fits beside what does
-   * (Linux's rule, as admit() applies it). Datagrams read late (admit) are not counted: they
-   * were read before this instant.
+   * (Linux's rule, as admit() applies it). Not exact where both kinds meet: the datagrams from
+   * elsewhere that wait unread are not counted here, nor these in admit(), though Linux has one
+   * buffer for both (a process busy while a peer sends, then sending itself a burst: Linux
+   * keeps the peer's and 74 of its own, the simulation 92 of its own).
    */
   claim(size: number, capacity: number): boolean {
     if (this.claimed > 0 && this.claimed + size > capacity) return false;
@@ -595,11 +597,16 @@ export class UdpStack {
     const world = this.network.world;
     const fifo = from.host === to && !this.network.reorderDatagrams ? this.network.flow(`udp:${to.index}:${from.port}`) : undefined;
     const chain = this.sockets.find((s) => s.host === to && s.port === d.port)?.chain;
+    // On loopback (to its own host) the kernel finds the socket inside sendto: one bound later
+    // never gets it, and with none bound the sender's host answers port unreachable.
+    const target = unicast && from.host === to ? this.receivers(to, d, true)[0] : undefined;
+    let unboundAtSend = unicast && from.host === to && target === undefined;
     // To a socket of the sending process: in its buffer from now (ReceiveQueue.claim). The first
     // copy to arrive is that datagram; another (a duplicate) arrives as one from elsewhere.
-    let claim = unicast && from.host === to ? this.claimAtSend(to, d) : undefined;
+    let claim = target === undefined ? undefined : this.claimFor(target, d);
     // It is read in the poll World.pollTurn gives, or a later one (READS_PER_POLL).
     const turn = claim !== undefined && claim.taken ? this.readTurn(claim.socket) : -1;
+    const atOnce = world.loopbackAtOnce;
     // What happens to a copy when it arrives, decided once per copy: before the trace's `recv`
     // (which says when the buffer dropped it), or else as the delivery runs.
     const arrive = (): Arrival => {
@@ -610,7 +617,7 @@ export class UdpStack {
       // that is off (crashed) receives nothing and answers nothing, not even ICMP.
       const host = world.hosts.list[to.index] ?? to;
       if (this.network.machineOff(host)) return { host, sockets: [], unreachable: false, lost: false };
-      const receivers = this.receivers(host, d, unicast);
+      const receivers = unboundAtSend ? [] : this.receivers(host, d, unicast);
       const sockets: UdpSocket[] = [];
       let dropped = false;
       for (const socket of receivers) {
@@ -633,7 +640,7 @@ export class UdpStack {
         return arrival.lost ? 'receive buffer full' : undefined;
       };
     }
-    const sent = world.inPollTurn(turn, () => this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
+    world.inPollTurn(turn, () => this.network.send(from.host, to, 'udp', d.payload.length + HEADER_BYTES, () => {
       const { host, sockets, unreachable } = arrival ?? arrive();
       arrival = undefined;
       if (unreachable) {
@@ -654,8 +661,17 @@ export class UdpStack {
         else owner.message(copy, rinfo);
       }
     }, fifo, undefined, traced, chain));
-    // Lost on the way (a loss rule): it never reached the buffer.
-    if (!sent && claim !== undefined && claim.taken) claim.socket.queue.release(claim.size);
+    if (world.loopbackAtOnce === atOnce) {
+      // Lost on the way (a loss rule), or slowed by a fault or a slow loopbackLatency past what
+      // loopback takes at once: it was not in the buffer from the send, and is read in no poll
+      // the send decided. A copy that arrives is taken as one from elsewhere, on arrival.
+      if (claim !== undefined && claim.taken) {
+        claim.socket.queue.release(claim.size);
+        claim.socket.readsInTurn--;
+      }
+      claim = undefined;
+      unboundAtSend = false;
+    }
   }
 
   /**
@@ -677,14 +693,13 @@ export class UdpStack {
   }
 
   /**
-   * A unicast datagram the running code sends a socket of its own process (its host, and with
-   * program faults' chains, its chain: a process of a plain program): which socket takes it, and
+   * A unicast datagram the running code sends `socket`, a socket of its own host: when it is one
+   * of its own process (with program faults' chains, its chain: a process of a plain program),
    * whether it went into that socket's buffer at the send (ReceiveQueue.claim).
    */
-  private claimAtSend(host: Host, d: Datagram): Claim | undefined {
-    const [socket] = this.receivers(host, d, true);
-    const owner = socket?.owner;
-    if (socket === undefined || owner === undefined || !socket.receiving || socket.chain !== this.network.world.currentChain) return undefined;
+  private claimFor(socket: UdpSocket, d: Datagram): Claim | undefined {
+    const owner = socket.owner;
+    if (owner === undefined || !socket.receiving || socket.chain !== this.network.world.currentChain) return undefined;
     const size = truesize(d.payload.length);
     return { socket, size, taken: socket.queue.claim(size, owner.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES) };
   }
