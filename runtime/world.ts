@@ -689,7 +689,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   /**
    * Stalls one chain until `untilNs`, as stall() stalls a host: none of its entries runs before
    * then; those that come due meanwhile run at `untilNs`, in Node's phase order from `phase`
-   * (loop-phases.ts; PHASE_IDLE: a chain stopped between callbacks).
+   * (loop-phases.ts; PHASE_IDLE: a chain stopped between callbacks). The trace says so: a `stall`
+   * of the host whose event ran last (program faults' chains are a plain program's, on one host),
+   * with the chain's number.
    */
   stallChain(chain: number, untilNs: number, phase = PHASE_IDLE, sinceNs = this.nowNs): void {
     const stall = this.chainStalls.get(chain);
@@ -697,6 +699,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // A longer stall of a stalled chain extends it from where it began.
     if (stall !== undefined && stall.untilNs > this.nowNs) stall.untilNs = untilNs;
     else this.chainStalls.set(chain, { untilNs, phase, sinceNs });
+    if (this.trace !== undefined) this.annotate(this.lastHost, 'stall', { untilNs, chain });
     if (untilNs < this.wakeNs) this.wakeNs = untilNs;
     this.kick();
   }

@@ -4,6 +4,8 @@
 // produce; it runs under register mode on the seeds that found it and the ones around them, and
 // must print what it prints plainly.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProgram } from '../support/programs.mjs';
@@ -74,6 +76,28 @@ describe('program faults keep correct programs correct (cases from Node\'s own t
     const file = path.join(FIXTURES, 'lag-two-chains-timer.mjs');
     assert.equal(run(file), 'ok\n');
     for (const seed of ['0xf', '0x14', '0x1f', '0x23', '0x24']) assert.equal(run(file, { seed, faults: 'lag' }), 'ok\n', `DST_SEED=${seed}`);
+  });
+
+  it("the trace shows a chain's stalls and lag: a `stall` with its chain and end, and tracing changes nothing", () => {
+    // Found by a probe (2026-12-06): a timer 562 ms late under DST_FAULTS=stall had no record in
+    // the trace of why; only stalls of a whole host were written.
+    const file = path.join(FIXTURES, 'timer-lists-after-stall.mjs');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'dst-chain-stall-'));
+    for (const faults of ['stall=5', 'lag=0.5']) {
+      const trace = path.join(dir, `${faults}.jsonl`);
+      const fingerprint = (env, name) => {
+        const reportFile = path.join(dir, `${faults}-${name}.json`);
+        const result = runProgram(path.dirname(file), path.basename(file), { seed: '0x1c', reportFile, env });
+        assert.equal(result.status, 0, result.stderr);
+        const { fingerprint: value } = JSON.parse(readFileSync(reportFile, 'utf8'));
+        assert.match(value, /^[0-9a-f]{16}$/);
+        return value;
+      };
+      assert.equal(fingerprint({ DST_FAULTS: faults, DST_TRACE: trace }, 'traced'), fingerprint({ DST_FAULTS: faults }, 'untraced'));
+      const stalls = readFileSync(trace, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).filter((r) => r.kind === 'stall');
+      assert.ok(stalls.length > 0, `${faults}: no stall in the trace`);
+      for (const r of stalls) assert.ok(r.chain === 0 && r.host === 'main' && r.untilNs > r.tNs, JSON.stringify(r));
+    }
   });
 
   it('with lag and stalls on, a close callback still runs after an immediate its chain queued after it (test-tls-socket-close)', () => {
