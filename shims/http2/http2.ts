@@ -84,6 +84,12 @@ let patchedIn: PatchSet | undefined;
 function patchPrototypes(patches: PatchSet, http2: typeof import('node:http2'), load: NodeJS.Require): void {
   if (patchedIn === patches) return;
   patchedIn = patches;
+  // The probe's session closes over two loop turns, and expectingNativeImmediates expects only
+  // the first's immediates: the world watches for the rest. (A first server made from a callback,
+  // not at the top level, left two unclaimed, and strict mode took them for escapes: every
+  // @grpc/grpc-js server, which binds from an immediate, stopped with exit 74.)
+  const host = currentHost();
+  if (host !== undefined && prototypes === undefined) watchNativeImmediates(host.world);
   const { native, session, stream } = http2Prototypes(http2, load);
 
   const realConsume = native.consume!;
