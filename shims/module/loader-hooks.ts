@@ -33,7 +33,7 @@ export async function load(url: string, context: unknown, nextLoad: (u: string, 
   }
   const result = await nextLoad(url, context);
   if (isCommonJsFormat(result.format)) await (lexerReady ??= init());
-  return loadedInHostGraph(url, result, (source) => parse(source).exports, dynamicImports);
+  return loadedInHostGraph(url, result, parse, dynamicImports);
 }
 
 /** The dynamic import() expressions of an ES module (es-module-lexer's pure JavaScript build: no init). */

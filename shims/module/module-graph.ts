@@ -26,6 +26,9 @@
  * runs on, not a fresh copy of it that knows no world.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import Module from 'node:module';
+import { extname, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** What a resolve hook gets from the next one, and what a load hook gets and returns. */
@@ -126,6 +129,47 @@ function commonJsFacade(filename: string, names: readonly string[], entry: boole
     ...(MODULE_EXPORTS_NAME ? ['export { m as "module.exports" };'] : []),
     ...named.map((n, i) => `const e${i} = m?.[${JSON.stringify(n)}]; export { e${i} as ${IDENTIFIER.test(n) ? n : JSON.stringify(n)} };`),
   ].join('\n');
+}
+
+/** What cjs-module-lexer finds in a CommonJS source: the names it assigns and the modules it re-exports. */
+export interface CjsParse {
+  readonly exports: readonly string[];
+  readonly reexports: readonly string[];
+}
+
+/**
+ * The names an ES module that imports CommonJS `filename` sees besides its default, as Node's
+ * cjsPreparseModuleExports finds them: what cjs-module-lexer finds assigned, and the names of
+ * each module it re-exports (`module.exports = require('./a')`, TypeScript's
+ * `__exportStar(require('./a'), exports)`) where that resolves, from `filename`, to a .js or .cjs
+ * file or one of an extension Node does not load (not JSON, not a builtin). An unreadable or
+ * unparseable file has none (the default only); `seen` stops a cycle.
+ */
+function commonJsExportNames(filename: string, parseCjs: (source: string) => CjsParse, seen: Set<string>): string[] {
+  if (seen.has(filename)) return [];
+  seen.add(filename);
+  let parsed: CjsParse;
+  try {
+    parsed = parseCjs(readFileSync(filename, 'utf8'));
+  } catch {
+    return [];
+  }
+  if (parsed.reexports.length === 0) return [...parsed.exports];
+  const names = [...parsed.exports];
+  const require = createRequire(filename);
+  const extensions = (Module as unknown as { _extensions: Record<string, unknown> })._extensions;
+  for (const specifier of parsed.reexports) {
+    let resolved: string;
+    try {
+      resolved = require.resolve(specifier);
+    } catch {
+      continue;
+    }
+    const ext = extname(resolved);
+    if (!isAbsolute(resolved) || !(ext === '.js' || ext === '.cjs' || !Object.hasOwn(extensions, ext))) continue;
+    for (const name of commonJsExportNames(resolved, parseCjs, seen)) names.push(name);
+  }
+  return names;
 }
 
 /**
@@ -381,17 +425,12 @@ export function unwrapHostImport<C extends { parentURL?: string }>(specifier: st
 export function loadedInHostGraph(
   url: string,
   result: Loaded,
-  parseExports: (source: string) => string[],
+  parseCjs: (source: string) => CjsParse,
   dynamicImports?: (source: string) => readonly DynamicImport[],
 ): Loaded {
   if (isCommonJsFormat(result.format)) {
     const filename = fileURLToPath(url);
-    let names: string[] = [];
-    try {
-      names = parseExports(readFileSync(filename, 'utf8'));
-    } catch {
-      // Unparseable: default export only, as Node does.
-    }
+    const names = commonJsExportNames(filename, parseCjs, new Set());
     return { format: 'module', source: commonJsFacade(filename, names, url.endsWith(ENTRY_MARK)), shortCircuit: true };
   }
   if (isEsModuleFormat(result.format) && result.source != null) {

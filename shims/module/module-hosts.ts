@@ -29,7 +29,7 @@ import { currentHost, type Host } from '../context.js';
 import { activeWorld } from '../../runtime/world.js';
 import { abandonRealCall, beginRealCall, completeInPlace, completeRealCall, type RealCall } from '../thread-pool/real-work.js';
 import { installCodeCache, isHostModule, markHostModule } from './code-cache.js';
-import { ENTRY_MARK, hostImportSpecifier, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, sourceText, unwrapHostImport, withoutHostQuery } from './module-graph.js';
+import { type CjsParse, ENTRY_MARK, hostImportSpecifier, hostQuery, type Loaded, loadedInHostGraph, type Resolved, resolvedInHostGraph, setSharedDirectory, sourceText, unwrapHostImport, withoutHostQuery } from './module-graph.js';
 import { esmKey, readResolutionCacheSetting, resolveCommonJs, resolveEsm } from './resolution-cache.js';
 import type { PatchSet } from '../registry.js';
 import type { Realm, Shim } from '../shim.js';
@@ -40,7 +40,7 @@ import type { Realm, Shim } from '../shim.js';
  * every register-mode start (docs/benchmarks.md, figure 12).
  */
 let cjsLexer: typeof import('cjs-module-lexer') | undefined;
-function parseCjs(source: string): { exports: string[] } {
+function parseCjs(source: string): CjsParse {
   cjsLexer ??= createRequire(__filename)('cjs-module-lexer') as typeof import('cjs-module-lexer');
   return cjsLexer.parse(source);
 }
@@ -170,7 +170,7 @@ const realRegister = Module.register;
 
 function loadHook(url: string, context: unknown, nextLoad: (u: string, c: unknown) => Loaded): Loaded {
   if (hostQuery(url) === undefined) return rest(() => nextLoad(url, context));
-  return loadedInHostGraph(url, strippedTypeScript(url, rest(() => nextLoad(url, context))), (source) => parseCjs(source).exports);
+  return loadedInHostGraph(url, strippedTypeScript(url, rest(() => nextLoad(url, context))), parseCjs);
 }
 
 type StripTypes = (source: string, options: { mode: 'strip' }) => string;

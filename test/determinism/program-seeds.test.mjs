@@ -94,7 +94,7 @@ describe('a plain program: many seeds in one worker process', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs', 'top-level-throw.mjs', 'dynamic-import.mjs', 'dynamic-import.cjs', 'dynamic-import-tla.mjs', 'import-from-cjs.cjs', 'import-meta.mjs', 'require-esm.cjs', 'require-cache.cjs', 'http2-secure.mjs', 'process-view.mjs', 'own-listeners.mjs', 'ports-timeline.mjs', 'formdata.mjs', 'stack-frames.mjs', 'source-mapped-entry.mjs', 'cjs-namespace.mjs', 'async-hooks-leftover.mjs']) {
+  for (const name of ['leftovers.mjs', 'leftovers.cjs', 'exits.mjs', 'http-keepalive.mjs', 'ipc.mjs', 'top-level-throw.mjs', 'dynamic-import.mjs', 'dynamic-import.cjs', 'dynamic-import-tla.mjs', 'import-from-cjs.cjs', 'import-meta.mjs', 'require-esm.cjs', 'require-cache.cjs', 'http2-secure.mjs', 'process-view.mjs', 'own-listeners.mjs', 'ports-timeline.mjs', 'formdata.mjs', 'stack-frames.mjs', 'source-mapped-entry.mjs', 'cjs-namespace.mjs', 'async-hooks-leftover.mjs', 'reexports.mjs']) {
     it(`${name}: seeds ${SEEDS[0]}..${SEEDS.at(-1)} give in one worker what each gives alone`, async () => {
       const file = path.join(FIXTURES, name);
       const fresh = SEEDS.map((seed) => alone(file, seed, dir));
