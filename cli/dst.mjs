@@ -421,7 +421,8 @@ function runApp(file, seed, { trace, inherit = false, capture = false, keepRepor
       rmSync(dir, { recursive: true, force: true });
       const dstLine = stderr.split('\n').find((l) => l.startsWith('dst: ') && !l.startsWith('dst: seed ') && !l.startsWith('dst: faults '));
       const exitCode = code ?? 128;
-      const message = dstLine?.slice(5) ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
+      // The report's message is whole; stderr's first line of it is all of one line only.
+      const message = data.failure?.message ?? dstLine?.slice(5) ?? (signal ? `killed by ${signal}` : `exited with code ${exitCode}`);
       const result = appResult(file, seed, { exitCode, elapsedNs: data.elapsedNs ?? 0, events: data.events ?? 0, fingerprint: data.fingerprint ?? 'unknown', message, faults: data.faults });
       resolve(output === undefined ? result : { ...result, output: output() });
     });
@@ -502,18 +503,18 @@ function appResult(file, seed, { exitCode, elapsedNs, events, fingerprint, messa
 }
 
 /**
- * The stdio of a worker process: `stdio` for descriptors 0-2 and its IPC channel on a high
- * descriptor, not on 3, so what a seed's program opens is numbered as in the fresh process that
- * confirms a failure (which has no channel): a failure that shows a descriptor's number replays
- * there. Below the soft limit of open files (Linux's /proc tells it); elsewhere on 3.
- */
-/**
  * process.argv0 (and so process.title) of a program run as a seed: `node`, as in the command a
  * user types and the register-mode replay line (`DST_SEED=... node --import ...`), not the
  * absolute path of this Node.
  */
 const APP_ARGV0 = 'node';
 
+/**
+ * The stdio of a worker process: `stdio` for descriptors 0-2 and its IPC channel on a high
+ * descriptor, not on 3, so what a seed's program opens is numbered as in the fresh process that
+ * confirms a failure (which has no channel): a failure that shows a descriptor's number replays
+ * there. Below the soft limit of open files (Linux's /proc tells it); elsewhere on 3.
+ */
 function workerStdio(stdio) {
   ipcDescriptor ??= highDescriptor();
   return [...stdio, ...new Array(Math.max(0, ipcDescriptor - stdio.length)).fill('ignore'), 'ipc'];

@@ -1888,6 +1888,13 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     this.fail('aborted', undefined, error, summary);
   }
 
+  /**
+   * Register mode: the failure it printed (the first), whose kind and summary go in DST_REPORT
+   * whole: the CLI's fresh run that confirms a failure compares its message with the explorer's,
+   * and a message of several lines (an assertion's diff) cut to its first line differed.
+   */
+  shownFailure: FailureReport | undefined;
+
   /** The run fails with this report (the first failure wins). */
   fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {
     if (this.outcome !== undefined) return;

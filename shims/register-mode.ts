@@ -403,6 +403,7 @@ export function startRegisterMode(): World {
   }
 
   world.onFailure = (report) => {
+    world.shownFailure ??= report;
     nodeProcess.stderr.write(`${formatFailure(report)}\n`);
     nodeProcess.exit(exitCodeOfFailure(report.kind));
   };
@@ -433,6 +434,7 @@ export function startRegisterMode(): World {
     const report = fatalErrorReport(world, host, error, origin as NodeJS.UncaughtExceptionOrigin);
     world.traceFailure(report);
     world.flushTrace();
+    world.shownFailure ??= report;
     nodeProcess.stderr.write(`${formatFailure(report, { withError: false })}\n`);
   } });
 
@@ -451,6 +453,7 @@ export function startRegisterMode(): World {
     );
     world.traceFailure(report);
     world.flushTrace();
+    world.shownFailure ??= report;
     nodeProcess.stderr.write(
       `${formatFailure(report)}\n  fix      close them (server.close(), socket.end(), child.kill()) or unref() them; ` +
         `DST_IDLE=exit exits with the program's own code instead\n`,
@@ -486,6 +489,7 @@ export function startRegisterMode(): World {
         replay: world.options.replay,
         ...(programFaults === undefined ? {} : { faults: programFaults.mix }),
         ...(pendingSites === undefined ? {} : { pending: pendingSites }),
+        ...(world.shownFailure === undefined ? {} : { failure: { kind: world.shownFailure.kind, message: world.shownFailure.summary } }),
       };
       onRealDisk(() => fs.writeFileSync(reportFile, `${JSON.stringify(report)}\n`));
     }

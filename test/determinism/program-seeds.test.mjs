@@ -194,6 +194,14 @@ describe('a plain program: many seeds in one worker process', function () {
     assert.equal(new Set(failing.map((f) => /descriptors (\d+ \d+ \d+)/.exec(f.message)[1])).size, 1, failing.map((f) => f.message).join('\n'));
   });
 
+  it('multiline-failure.mjs: a failure whose message spans lines replays, in the explorer and in `dst replay`', () => {
+    const failing = exploreFailsAndReplays('multiline-failure.mjs', /loosely deep-equal:\n[\s\S]*should loosely deep-equal\n[\s\S]*3/);
+    assert.ok(failing.every((f) => f.message.split('\n').length > 5), failing[0].message);
+    const replay = spawnSync(process.execPath, [CLI, 'replay', path.join(dir, 'multiline-failure.mjs.json')], { encoding: 'utf8' });
+    assert.equal(replay.status, 1, replay.stdout + replay.stderr);
+    assert.match(replay.stdout, /reproduced +same failure, same fingerprint/);
+  });
+
   it('argv0.mjs: a seed sees process.argv0 and process.title `node` in the explorer and in `dst run`, as in register mode', () => {
     // Found by a review (2026-12-06): `dst run` and the explorer started the program with this
     // Node's absolute path, so process.argv0 read `/usr/bin/node` there and `node` in the replay
