@@ -51,18 +51,21 @@ const kCall = Symbol('dst.fsCall');
 
 /**
  * After holderOf() left a call to Node: the host whose dynamic import() Node's module loader is
- * reading a file for, in library mode. On Node 20 (without a hooks thread) the ES module loader
+ * reading a file for. On Node 20 (without a hooks thread) the ES module loader
  * reads a module not loaded before with fs/promises, real requests one after another with only
  * microtasks between them, and the import settles in the microtasks after the last. Held, the
  * simulation runs no event meanwhile, so the import settles at the virtual instant it was made,
  * whatever the reads take; left alone, other hosts' timers ran on while they were in flight (a
  * probe, 2026-12-05: a host's import() beside a 1 ms interval settled after 1,023 to 5,887 ticks,
- * 4 outcomes in 15 runs of one seed). Register mode holds a program's imports its own way
- * (DST_HELD_IMPORTS, module/code-cache.ts); a module host's own graph is held as it loads.
+ * 4 outcomes in 15 runs of one seed). So in register mode, where DST_HELD_IMPORTS=1 (what the
+ * CLI sets) holds a program's imports on the loader-hooks thread instead, at 28+ ms of start-up:
+ * without it a lazy import() loaded in real time while events ran, and `DST_SEED=S node --import
+ * dst-runtime/register app.mjs` did not replay (a probe, 2026-12-06: one seed, three
+ * fingerprints). A module host's own graph is held as it loads.
  */
 function importingHost(): Host | undefined {
   const host = currentHost();
-  if (host === undefined || (host.world as World).mode !== 'library' || loadingModuleGraph(host)) return undefined;
+  if (host === undefined || loadingModuleGraph(host)) return undefined;
   return host;
 }
 

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Sim } from 'dst-runtime';
+import { childEnv } from '../support/programs.mjs';
 
 const app = fileURLToPath(new URL('./fixtures/counter-app/', import.meta.url));
 
@@ -138,6 +139,35 @@ describe('dynamic import() in a library-mode client (seed 0xd1)', function () {
       assert.equal(run.log.find((line) => line.startsWith('loaded')), 'loaded 42 after 0 ticks, 0 ms');
       assert.deepEqual(run, before[0]);
     }
+  });
+
+  it('register mode without DST_HELD_IMPORTS: a lazy import() beside a 1 ms interval settles at the instant it was made, the same every run', function () {
+    // Found by a probe (2026-12-06): on Node 20 `DST_SEED=S node --import dst-runtime/register`
+    // of a program whose request handler imports a package lazily gave one seed three
+    // fingerprints (8,000 to 17,000 events), and failed a 2 s client timeout plain Node meets.
+    const program = path.join(dir, 'lazy-import.mjs');
+    writeFileSync(program, [
+      'let ticks = 0;',
+      'const interval = setInterval(() => ticks++, 1);',
+      'setTimeout(async () => {',
+      '  const started = performance.now();',
+      `  const loaded = await import(${JSON.stringify(freshModule())});`,
+      '  console.log(`loaded ${loaded.answer} at +${performance.now() - started} ms, ${ticks} ticks`);',
+      '  clearInterval(interval);',
+      '}, 5);',
+      '',
+    ].join('\n'));
+    const runs = [];
+    for (let i = 0; i < 4; i++) {
+      const run = spawnSync(process.execPath, ['--import', fileURLToPath(new URL('../../dist/register.mjs', import.meta.url)), program], {
+        encoding: 'utf8',
+        env: childEnv({ DST_SEED: '0x6', DST_HELD_IMPORTS: '0' }),
+      });
+      assert.equal(run.status, 0, run.stderr);
+      runs.push({ stdout: run.stdout, summary: run.stderr.split('\n').find((line) => line.startsWith('dst: seed')) });
+    }
+    assert.match(runs[0].stdout, /^loaded 42 at \+0 ms, 4 ticks\n$/);
+    for (const run of runs) assert.deepEqual(run, runs[0]);
   });
 
   it('the check for loads in flight leaves Node\'s handles alone: runs after a host used monitorEventLoopDelay do not abort Node', () => {
