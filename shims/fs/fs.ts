@@ -61,11 +61,17 @@ const kCall = Symbol('dst.fsCall');
  * CLI sets) holds a program's imports on the loader-hooks thread instead, at 28+ ms of start-up:
  * without it a lazy import() loaded in real time while events ran, and `DST_SEED=S node --import
  * dst-runtime/register app.mjs` did not replay (a probe, 2026-12-06: one seed, three
- * fingerprints). A module host's own graph is held as it loads.
+ * fingerprints). A module host's own graph is held as it loads; a register-mode program's entry
+ * graph, and an import() its top level makes before the first event, are not.
  */
 function importingHost(): Host | undefined {
   const host = currentHost();
   if (host === undefined || loadingModuleGraph(host)) return undefined;
+  // Register mode: once the program's first event has run. Before it Node is still loading the
+  // entry's graph, with nothing simulated to race, and a hold there moved the first event ahead
+  // of strict mode's first look for real timers the program's top level made (tripwire.test.mjs).
+  const world = host.world as World;
+  if (world.mode !== 'library' && world.eventsRun === 0) return undefined;
   return host;
 }
 
