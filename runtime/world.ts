@@ -1893,7 +1893,16 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * whole: the CLI's fresh run that confirms a failure compares its message with the explorer's,
    * and a message of several lines (an assertion's diff) cut to its first line differed.
    */
-  shownFailure: FailureReport | undefined;
+  get shownFailure(): FailureReport | undefined {
+    return this.firstShownFailure;
+  }
+  private firstShownFailure: FailureReport | undefined;
+
+  /** Register mode: prints `text`, the failure `report` as shown to the user, on the real stderr (shownFailure). */
+  showFailure(report: FailureReport, text: string): void {
+    this.firstShownFailure ??= report;
+    originals.process.stderr.write(`${text}\n`);
+  }
 
   /** The run fails with this report (the first failure wins). */
   fail(kind: FailureKind, host: Host | undefined, error: unknown, summary: string): void {

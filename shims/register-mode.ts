@@ -403,8 +403,7 @@ export function startRegisterMode(): World {
   }
 
   world.onFailure = (report) => {
-    world.shownFailure ??= report;
-    nodeProcess.stderr.write(`${formatFailure(report)}\n`);
+    world.showFailure(report, formatFailure(report));
     nodeProcess.exit(exitCodeOfFailure(report.kind));
   };
 
@@ -434,8 +433,7 @@ export function startRegisterMode(): World {
     const report = fatalErrorReport(world, host, error, origin as NodeJS.UncaughtExceptionOrigin);
     world.traceFailure(report);
     world.flushTrace();
-    world.shownFailure ??= report;
-    nodeProcess.stderr.write(`${formatFailure(report, { withError: false })}\n`);
+    world.showFailure(report, formatFailure(report, { withError: false }));
   } });
 
   // Before the program's own listeners: in real Node they would never run while the handles
@@ -453,10 +451,10 @@ export function startRegisterMode(): World {
     );
     world.traceFailure(report);
     world.flushTrace();
-    world.shownFailure ??= report;
-    nodeProcess.stderr.write(
+    world.showFailure(
+      report,
       `${formatFailure(report)}\n  fix      close them (server.close(), socket.end(), child.kill()) or unref() them; ` +
-        `DST_IDLE=exit exits with the program's own code instead\n`,
+        `DST_IDLE=exit exits with the program's own code instead`,
     );
     nodeProcess.exit(ExitCode.idle);
   } });

@@ -164,6 +164,11 @@ const READS_PER_POLL = 32;
 /** Linux's default SO_RCVBUF for a UDP socket (net.core.rmem_default), as getsockopt reports it. */
 export const RECV_BUFFER_DEFAULT_BYTES = 212_992;
 
+/** The receive buffer of the socket `owner` has now (a closed socket's: the default). */
+function recvBufferOf(owner: UdpOwner | undefined): number {
+  return owner?.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES;
+}
+
 /**
  * What a datagram of `bytes` takes of a receive buffer (its skb's truesize), as Linux 6 counts a
  * loopback datagram: its data with headroom and headers (59 bytes, 64-byte aligned) and the
@@ -612,7 +617,7 @@ export class UdpStack {
     const arrive = (): Arrival => {
       const own = claim;
       claim = undefined;
-      if (own !== undefined && own.taken) own.socket.queue.read(own.size, own.socket.owner?.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES);
+      if (own !== undefined && own.taken) own.socket.queue.read(own.size, recvBufferOf(own.socket.owner));
       // The destination may have restarted since: its current incarnation receives. A machine
       // that is off (crashed) receives nothing and answers nothing, not even ICMP.
       const host = world.hosts.list[to.index] ?? to;
@@ -626,7 +631,7 @@ export class UdpStack {
         // A full receive buffer drops the datagram, as Linux does (__udp_enqueue_schedule_skb).
         const taken = own !== undefined && own.socket === socket
           ? own.taken
-          : socket.queue.admit(world.runningDueNs, world.nowNs, truesize(d.payload.length), owner.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES);
+          : socket.queue.admit(world.runningDueNs, world.nowNs, truesize(d.payload.length), recvBufferOf(owner));
         if (taken) sockets.push(socket);
         else dropped = true;
       }
@@ -701,7 +706,7 @@ export class UdpStack {
     const owner = socket.owner;
     if (owner === undefined || !socket.receiving || socket.chain !== this.network.world.currentChain) return undefined;
     const size = truesize(d.payload.length);
-    return { socket, size, taken: socket.queue.claim(size, owner.recvBufferBytes ?? RECV_BUFFER_DEFAULT_BYTES) };
+    return { socket, size, taken: socket.queue.claim(size, recvBufferOf(owner)) };
   }
 
   /** The sockets of `host` that get a datagram: the best match for unicast, every match otherwise. */

@@ -26,8 +26,7 @@
  * runs on, not a fresh copy of it that knows no world.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import Module from 'node:module';
+import Module, { createRequire } from 'node:module';
 import { extname, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -154,8 +153,8 @@ function commonJsExportNames(filename: string, parseCjs: (source: string) => Cjs
   } catch {
     return [];
   }
-  if (parsed.reexports.length === 0) return [...parsed.exports];
   const names = [...parsed.exports];
+  if (parsed.reexports.length === 0) return names;
   const require = createRequire(filename);
   const extensions = (Module as unknown as { _extensions: Record<string, unknown> })._extensions;
   for (const specifier of parsed.reexports) {

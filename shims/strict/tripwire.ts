@@ -187,8 +187,7 @@ export function installTripwire(world: World): void {
     );
     const host = world.currentHost();
     const report = world.report('crash', host, error, `strict mode: ${escaped} escaped the simulation`);
-    world.shownFailure ??= report;
-    nodeProcess.stderr.write(`${formatFailure(report)}\n`);
+    world.showFailure(report, formatFailure(report));
     nodeProcess.exit(ExitCode.escape);
   };
 }
