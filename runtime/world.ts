@@ -1360,6 +1360,22 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
+   * Holds the simulation while Node's module loader reads a file for an import() of the program
+   * (shims/fs/fs.ts), as holdForRealWork(). Before the first event its end starts the driver only
+   * when an event is waiting: the reads of a register-mode entry's own graph, before its top level
+   * has run, then leave the driver as they found it (a start there ran the first event before
+   * strict mode's first look for the top level's real timers: tripwire.test.mjs).
+   */
+  holdForImport(): () => void {
+    if (this.eventsRun > 0) return this.holdForRealWork();
+    this.blockers++;
+    return once(() => {
+      this.blockers--;
+      if (this.queue.size > 0 || this.ready.length > 0) this.kick();
+    });
+  }
+
+  /**
    * Asked before each event while set: true after it took a hold for real work Node must run
    * before the next event (immediates native code queued: TLS, HTTP/2; shims/timers/native-immediates.ts).
    */

@@ -61,17 +61,14 @@ const kCall = Symbol('dst.fsCall');
  * CLI sets) holds a program's imports on the loader-hooks thread instead, at 28+ ms of start-up:
  * without it a lazy import() loaded in real time while events ran, and `DST_SEED=S node --import
  * dst-runtime/register app.mjs` did not replay (a probe, 2026-12-06: one seed, three
- * fingerprints). A module host's own graph is held as it loads; a register-mode program's entry
- * graph, and an import() its top level makes before the first event, are not.
+ * fingerprints). A module host's own graph is held as it loads. An import() a register-mode program's top
+ * level makes before the first event is held too (World.holdForImport): its first read could
+ * still be in flight when the driver runs the first slice of events (one seed, 256 or 512 ticks
+ * of a 1 ms interval before the import settled, as the threadpool was quick or not).
  */
 function importingHost(): Host | undefined {
   const host = currentHost();
   if (host === undefined || loadingModuleGraph(host)) return undefined;
-  // Register mode: once the program's first event has run. Before it Node is still loading the
-  // entry's graph, with nothing simulated to race, and a hold there moved the first event ahead
-  // of strict mode's first look for real timers the program's top level made (tripwire.test.mjs).
-  const world = host.world as World;
-  if (world.mode !== 'library' && world.eventsRun === 0) return undefined;
   return host;
 }
 
@@ -79,7 +76,7 @@ function importingHost(): Host | undefined {
 function holdUntilComplete(host: Host, req: InstanceType<typeof FSReqCallback> | undefined): void {
   const oncomplete = req?.oncomplete;
   if (typeof oncomplete !== 'function') return;
-  const release = (host.world as World).holdForRealWork();
+  const release = (host.world as World).holdForImport();
   req!.oncomplete = function (this: unknown, ...results: unknown[]) {
     release();
     return Reflect.apply(oncomplete, this, results);
@@ -239,7 +236,10 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
       const importing = importingHost();
       if (importing !== undefined && marker !== kUsePromises) holdUntilComplete(importing, marker as InstanceType<typeof FSReqCallback>);
       const result = opens ? openUnheld(this, original, args, marker) : Reflect.apply(original, this, args);
-      if (importing !== undefined && marker === kUsePromises) (importing.world as World).waitForRealWork(result as Promise<unknown>);
+      if (importing !== undefined && marker === kUsePromises) {
+        const release = (importing.world as World).holdForImport();
+        (result as Promise<unknown>).then(release, release);
+      }
       return result;
     }
     const disk = diskOf(host);
@@ -618,7 +618,10 @@ export const fsShim: Shim = {
       if (host === undefined) {
         const result = Reflect.apply(close, this, args) as Promise<unknown>;
         const importing = importingHost();
-        if (importing !== undefined) (importing.world as World).waitForRealWork(result);
+        if (importing !== undefined) {
+          const release = (importing.world as World).holdForImport();
+          result.then(release, release);
+        }
         return result;
       }
       const listed = trackRequest(host, 'CloseReq');

@@ -170,6 +170,44 @@ describe('dynamic import() in a library-mode client (seed 0xd1)', function () {
     for (const run of runs) assert.deepEqual(run, runs[0]);
   });
 
+  it('register mode without DST_HELD_IMPORTS: an import() the top level makes before the first event settles at the instant it was made too', function () {
+    // The entry's own graph is read unheld, and so was an import() its top level made before the
+    // first event: its first read raced the driver's first slice of events, and the import
+    // settled after 256 ticks of a 1 ms interval, or 512 when the thread pool was slow.
+    const lazy = freshModule();
+    const programs = {
+      'awaited-after-timer.mjs': [
+        'let ticks = 0;',
+        'const started = performance.now();',
+        'const interval = setInterval(() => ticks++, 1);',
+        `const loaded = await import(${JSON.stringify(lazy)});`,
+        'console.log(`loaded ${loaded.answer} at +${performance.now() - started} ms, ${ticks} ticks`);',
+        'clearInterval(interval);',
+      ],
+      'import-before-timer.mjs': [
+        'let ticks = 0;',
+        'const started = performance.now();',
+        `import(${JSON.stringify(freshModule())}).then((loaded) => {`,
+        '  console.log(`loaded ${loaded.answer} at +${performance.now() - started} ms, ${ticks} ticks`);',
+        '  clearInterval(interval);',
+        '});',
+        'const interval = setInterval(() => ticks++, 1);',
+      ],
+    };
+    for (const [name, lines] of Object.entries(programs)) {
+      const program = path.join(dir, name);
+      writeFileSync(program, [...lines, ''].join('\n'));
+      for (let i = 0; i < 3; i++) {
+        const run = spawnSync(process.execPath, ['--import', fileURLToPath(new URL('../../dist/register.mjs', import.meta.url)), program], {
+          encoding: 'utf8',
+          env: childEnv({ DST_SEED: '0x6', DST_HELD_IMPORTS: '0' }),
+        });
+        assert.equal(run.status, 0, run.stderr);
+        assert.equal(run.stdout, 'loaded 42 at +0 ms, 0 ticks\n', `${name}: ${run.stderr}`);
+      }
+    }
+  });
+
   it('the check for loads in flight leaves Node\'s handles alone: runs after a host used monitorEventLoopDelay do not abort Node', () => {
     // Found by a probe (2026-12-05): the check listed ports with process._getActiveHandles(),
     // which aborts in AsyncWrap::GetOwner on the handle of a histogram a host had enabled.
