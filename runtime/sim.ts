@@ -222,7 +222,11 @@ function takeOverProcessErrors(world: World): { restore(): void } {
     }
   };
   const uncaught = takeOver('uncaughtException', onUncaught);
-  const rejections = takeOver('unhandledRejection', (reason) => world.hosts.failed(world.lastHost, reason, 'unhandled-rejection'));
+  const rejections = takeOver('unhandledRejection', (reason) => {
+    // After the run failed: a rejection its hosts' code left (run() waits a turn for them).
+    if (world.result?.failure !== undefined) return;
+    world.hosts.failed(world.lastHost, reason, 'unhandled-rejection');
+  });
   return {
     restore() {
       rejections.restore();
@@ -759,7 +763,15 @@ export class Sim {
       }
       for (const apply of this.setup) apply(world);
       const outcome = await world.start();
-      if (outcome.failure !== undefined) throw new SimulationError(outcome.failure);
+      if (outcome.failure !== undefined) {
+        // The error that failed the run is often thrown on into the host's code too (always()
+        // fails the run, then throws so that its caller stops): in an async function it rejects
+        // a promise nobody handles, and Node reports that once the microtasks of the turn the run
+        // ended in have run. The run's listener must still be the one it reaches: after the
+        // restore it reached the test process, where Node's default made it fatal.
+        await new Promise((resolve) => originals.setImmediate(runtimeCallback(resolve)));
+        throw new SimulationError(outcome.failure);
+      }
       return {
         seed: this.seed,
         fingerprint: world.fingerprint.toString(),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { Sim, SimulationError, STARTUP_MS } from 'dst-runtime';
+import { always, Sim, SimulationError, STARTUP_MS } from 'dst-runtime';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -162,6 +162,52 @@ describe('library mode: exceptions thrown from host nextTick and microtask code 
       assert.deepEqual(snapshot(), before);
     });
   }
+
+  it('always() failing in a host\'s async function: the run fails with it, and its rejection reaches no runner (seed 0x4a)', async () => {
+    // Found by a probe (2026-12-06): always() fails the run, then throws so that its caller
+    // stops; in an async function nobody awaits, that rejects a promise Node reports only after
+    // the microtasks of the turn the run ended in, by which time run() had put the runner's
+    // listeners back. Node's default made it fatal: the test process exited 1 after the run had
+    // reported the failure, and `dst run` of such a scenario exited 1, not 71.
+    const before = snapshot();
+    const seen = [];
+    process.removeAllListeners('unhandledRejection');
+    process.on('unhandledRejection', (reason) => seen.push(`runner saw ${reason.message}`));
+    let error;
+    try {
+      const sim = new Sim({ seed: 0x4a });
+      sim.host('h', () => {
+        async function check() {
+          await sleep(5);
+          always(false, 'planted in an async function');
+        }
+        check();
+      });
+      error = await sim.run().then(() => undefined, (e) => e);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.removeAllListeners('unhandledRejection');
+      for (const l of before.rejection) process.on('unhandledRejection', l);
+    }
+    assert.ok(error instanceof SimulationError, `expected a SimulationError, got ${error}`);
+    assert.equal(error.report.kind, 'safety');
+    assert.equal(error.report.timeNs, 5_000_000);
+    assert.deepEqual(seen, []);
+    assert.deepEqual(snapshot(), before);
+  });
+
+  it('the same in a process with no listener of its own: the run fails and the process goes on', () => {
+    const script = [
+      "import { Sim, always } from 'dst-runtime';",
+      'const sim = new Sim({ seed: 0x4a });',
+      "sim.host('h', () => { (async () => { await new Promise((r) => setTimeout(r, 5)); always(false, 'planted'); })(); });",
+      "await sim.run().then(() => console.log('passed'), (e) => console.log(`failed: ${e.report.kind}`));",
+      'await new Promise((r) => setTimeout(r, 20));',
+      "console.log('went on');",
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: new URL('.', import.meta.url) });
+    assert.equal(out, 'failed: safety\nwent on\n');
+  });
 
   it('Node fact: on 20 and 22 a queueMicrotask throw reaches "uncaughtException" without its async context (24 keeps it)', () => {
     const program = `
