@@ -221,6 +221,16 @@ export class HostLifecycle<W extends LifecycleLoop> {
   failed(host: Host<W> | undefined, error: unknown, kind: FailureKind): void {
     const hooks = getHostProcessHooks();
     if (hooks?.isExit(error)) return; // process.exit() unwinding a host's code
+    // always()/unreachable() or a scenario's safety invariant (scenario/assertions.ts): a
+    // property of the system broke, whatever the host does with exceptions. Its own
+    // 'uncaughtException' listener (which many servers have, to log and go on) and a crash
+    // policy of restart or keep-down once let the run pass.
+    if (kind === 'safety') {
+      if (host !== undefined && host.role !== 'system' && host.state !== 'running') return;
+      const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      this.world.fail(kind, host, error, `${host === undefined ? 'the simulation' : `host "${host.name}"`} broke a safety property: ${head}`);
+      return;
+    }
     if (host !== undefined && host.role !== 'system') {
       if (host.state !== 'running') return; // a leftover of an incarnation already down
       // Like Node: the host's node:domain or its own process.on('uncaughtException') listeners

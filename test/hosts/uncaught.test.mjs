@@ -196,6 +196,31 @@ describe('library mode: exceptions thrown from host nextTick and microtask code 
     assert.deepEqual(snapshot(), before);
   });
 
+  for (const [what, addHost] of [
+    ["a crash policy of restart", (sim, main) => sim.host('h', main, { onCrash: 'restart' })],
+    ["a crash policy of keep-down", (sim, main) => sim.host('h', main, { onCrash: 'keep-down' })],
+    [
+      "the host's own 'uncaughtException' listener (log and go on)",
+      (sim, main) => sim.host('h', () => {
+        process.on('uncaughtException', () => {});
+        main();
+      }),
+    ],
+  ]) {
+    it(`a broken always() fails the run whatever the host does with exceptions: ${what}`, async () => {
+      // Found 2026-12-06: failed() gave a SafetyViolation to the host's listener and crash policy
+      // as any exception, so the violation restarted the host, or was logged, and the run passed.
+      const sim = new Sim({ seed: 0x4a });
+      addHost(sim, () => setTimeout(() => always(false, 'planted'), 5));
+      sim.client('c', () => sleep(50));
+      const error = await sim.run().then(() => undefined, (e) => e);
+      assert.ok(error instanceof SimulationError, `expected a SimulationError, got ${error}`);
+      assert.equal(error.report.kind, 'safety');
+      assert.equal(error.report.summary, 'host "h" broke a safety property: SafetyViolation: always: planted');
+      assert.equal(error.report.timeNs, 5_000_000);
+    });
+  }
+
   it('the same in a process with no listener of its own: the run fails and the process goes on', () => {
     const script = [
       "import { Sim, always } from 'dst-runtime';",
