@@ -103,6 +103,15 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
         // flushes the frames queued before it). A JSStream write is always asynchronous, so it
         // is completed here, inside the call.
         finish(0);
+      } else if (pending.length > 0 && madeBetweenRecords()) {
+        // TLSWrap's own write at the end of a record of a read that has more (a TLS 1.3
+        // server's session tickets, after the client's Finished): over a TCPWrap it reads the
+        // whole read in one cycle and writes once at its end, so the tickets go out together
+        // with the data a 'data' listener writes for the next record. Held pending here until
+        // the check phase, the write kept that data in TLSWrap, and a destroy() right after
+        // the write lost it (a probe, 2026-12-06: `s.write(x); s.destroy()` on the first data
+        // delivered x plainly, never simulated). Completed before the next record instead.
+        betweenRecords.push(() => finish(0));
       } else {
         // Written at once: complete on a later "loop phase", as TLSWrap's SetImmediate does.
         scheduleOnHandle(tcp, () => finish(0));
@@ -152,7 +161,10 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
       if (pending.length > 0) continuePollOnHandle(tcp, pump);
     }
   };
+  /** Completions of TLSWrap's writes made at the end of a record that more of its read follows. */
+  const betweenRecords: Array<() => void> = [];
   const pump = (): void => {
+    for (const finish of betweenRecords.splice(0)) finish();
     const item = pending.shift()!;
     if (typeof item !== 'number') {
       readFirstRecord(item, true);
@@ -178,6 +190,25 @@ export function bridgeTcp(tcp: NativeHandle, kind: UpperKind): StreamBridge {
     }
   };
   return bridge;
+}
+
+/**
+ * Whether the native layer's write being made (the JSStream's onwrite, called from C++) comes
+ * from the bridge handing it a record (readFirstRecord: TLSWrap writes what its cycle left at the
+ * cycle's end) rather than from JavaScript writing to the socket (a listener's write, inside it).
+ */
+function madeBetweenRecords(): boolean {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 4;
+  const holder: { stack?: string } = {};
+  try {
+    Error.captureStackTrace(holder, madeBetweenRecords);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  // onwrite, Node's callback trampoline (when it has one), then the JavaScript that called C++.
+  const frames = (holder.stack ?? '').split('\n').slice(2).filter((line) => !line.includes('callbackTrampoline'));
+  return frames[0]?.includes('at readFirstRecord') === true;
 }
 
 /** Where the units of a stream's bytes end, followed across reads (the bridge hands one per event). */
