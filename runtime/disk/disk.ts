@@ -218,6 +218,12 @@ export class FileNode {
    * order made) reaches the disk whole, not at all, or up to a sector boundary inside it, each
    * independently, so a later write can survive an earlier one; a truncation survives or not.
    * Where a surviving write lies past the end, the gap reads as zeros.
+   *
+   * A truncation is metadata, which a journaling filesystem commits in order: once one is lost,
+   * every later one is too, and so is every later write's part at or past the size it cut to,
+   * whose blocks were freed by it and allocated anew after it (ext4, XFS). Before, a lost
+   * `O_TRUNC` under a surviving rewrite left the new head over the old tail at the old size
+   * (writeFile of 'new' over a synced 'OLD-OLD-OLD' gave 'new-OLD-OLD'), which no instant held.
    */
   tear(draw: (n: number) => number, sectorBytes: number): void {
     const journal = this.journal ?? [];
@@ -232,10 +238,16 @@ export class FileNode {
       if (end > image.length) image = grow(image, size, end);
       if (end > size) image.fill(0, size, end);
     };
+    // The size the first lost truncation cut to (Infinity while none is lost).
+    let lostFrom = Infinity;
     for (const entry of journal) {
       if (entry.bytes === undefined) {
-        // A truncation: survives or not.
-        if (draw(2) === 0) continue;
+        // A truncation: survives or not (drawn either way, so what other entries draw stays).
+        const survives = draw(2) !== 0;
+        if (!survives || lostFrom !== Infinity) {
+          lostFrom = Math.min(lostFrom, entry.at);
+          continue;
+        }
         ensure(entry.at);
         size = entry.at;
         continue;
@@ -249,6 +261,8 @@ export class FileNode {
         if (last < first) continue; // within one sector: a torn sector is a lost one
         end = (first + draw(last - first + 1)) * sectorBytes;
       }
+      if (end > lostFrom) end = Math.max(entry.at, lostFrom);
+      if (end <= entry.at) continue;
       ensure(end);
       entry.bytes.copy(image, entry.at, 0, end - entry.at);
       if (end > size) size = end;

@@ -453,6 +453,44 @@ describe('disk faults', function () {
       assert.ok(holes > 0 && cuts > 0 && kept > 0, `holes ${holes}, cuts ${cuts}, seeds keeping unsynced data ${kept} of 20`);
     });
 
+    it('a rewrite through O_TRUNC leaves the old contents, nothing, the new head or the new contents: never new over old (seeds 1-40)', async () => {
+      // Found by a probe (2026-12-06): each change survived on its own, so a lost truncation under
+      // a surviving write left 'new-OLD-OLD', at the old size, which no instant held. The
+      // truncation is metadata: the rewrite's blocks are allocated after it, in the journal's order.
+      const seen = new Set();
+      const possible = ['OLD-OLD-OLD', '', 'new', 'newer, and longer than the old one'];
+      for (let seed = 1; seed <= 40; seed++) {
+        let found;
+        let boots = 0;
+        const sim = new Sim({ seed, disk: 'simulated', diskFaults: { tornWrites: true } });
+        const file = path.join(dir, 'config');
+        sim.host('h', () => {
+          boots++;
+          if (boots === 2) {
+            found = fs.readFileSync(file, 'latin1');
+            return;
+          }
+          const fd = fs.openSync(file, 'w');
+          fs.writeSync(fd, 'OLD-OLD-OLD');
+          fs.fsyncSync(fd);
+          fs.closeSync(fd);
+          fs.writeFileSync(file, 'new');
+          fs.writeFileSync(file, 'newer, and longer than the old one');
+          setInterval(() => {}, 1000);
+        }, { onCrash: 'keep-down' });
+        sim.client('operator', async () => {
+          await sleep(5);
+          sim.crash('h');
+          sim.restart('h');
+          await sleep(5);
+        });
+        await sim.run();
+        assert.ok(possible.includes(found), `seed ${seed}: ${JSON.stringify(found)}`);
+        seen.add(found);
+      }
+      assert.deepEqual([...seen].sort(), [...possible].sort(), 'each of the four outcomes on some seed');
+    });
+
     it('are a function of the seed; without the fault a crash keeps exactly what was synced', async () => {
       const a = await tornRun(7, { tornWrites: true });
       const b = await tornRun(7, { tornWrites: true });
