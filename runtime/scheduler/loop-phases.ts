@@ -91,6 +91,13 @@ export interface Waited {
   readonly nextTurn?: boolean;
   /** A timer's duration in ms (Node's `_idleTimeout`): the list of Node's it is in. */
   readonly timerList?: number;
+  /** The order it was queued in (the queue's seq): close callbacks run newest first by it. */
+  readonly seq?: number;
+  /**
+   * Its place in the order the end of a stall last made it ready in (Parking.makeReady), when it
+   * was parked again before it ran: a timers phase busy again goes on in that order.
+   */
+  readonly readyOrder?: number;
 }
 
 /**
@@ -128,8 +135,13 @@ export function loopOrder<T extends Waited>(waited: readonly T[], phase: number,
   for (const w of waited) byPhase[waitedSlot(w)]!.push(w);
   for (let i = 0; i < 3; i++) if (!isSortedByTime(byPhase[i]!)) byPhase[i]!.sort((a, b) => a.timeNs - b.timeNs);
   const timers = byPhase[PHASE_TIMERS];
-  // The closing phase runs its newest first (uv__run_closing_handles walks a list it pushes on).
-  byPhase[3].reverse();
+  // The closing phase runs its newest first (uv__run_closing_handles walks a list it pushes on):
+  // by the order they were queued in, not by their order here, which is already newest first for
+  // entries a stall's end made ready and a later stall parked again (reversed, they flipped at
+  // every stall of a lagging host: s0, s1, s2 on some seeds, s2, s1, s0 on others).
+  const closing = byPhase[3];
+  if (closing.length > 1 && closing.every((w) => w.seq !== undefined)) closing.sort((a, b) => b.seq! - a.seq!);
+  else closing.reverse();
   const out: T[] = [];
   if (phase === PHASE_IDLE || phase === PHASE_MAIN) {
     byPhase[PHASE_TIMERS] = inTimerLists(timers);
@@ -145,8 +157,12 @@ export function loopOrder<T extends Waited>(waited: readonly T[], phase: number,
   let later: T[] = [];
   for (const w of byPhase[slot]!) (takenOn(w, sinceNs) ? taken : later).push(w);
   // Busy in the timers phase, its due timers' lists go on, and the rest are next turn's lists.
+  // Timers a stall's end already ordered so, parked again when one of them was busy in turn, go
+  // on in that order: Node's listOnTimeout runs the rest of its list before the next list, which
+  // regrouping them by their first remaining timer did not (a lagging host ran a 30 ms list's
+  // timer due at 52 before the 50 ms list's due at 55, after the one due at 50).
   if (slot === PHASE_TIMERS) {
-    taken = inTimerLists(taken);
+    taken = taken.every((w) => w.readyOrder !== undefined) ? taken.sort((a, b) => a.readyOrder! - b.readyOrder!) : inTimerLists(taken);
     later = inTimerLists(later);
   } else {
     byPhase[PHASE_TIMERS] = inTimerLists(timers);

@@ -31,6 +31,8 @@ export interface Parked<E extends QueueEntry> {
   phaseStartNs?: number;
   /** A timer's duration in ms: the list of Node's it is in (loop-phases.ts inTimerLists). */
   timerList?: number;
+  /** Its place in the order the last stall's end made it ready in (makeReady; loop-phases.ts). */
+  readyOrder?: number;
 }
 
 /**
@@ -89,8 +91,14 @@ export class Parking<E extends QueueEntry> {
 
   /** Entries whose stall ended, to run in this order (one still held is parked again by World.next()). */
   makeReady(entries: ReadonlyArray<Parked<E>>): void {
-    for (const p of entries) this.ready.push(p);
+    for (const p of entries) {
+      p.readyOrder = ++this.readyCount;
+      this.ready.push(p);
+    }
   }
+
+  /** How many entries makeReady() has made ready (their readyOrder). */
+  private readyCount = 0;
 
   /** Takes out `host`'s parked entries that are still live, in order (the host resumed). */
   unpark(host: Host): Array<Parked<E>> {

@@ -102,6 +102,44 @@ describe('loopback data, immediates and close callbacks (seed 0x1b0)', () => {
   });
 });
 
+describe('close callbacks of a lagging host (seeds 1-6)', () => {
+  it('run newest first however many stalls park them again, as after one busy callback', async () => {
+    // Found 2026-12-06: each stall that parked the closing phase again reversed the order it
+    // was in, so under sim.lag the three closes ran s0, s1, s2 on some seeds and s2, s1, s0 on
+    // others. Plainly a busy timer that destroys three sockets gives the immediates, then s2, s1, s0.
+    for (let seed = 1; seed <= 6; seed++) {
+      const log = [];
+      const sim = new Sim({ seed });
+      sim.host('h', () => {
+        const server = net.createServer(() => {});
+        server.listen(7002, () => {
+          const socks = ['s0', 's1', 's2'].map((name) => Object.assign(net.connect(7002, '127.0.0.1'), { name }));
+          let connected = 0;
+          for (const s of socks) {
+            s.on('close', () => log.push(`${s.name} close`));
+            s.on('connect', () => {
+              if (++connected < socks.length) return;
+              setTimeout(() => {
+                for (const t of socks) t.destroy();
+                setImmediate(() => log.push('immediate A'));
+                setImmediate(() => log.push('immediate B'));
+                server.close();
+              }, 10);
+            });
+          }
+        });
+      });
+      sim.client('lagger', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 9));
+        sim.lag('h', 50);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      });
+      await sim.run();
+      assert.deepEqual(log, ['immediate A', 'immediate B', 's2 close', 's1 close', 's0 close'], `seed ${seed}`);
+    }
+  });
+});
+
 describe('a loopback handshake takes loopback latency as data does', () => {
   // A connect made after a write on another connection, in one timer callback. Plainly the data is
   // in the peer's buffer as write() returns and the handshake done as connect() returns, so the

@@ -68,6 +68,30 @@ describe('stalls and event-loop lag of one host (Sim.stall, Sim.lag)', () => {
     assert.deepEqual(a.log, b.log);
   });
 
+  it('lag after a stall: a busy timer\'s list goes on before the next list, however often the lag parks it again (seeds 1-4)', async () => {
+    // Plainly (a timer busy from 45 to 60 ms, then each callback busy 10 ms): a, b, c on most
+    // runs. Node's listOnTimeout runs the rest of a's 50 ms list (b, due 55) before the 30 ms list
+    // (c, due 52). Found 2026-12-06: each stall of the lag parked b and c again and regrouped
+    // them by their first due timer, so the lagging host ran a, c, b on every seed.
+    for (let seed = 1; seed <= 4; seed++) {
+      const log = [];
+      const sim = new Sim({ seed });
+      sim.host('h', () => {
+        setTimeout(() => log.push('a'), 50);
+        setTimeout(() => setTimeout(() => log.push('b'), 50), 5);
+        setTimeout(() => setTimeout(() => log.push('c'), 30), 22);
+      });
+      sim.client('ops', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 45));
+        sim.stall('h', 15);
+        sim.lag('h', 100);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      });
+      await sim.run();
+      assert.deepEqual(log, ['a', 'b', 'c'], `seed ${seed}`);
+    }
+  });
+
   it('refuses bad arguments with messages that say what to change', async () => {
     const errors = [];
     const sim = new Sim({ seed: 1 });
