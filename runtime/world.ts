@@ -812,6 +812,9 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     return event;
   }
 
+  /** Set by continuePoll(): the next event continues the poll of the one running (next() reads it). */
+  private continued = false;
+
   /** Places `event` ahead of what is due at `timeNs`, or ahead of the `ready` list while a stall's released entries run (continuePoll). */
   private placeFirst(event: SimEvent<WorldHost>, timeNs: number, seq: number): void {
     if (this.ready.length > 0) {
@@ -833,6 +836,7 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    * released entries are running, it goes before what is left of them.
    */
   continuePoll(host: WorldHost, fn: (this: any) => void, scope: AsyncResource | undefined): SimEvent<WorldHost> {
+    this.continued = true;
     const event = this.scheduleAt(host, this.nowNs, 'net', fn, undefined, false, scope, undefined, true);
     this.pendingPhase(event, host);
     return event;
@@ -1390,7 +1394,14 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // Asked even while real work (an fs call the event started) holds the world: the native
     // immediates that event queued must be claimed now, before that work completes, or where
     // its completion lands among their writes depends on the thread pool (real-work.ts, flush).
-    if (this.preStepHold !== undefined && !this.stopped && this.preStepHold()) return undefined;
+    // Not between an event and the continuation it queued (continuePoll: the next TLS record or
+    // HTTP/2 frame of one read, the next read of the handle): libuv serves them in one poll, and
+    // Node runs native immediates in the check phase after it. Claimed there, a session's writes
+    // went out between two frames of one read (Node's test-http2-max-concurrent-streams: the
+    // second stream was accepted, not refused, since the first had closed in between).
+    const continued = this.continued;
+    this.continued = false;
+    if (!continued && this.preStepHold !== undefined && !this.stopped && this.preStepHold()) return undefined;
     for (;;) {
       if (this.stopped || this.blockers > 0) return undefined;
       if (this.idleWaiters.size > 0) this.hosts.settleIdleClients();
