@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ExitCode, FAILURE_EXIT_CODES, exitCodeOfFailure, failureKindOfExitCode, formatFaultMix, formatFaultSpec, formatSeed, parseFaultSpec, parseSeed, machineSettings, replayNode, runScenario } from 'dst-runtime';
 import { mergeReports } from './reports.mjs';
@@ -556,7 +557,7 @@ class AppWorker {
     this.exited.then(({ code, signal }) => {
       const resolve = this.pending;
       this.pending = undefined;
-      resolve?.({ died: signal ? `killed by ${signal}` : `exited with code ${code}` });
+      resolve?.({ died: signal ? `was killed by ${signal}` : `exited with code ${code}` });
     });
   }
 
@@ -764,10 +765,33 @@ async function worker(file, flags) {
     previous = previous.then(async () => {
       if (message.type === 'stop') return process.disconnect();
       const result = await runScenarioSeed(file, scenario, message.seed, { trace: message.trace, swarm, schedule: message.schedule, stopAtMs: message.stopAtMs });
-      process.send({ type: 'result', id: message.id, result });
+      process.send({ type: 'result', id: message.id, result, ...(workerFull() ? { retire: true } : {}) });
     });
   });
   process.send({ type: 'ready' });
+}
+
+/**
+ * The heap a worker may hold after a seed before it retires and a fresh one takes the next
+ * seeds: DST_WORKER_HEAP_MB, by default 1 GiB or half of V8's limit if that is less. Each seed's
+ * ES modules stay in Node's module loader for the life of the process (its load cache keeps every
+ * module job, and a seed's modules have URLs of their own): a probe (2026-12-06) saw 1.7 MB a seed for an express program,
+ * 9.4 MB for aedes + mqtt.js, 7 MB for a scenario of express module hosts, up to V8's heap limit
+ * and an out-of-memory crash. A seed's result does not depend on the worker that runs it.
+ */
+function workerHeapLimit() {
+  const set = process.env.DST_WORKER_HEAP_MB;
+  if (set === undefined || set === '') return Math.min(1 << 30, getHeapStatistics().heap_size_limit / 2);
+  const mb = Number(set);
+  if (!Number.isFinite(mb) || mb <= 0) throw new Usage(`DST_WORKER_HEAP_MB must be a positive number of MiB (the heap an explorer worker may hold before a fresh one takes its seeds), got ${JSON.stringify(set)}`);
+  return mb * 2 ** 20;
+}
+
+let workerHeapBytes;
+
+function workerFull() {
+  workerHeapBytes ??= workerHeapLimit();
+  return getHeapStatistics().used_heap_size > workerHeapBytes;
 }
 
 /**
@@ -789,8 +813,10 @@ async function appWorker(file) {
     });
     process.channel.ref();
     const result = appResult(file, message.seed, { ...seed, message: seed.failure?.summary ?? `exited with code ${seed.exitCode}` });
-    process.send({ type: 'result', result, reusable: seed.reusable, unfit: seed.unfit, alone: seed.alone }, () => {
-      if (!seed.reusable) process.reallyExit(0);
+    // Too much memory held (workerHeapLimit): a fresh worker takes the next seed.
+    const reusable = seed.reusable && !workerFull();
+    process.send({ type: 'result', result, reusable, unfit: seed.unfit, alone: seed.alone }, () => {
+      if (!reusable) process.reallyExit(0);
     });
   };
   process.on('message', (message) => {
@@ -860,6 +886,7 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
             } else if (answer.died !== undefined) {
               // The seed ended the worker itself (a signal, a crash of the worker): it runs
               // again in a process of its own, exactly as its replay command runs it.
+              process.stderr.write(`dst explore: a worker ${answer.died} running seed ${s}, which runs again in a process of its own; a fresh worker takes the rest\n`);
               worker = undefined;
               result = await runApp(target.file, s, { trace: traceOf(s) });
             } else if (!answer.reusable) {
@@ -874,40 +901,65 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
         loop().then(finished, reject);
         continue;
       }
-      const child = fork(CLI, ['__worker', target.file, ...(swarm ? ['--swarm'] : [])], { stdio: workerStdio(['ignore', 'inherit', 'inherit']) });
-      // Seeds sent and not answered yet. While many seeds are left each worker has one more
-      // queued behind the one it runs, so it starts the next the moment it answers, without
-      // waiting a round trip through this process (which shares the cores with the workers);
-      // near the end one at a time, so no worker holds a seed while another has nothing to do.
-      let inFlight = 0;
-      let stopped = false;
-      const send = () => {
-        const seed = take();
-        if (seed === undefined) return false;
-        inFlight++;
-        child.send({ type: 'seed', seed: formatSeed(seed), trace: traceOf(formatSeed(seed)) });
-        return true;
+      const startWorker = () => {
+        const child = fork(CLI, ['__worker', target.file, ...(swarm ? ['--swarm'] : [])], { stdio: workerStdio(['ignore', 'inherit', 'inherit']) });
+        // Seeds sent and not answered yet, in order (the first is the one running). While many
+        // seeds are left each worker has one more queued behind the one it runs, so it starts the
+        // next the moment it answers, without waiting a round trip through this process (which
+        // shares the cores with the workers); near the end one at a time, so no worker holds a
+        // seed while another has nothing to do.
+        const inFlight = [];
+        let stopped = false;
+        // The worker said it holds too much memory (workerHeapLimit): it takes no more seeds,
+        // and a fresh one takes the rest.
+        let retiring = false;
+        const send = () => {
+          const seed = take();
+          if (seed === undefined) return false;
+          inFlight.push(seed);
+          child.send({ type: 'seed', seed: formatSeed(seed), trace: traceOf(formatSeed(seed)) });
+          return true;
+        };
+        const refill = () => {
+          const depth = retiring ? 0 : queue.length >= slots * 2 ? 2 : 1;
+          while (inFlight.length < depth && send());
+          if (inFlight.length === 0 && !stopped) {
+            stopped = true;
+            child.send({ type: 'stop' });
+          }
+        };
+        child.on('message', (message) => {
+          if (message.type === 'result') {
+            inFlight.shift();
+            if (message.retire === true) retiring = true;
+            results.push(message.result);
+            onResult(message.result);
+          }
+          refill();
+        });
+        child.on('exit', (code, signal) => {
+          if (code === 0 && inFlight.length === 0) {
+            if (retiring && queue.length > 0 && !shouldStop()) startWorker();
+            else finished();
+            return;
+          }
+          // The worker died (out of memory, a signal, a crash of its own): the seed it ran goes
+          // to a process of its own, as its replay runs it, and a fresh worker takes the rest.
+          // Before, the whole exploration failed with "a worker exited with code null" and no
+          // report (a probe, 2026-12-06: a scenario whose worker grew 7 MB a seed, at seed 580).
+          const [running, ...queued] = inFlight;
+          queue.unshift(...queued);
+          const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+          const s = running === undefined ? undefined : formatSeed(running);
+          process.stderr.write(`dst explore: a worker ${how}${s === undefined ? '' : ` running seed ${s}, which runs again in a process of its own`}; a fresh worker takes the rest\n`);
+          const rerun = s === undefined ? Promise.resolve() : runSeedInChild(target, s, { trace: traceOf(s), swarm }).then((result) => {
+            results.push(result);
+            onResult(result);
+          });
+          rerun.then(() => (queue.length > 0 && !shouldStop() ? startWorker() : finished()), reject);
+        });
       };
-      const refill = () => {
-        const depth = queue.length >= slots * 2 ? 2 : 1;
-        while (inFlight < depth && send());
-        if (inFlight === 0 && !stopped) {
-          stopped = true;
-          child.send({ type: 'stop' });
-        }
-      };
-      child.on('message', (message) => {
-        if (message.type === 'result') {
-          inFlight--;
-          results.push(message.result);
-          onResult(message.result);
-        }
-        refill();
-      });
-      child.on('exit', (code) => {
-        if (code !== 0) return reject(new Error(`Failed to explore: a worker exited with code ${code}`));
-        finished();
-      });
+      startWorker();
     }
   });
 }
@@ -1024,6 +1076,7 @@ async function explore(file, flags) {
   const first = parseSeed(flags.first ?? 1, '--first');
   const shard = parseShard(flags.shard);
   // Everything that could fail at the end fails now, before any seed runs.
+  workerHeapLimit();
   if (flags.report !== undefined) checkWritable(flags.report, '--report');
   // The failing seeds' traces are written at the end, by name (t.<seed>.jsonl): the first seed's stands for them.
   if (flags.trace !== undefined) checkWritable(`${flags.trace}.${formatSeed(first)}.jsonl`, '--trace');

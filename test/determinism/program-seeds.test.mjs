@@ -180,6 +180,24 @@ describe('a plain program: many seeds in one worker process', function () {
     return failing;
   }
 
+  it('a program\'s worker that holds too much memory retires: the same failing seeds, fingerprints and messages (DST_WORKER_HEAP_MB)', () => {
+    // A probe (2026-12-06): an aedes + mqtt.js program's workers grew to 4.6 GB and died one after
+    // another. With a limit of 1 KiB every worker retires after one seed.
+    const explore = (env) => {
+      const report = path.join(dir, `retry-${Object.keys(env).length}.json`);
+      const run = spawnSync(process.execPath, [CLI, 'explore', 'examples/faults/retry-buggy.mjs', '--swarm', '--seeds', '30', '--jobs', '2', '--report', report], {
+        cwd: fileURLToPath(new URL('../../', import.meta.url)),
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+      assert.equal(run.status, 1, run.stdout + run.stderr);
+      return JSON.parse(fs.readFileSync(report, 'utf8')).failing.map((f) => `${f.seed} ${f.fingerprint} ${f.replays} ${f.message}`).sort();
+    };
+    const kept = explore({});
+    assert.ok(kept.length > 0);
+    assert.deepEqual(explore({ DST_WORKER_HEAP_MB: '0.001' }), kept);
+  });
+
   it('dynamic-import-lazy.mjs: a failure found in a worker replays where only a dependency imports lazily', () => {
     // Regression (seed 0x1 and every other): on Node 20 the worker held the dependency's import()
     // and `dst run` did not, so every failure of such a program was reported as not replaying
