@@ -226,7 +226,11 @@ export class HostLifecycle<W extends LifecycleLoop> {
     // 'uncaughtException' listener (which many servers have, to log and go on) and a crash
     // policy of restart or keep-down once let the run pass.
     if (kind === 'safety') {
-      if (host !== undefined && host.role !== 'system' && host.state !== 'running') return;
+      if (host !== undefined && host.role !== 'system') {
+        if (host.state !== 'running') return;
+        // It threw: down, as a crash takes it (whatever its crash policy says), then the run fails.
+        this.takeDown(host, 'crashed');
+      }
       const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       this.world.fail(kind, host, error, `${host === undefined ? 'the simulation' : `host "${host.name}"`} broke a safety property: ${head}`);
       return;
