@@ -17,6 +17,7 @@ import {
   type LinkConfig,
   type LinkMatch,
   LossRule,
+  matches,
   type PacketInfo,
   PartitionRule,
   type Rule,
@@ -149,9 +150,22 @@ export interface NetworkOptions {
   loopbackLatency?: LinkConfig['latency'];
   lossRatio?: number;
   duplicateRatio?: number;
-  /** How long TCP retransmits into silence before the connection fails with ETIMEDOUT. Default 30 s. */
+  /**
+   * How long TCP retransmits into silence before the connection (or the connect) fails with
+   * ETIMEDOUT. Default Linux's: 924.6 s for data (tcp_retries2 = 15 retransmissions, from 200 ms
+   * doubling to at most 120 s) and 127 s for a connect (tcp_syn_retries = 6, from 1 s doubling).
+   * Set, it is both.
+   */
   tcpTimeoutMs?: number;
 }
+
+/**
+ * Linux's TCP timeouts with its defaults: data retransmitted 15 times (tcp_retries2), from an RTO
+ * of 200 ms doubling up to 120 s (TCP_RTO_MAX), fails 924.6 s after the first transmission; a SYN
+ * retransmitted 6 times (tcp_syn_retries), at 1, 3, 7, 15, 31 and 63 s, fails at 127 s.
+ */
+const LINUX_DATA_TIMEOUT_NS = 924_600_000_000;
+const LINUX_CONNECT_TIMEOUT_NS = 127_000_000_000;
 
 /** Which direction(s) a fault applies to. */
 export interface FaultOptions {
@@ -185,7 +199,10 @@ export class Network {
   readonly random: RandomStream;
   readonly tcp: TcpStack;
   readonly udp: UdpStack;
+  /** How long data retransmits into silence before ETIMEDOUT (tcpTimeoutMs). */
   readonly tcpTimeoutNs: number;
+  /** How long a connect retransmits its SYN before ETIMEDOUT (tcpTimeoutMs). */
+  readonly tcpConnectTimeoutNs: number;
   /** The rule chain: base latency first, then per-link rules and faults in the order added. */
   private readonly rules: Rule[] = [];
   /** What a unix domain socket's packets go through: the loopback latency alone (see send()). */
@@ -214,7 +231,11 @@ export class Network {
     if (options.duplicateRatio !== undefined) {
       this.rules.push(new ExceptSelf(new DuplicateRule({ from: '*', to: '*' }, ratio(options.duplicateRatio, 'duplicateRatio'))));
     }
-    this.tcpTimeoutNs = Math.round((options.tcpTimeoutMs ?? 30_000) * 1e6);
+    // Linux's defaults, not shorter ones: a partition of a minute, which a real connection
+    // survives, ended the simulated one at 30 s (a probe, 2026-12-06: ioredis then resent a
+    // request the server had applied, a duplicate production would not see).
+    this.tcpTimeoutNs = options.tcpTimeoutMs !== undefined ? Math.round(options.tcpTimeoutMs * 1e6) : LINUX_DATA_TIMEOUT_NS;
+    this.tcpConnectTimeoutNs = options.tcpTimeoutMs !== undefined ? Math.round(options.tcpTimeoutMs * 1e6) : LINUX_CONNECT_TIMEOUT_NS;
     this.tcp = new TcpStack(this);
     this.udp = new UdpStack(this);
     world.hosts.onDown((host) => {
@@ -482,6 +503,16 @@ export class Network {
   /** Drops every packet between a and b (or between a and everyone) until repair(). */
   partition(a: string, b?: string, options: FaultOptions = {}): void {
     for (const link of this.links(a, b, options)) this.rules.push(new ExceptSelf(new PartitionRule(link)));
+  }
+
+  /**
+   * Whether a partition drops what `from` sends `to` now (tcp.ts asks it of an ACK's way back:
+   * a one-way partition drops the acknowledgements of the data that still gets through).
+   */
+  partitioned(from: Host, to: Host): boolean {
+    if (from === to || from.name === to.name) return false;
+    const packet: PacketInfo = { from: from.name, to: to.name, protocol: 'tcp', bytes: 0 };
+    return this.rules.some((rule) => rule instanceof ExceptSelf && rule.inner instanceof PartitionRule && matches(rule.inner.link, packet));
   }
 
   /** Removes the partitions between a and b (or all of a's) that match the direction given. */

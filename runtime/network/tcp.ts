@@ -49,7 +49,7 @@ export const READS_PER_POLL = 32;
 const [UV_MAJOR, UV_MINOR] = process.versions.uv.split('.').map(Number) as [number, number];
 export const HANGUP_EOF = UV_MAJOR === 1 && UV_MINOR < 52;
 const RTO_INITIAL_NS = 200_000_000;
-const RTO_MAX_NS = 60_000_000_000;
+const RTO_MAX_NS = 120_000_000_000; // Linux's TCP_RTO_MAX
 const SYN_RTO_INITIAL_NS = 1_000_000_000;
 /** Linux's cap on a listen backlog (net.core.somaxconn, 4096 since 5.4). */
 const SOMAXCONN = 4096;
@@ -1158,9 +1158,9 @@ export class TcpStack {
       });
       syn = { msg: world.nextTraceId(), conn: endpoint.traceConn, seg: 'syn', retry: -1 };
     }
-    // The connect fails at exactly tcpTimeoutMs unless the handshake completes first, whatever
+    // The connect fails at exactly its deadline unless the handshake completes first, whatever
     // was lost: the SYN (retransmitted below) or the SYN-ACK (retransmitted by the server).
-    endpoint.connectDeadline = world.schedule(from, this.network.tcpTimeoutNs, 'net', () => {
+    endpoint.connectDeadline = world.schedule(from, this.network.tcpConnectTimeoutNs, 'net', () => {
       endpoint.connectDeadline = undefined;
       if (endpoint.state === 'syn-sent') endpoint.timedOut();
     }, undefined, false);
@@ -1187,7 +1187,7 @@ export class TcpStack {
       // The SYN timer stays armed until a SYN-ACK or a reset arrives, whatever became of this
       // SYN (lost on the way, unanswered by a machine that is off, or answered by a reset that
       // was lost): Linux resends it at 1 s, 3 s, 7 s, ... until the deadline.
-      if (world.nowNs - startNs + rtoNs >= this.network.tcpTimeoutNs) return;
+      if (world.nowNs - startNs + rtoNs >= this.network.tcpConnectTimeoutNs) return;
       endpoint.synTimer = world.schedule(from, rtoNs, 'net', () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, false);
     };
     attempt(SYN_RTO_INITIAL_NS);
@@ -1350,13 +1350,16 @@ export class TcpStack {
    * Sends one segment reliably: a dropped packet is retransmitted with exponential backoff
    * until the network's TCP timeout, then the sender's connection fails with ETIMEDOUT.
    */
-  reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => boolean | void, what: Buffer | string): void {
+  reliableSend(from: TcpEndpoint, to: TcpEndpoint, bytes: number, deliver: () => boolean | void, what: Buffer | string, timesOut: TcpEndpoint = from): void {
     const world = this.network.world;
     const startNs = world.nowNs;
     const fifo = from.flowTo(to.host);
     // Traced: one message however often it is retransmitted.
     const traced = world.tracing ? this.traced(from, what) : undefined;
     if (traced !== undefined) traced.retry = -1;
+    // Data and FIN segments are acknowledged by the receiver (a window update is itself an ACK;
+    // the handshake's segments are followed by the connection's own states).
+    const acked = typeof what !== 'string' || what === 'fin';
     const attempt = (rtoNs: number) => {
       if (traced !== undefined) traced.retry!++;
       // A connection that broke stops retransmitting; one the application closed goes on
@@ -1370,16 +1373,21 @@ export class TcpStack {
         if (sentNs - startNs + rtoNs >= this.network.tcpTimeoutNs) {
           // No retransmission before the deadline: the connection fails AT the deadline (the
           // kernel's timer), not at this last lost attempt.
-          world.scheduleArrival(from.host, Math.max(0, startNs + this.network.tcpTimeoutNs - world.nowNs), () => {
+          world.scheduleArrival(timesOut.host, Math.max(0, startNs + this.network.tcpTimeoutNs - world.nowNs), () => {
             if (from.state === 'closed' && from.closedBy !== 'app') return;
-            from.timedOut();
-          }, undefined, undefined, from.chain);
+            timesOut.timedOut();
+          }, undefined, undefined, timesOut.chain);
           return;
         }
         world.scheduleArrival(from.host, Math.max(0, sentNs + rtoNs - world.nowNs), () => attempt(Math.min(rtoNs * 2, RTO_MAX_NS)), undefined, undefined, from.chain);
       };
       const sent = this.network.send(from.host, to.host, from.protocol, bytes, () => {
         if (deliver() === false) unacknowledged();
+        // Taken, but its ACK cannot get back (a one-way partition): the receiver has the data,
+        // and the sender retransmits it until the way back opens or its deadline passes, as
+        // Linux does. Before, what arrived counted as acknowledged: a server streaming into a
+        // one-way partition went on for ever (100 MB in 60 s) and never timed out.
+        else if (acked && this.network.partitioned(to.host, from.host)) unacknowledged();
       }, fifo, { fromPort: from.local.port, toPort: to.local.port, carriesData: typeof what !== 'string', reset: () => this.resetPair(from) }, traced, to.chain);
       if (!sent) unacknowledged();
     };
@@ -1434,7 +1442,12 @@ export class TcpStack {
       sender.windowOpened(readTotalBytes);
       return;
     }
-    this.reliableSend(reader, sender, HEADER_BYTES, () => sender.windowOpened(readTotalBytes), 'window');
+    // A window update is an ACK: Linux never retransmits it, and never times its sender out for
+    // it; the writer waiting for the window probes for it (its persist timer) and gives up,
+    // ETIMEDOUT, when the probes go unanswered. Modelled as the update retransmitted until it
+    // gets through, with the writer timing out at the deadline (before, the reader did: a
+    // client that paused reading during a one-way partition got `read ETIMEDOUT`).
+    this.reliableSend(reader, sender, HEADER_BYTES, () => sender.windowOpened(readTotalBytes), 'window', sender);
   }
 
   forget(endpoint: TcpEndpoint): void {

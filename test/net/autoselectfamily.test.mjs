@@ -2,7 +2,7 @@
  * Node's happy-eyeballs attempt timer on virtual time. With autoSelectFamily (the default) and a
  * lookup answering several addresses, net.js arms its attempt timer with the real setTimeout it
  * took when it loaded; the simulation adopts that timer (shims/net/net-attempt-timer.ts). Before,
- * an unreachable first address held the connect for the whole TCP timeout (30 s virtual) and
+ * an unreachable first address held the connect for the whole TCP timeout (then 30 s virtual) and
  * strict mode could stop the run for the real timer. (Server: host 0, 10.0.0.1; 192.0.2.1
  * belongs to no simulated host, so a SYN sent there is lost.)
  */

@@ -98,6 +98,72 @@ describe('network faults (seed 0xfa)', () => {
     });
   });
 
+  it("by default Linux's deadlines: a 5-minute partition is survived, data into silence fails at 924.6 s, a connect at 127 s", async () => {
+    // Found by a probe (2026-12-06): the default was 30 s, so a connection a partition of a
+    // minute could not kill in production failed, and ioredis resent a request the server had
+    // applied (a duplicate production would not give).
+    const seen = {};
+    const sim = new Sim({ seed: 0xfa });
+    sim.host('server', echoServer);
+    sim.client('client', async () => {
+      const socket = await connect('server');
+      sim.partition('client', 'server');
+      const pending = roundTrip(socket, 'during');
+      setTimeout(() => sim.repair('client', 'server'), 300_000);
+      seen.survived = await pending.catch((e) => e.code);
+      sim.partition('server');
+      let start = process.hrtime.bigint();
+      const lost = await roundTrip(socket, 'lost').then(() => undefined, (e) => e);
+      seen.data = { code: lost?.code, afterNs: process.hrtime.bigint() - start };
+      start = process.hrtime.bigint();
+      const nobody = await connect('10.0.0.99').then(() => undefined, (e) => e);
+      seen.connect = { code: nobody?.code, afterNs: process.hrtime.bigint() - start };
+    });
+    await sim.run();
+    assert.deepEqual(seen, {
+      survived: 'during',
+      data: { code: 'ETIMEDOUT', afterNs: 924_600_000_000n },
+      connect: { code: 'ETIMEDOUT', afterNs: 127_000_000_000n },
+    });
+  });
+
+  it('a one-way partition drops the ACKs of the data that gets through: the sender times out, the reader hears nothing', async () => {
+    // Found by a probe (2026-12-06): data that arrived counted as acknowledged, so a server
+    // streaming into a one-way partition (its client's packets dropped) went on for ever, 100 MB
+    // in 60 s, and never timed out; and the client, which only read, got `read ETIMEDOUT` for a
+    // window update it sent, which Linux never retransmits.
+    const log = [];
+    let got = 0;
+    let atPartition = 0;
+    const sim = new Sim({ seed: 0xfa, network: { tcpTimeoutMs: 10_000 }, durationMs: 60_000 });
+    sim.host('srv', () => {
+      net.createServer((socket) => {
+        socket.on('error', (e) => log.push(`srv ${e.code} at ${Math.round(performance.now() - STARTUP_MS) > 10_000 ? 'after' : 'before'} 10 s`));
+        const chunk = Buffer.alloc(16 * 1024);
+        const interval = setInterval(() => (socket.destroyed ? clearInterval(interval) : socket.write(chunk)), 10);
+      }).listen(7000);
+    });
+    sim.client('cli', async () => {
+      const socket = net.connect(7000, 'srv');
+      socket.on('data', (d) => (got += d.length));
+      socket.on('error', (e) => log.push(`cli ${e.code}`));
+      await new Promise((resolve) => socket.on('connect', resolve));
+      await sleep(1_000);
+      atPartition = got;
+      socket.pause();
+      sim.partition('cli', 'srv', { oneway: true });
+      await sleep(2_000);
+      socket.resume();
+      await sleep(30_000);
+      log.push(`cli open: ${!socket.destroyed}`);
+      socket.destroy();
+    });
+    await sim.run();
+    assert.deepEqual(log, ['srv ETIMEDOUT at after 10 s', 'cli open: true']);
+    // What the sender had sent unacknowledged when the ACKs stopped: at most its window, 256 KiB.
+    assert.ok(got - atPartition <= 2 * 256 * 1024, `the client read ${got - atPartition} bytes after the partition`);
+  });
+
   it('connecting to an address outside the simulation times out, never leaves the process', async () => {
     let error;
     let at;

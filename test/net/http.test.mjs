@@ -505,7 +505,7 @@ describe('http and fetch between simulated hosts', function () {
       sim.host('api', () => http.createServer(() => {}).listen(80));
       sim.client('client', async () => {
         let start = Date.now();
-        // No host owns 10.0.0.99: the SYN is lost, TCP would retry for 30 s.
+        // No host owns 10.0.0.99: the SYN is lost, TCP would retry for 127 s.
         got.connect = await fetch('http://10.0.0.99/').then(() => 'answered', shape);
         got.connectMs = Date.now() - start;
         start = Date.now();
