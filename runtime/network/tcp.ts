@@ -268,6 +268,18 @@ export class TcpEndpoint {
   /** Data bytes this endpoint sent, and how many of them the peer's application has read. */
   private sentBytes = 0;
   private readByPeerBytes = 0;
+  /**
+   * Data written that the kernel has not taken yet (libuv's write queue, in the process): what
+   * did not fit in the window when written. It goes out as the window opens; a process that dies
+   * or closes its socket loses it, as a process's memory is lost (Linux sends only what its
+   * buffers held). Before, every write went out at once and the window held back completions only,
+   * so a peer got all 8 MiB of a write made just before process.exit(), where plainly it got what
+   * the kernel had taken (a probe, 2026-12-06).
+   */
+  private queued: Buffer[] = [];
+  private queuedBytes = 0;
+  /** A FIN asked for (shutdown) while data was still queued: it follows the queue out. */
+  private finQueued = false;
   bytesRead = 0;
   bytesWritten = 0;
   /** The connection's id in the trace (shared by both endpoints; 0 when not traced). */
@@ -322,8 +334,7 @@ export class TcpEndpoint {
     // bytes go out to be answered by a reset later, as on TCP.
     if (this.unix && this.peer?.state === 'closed') return UV.EPIPE;
     this.bytesWritten += data.length;
-    if (data.length > 0) this.transmit({ seq: this.sendSeq++, kind: 'data', data });
-    this.sentBytes += data.length;
+    if (data.length > 0) this.send(data);
     const armed = this.resetAfter;
     if (armed !== undefined && data.length > 0 && (armed.bytesLeft -= data.length) <= 0) {
       this.resetAfter = undefined;
@@ -333,9 +344,57 @@ export class TcpEndpoint {
     return 0;
   }
 
-  /** Bytes sent that the peer's application has not read yet (in flight or in its buffer). */
+  /** Sends what the window has room for of `data` now, and queues the rest behind what is queued. */
+  private send(data: Buffer): void {
+    const room = WINDOW_BYTES - (this.sentBytes - this.readByPeerBytes);
+    if (this.queuedBytes === 0 && data.length <= room) {
+      this.transmitData(data);
+      return;
+    }
+    if (this.queuedBytes === 0 && room > 0) {
+      this.transmitData(data.subarray(0, room));
+      data = data.subarray(room);
+    }
+    this.queued.push(data);
+    this.queuedBytes += data.length;
+  }
+
+  private transmitData(data: Buffer): void {
+    this.transmit({ seq: this.sendSeq++, kind: 'data', data });
+    this.sentBytes += data.length;
+  }
+
+  /** Sends what the opened window has room for from the queue, then a FIN that waited for it. */
+  private sendQueued(): void {
+    while (this.queued.length > 0 && this.state === 'established') {
+      const room = WINDOW_BYTES - (this.sentBytes - this.readByPeerBytes);
+      if (room <= 0) return;
+      const head = this.queued[0]!;
+      const part = head.length <= room ? head : head.subarray(0, room);
+      if (part === head) this.queued.shift();
+      else this.queued[0] = head.subarray(room);
+      this.queuedBytes -= part.length;
+      this.transmitData(part);
+    }
+    if (this.queuedBytes === 0 && this.finQueued && this.state === 'established') {
+      this.finQueued = false;
+      this.transmit({ seq: this.sendSeq++, kind: 'fin' });
+    }
+  }
+
+  /** What was written and not taken by the kernel yet is gone (the socket closed, the process died). */
+  private dropQueued(): void {
+    this.queued = [];
+    this.queuedBytes = 0;
+    this.finQueued = false;
+  }
+
+  /**
+   * Bytes written that the peer's application has not read yet: in flight, in its buffer, or
+   * still queued here.
+   */
   get unackedBytes(): number {
-    return this.sentBytes - this.readByPeerBytes;
+    return this.sentBytes + this.queuedBytes - this.readByPeerBytes;
   }
 
   /** True when the window is full: further write completions must wait for writable(). */
@@ -348,7 +407,8 @@ export class TcpEndpoint {
     if (this.state !== 'established' || this.finSent) return;
     this.finSent = true;
     this.shutTurn = this.network.world.pollTurn(this.host);
-    this.transmit({ seq: this.sendSeq++, kind: 'fin' });
+    if (this.queuedBytes > 0) this.finQueued = true;
+    else this.transmit({ seq: this.sendSeq++, kind: 'fin' });
   }
 
   /** Sends a reset and closes (socket.resetAndDestroy). */
@@ -367,6 +427,8 @@ export class TcpEndpoint {
     this.owner = undefined;
     this.reading = false;
     if (this.state === 'closed') return;
+    // libuv's queued writes are cancelled with the handle; the kernel keeps what it took.
+    this.dropQueued();
     if (this.state === 'syn-received') {
       // Never accepted (its host went down): the kernel drops it; the peer's next segment
       // gets a reset.
@@ -725,6 +787,7 @@ export class TcpEndpoint {
    * out by its own timeouts, or from the reset of the machine's kernel once it has booted again.
    */
   vanish(): void {
+    this.dropQueued();
     this.cancelConnectDeadline();
     this.cancelKeepAlive();
     this.owner = undefined;
@@ -737,6 +800,7 @@ export class TcpEndpoint {
   }
 
   private fail(reason: 'reset' | 'timeout'): void {
+    this.dropQueued();
     this.cancelConnectDeadline();
     this.cancelKeepAlive();
     this.state = 'closed';
@@ -986,6 +1050,7 @@ export class TcpEndpoint {
     if (readTotalBytes <= this.readByPeerBytes) return;
     const wasFull = this.windowFull;
     this.readByPeerBytes = readTotalBytes;
+    if (this.queuedBytes > 0) this.sendQueued();
     if (wasFull && !this.windowFull && this.state !== 'closed') this.notify((owner) => owner.writable());
   }
 

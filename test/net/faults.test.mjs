@@ -164,6 +164,46 @@ describe('network faults (seed 0xfa)', () => {
     assert.ok(got - atPartition <= 2 * 256 * 1024, `the client read ${got - atPartition} bytes after the partition`);
   });
 
+  it('a process that dies loses the writes its kernel had not taken; end() delivers them all', async () => {
+    // Found by a probe (2026-12-06): every write went into the network at write() (the window
+    // held back completions only), so a peer got all 8 MiB written right before the server's
+    // process died, where Linux sends what its buffers held and libuv's queue dies with the
+    // process: the truncated-response-at-exit bug could not show.
+    const SIZE = 8 * 1024 * 1024;
+    async function transfer(how) {
+      let got = 0;
+      let ended = false;
+      const sim = new Sim({ seed: 0xfa, durationMs: 60_000 });
+      sim.host('srv', () => {
+        net.createServer((socket) => {
+          socket.on('error', () => {});
+          if (how === 'end') socket.end(Buffer.alloc(SIZE, 1));
+          else socket.write(Buffer.alloc(SIZE, 1));
+          if (how === 'exit') setTimeout(() => process.exit(0), 50);
+        }).listen(7000);
+      });
+      sim.client('cli', async () => {
+        const socket = net.connect(7000, 'srv');
+        socket.pause();
+        await new Promise((resolve) => socket.on('connect', resolve));
+        await sleep(100);
+        if (how === 'kill') sim.kill('srv');
+        await sleep(1_000);
+        socket.on('data', (d) => (got += d.length));
+        socket.resume();
+        await new Promise((resolve) => {
+          socket.on('end', () => resolve((ended = true)));
+          socket.on('error', resolve);
+        });
+      });
+      await sim.run();
+      return { got, ended };
+    }
+    assert.deepEqual(await transfer('kill'), { got: 256 * 1024, ended: true });
+    assert.deepEqual(await transfer('exit'), { got: 256 * 1024, ended: true });
+    assert.deepEqual(await transfer('end'), { got: SIZE, ended: true });
+  });
+
   it('connecting to an address outside the simulation times out, never leaves the process', async () => {
     let error;
     let at;
