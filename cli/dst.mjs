@@ -533,6 +533,17 @@ function highDescriptor() {
   return 3;
 }
 
+/** How a worker process ended, for a notice: `was killed by SIGKILL`, `exited with code 1`. */
+function howWorkerEnded(code, signal) {
+  return signal ? `was killed by ${signal}` : `exited with code ${code}`;
+}
+
+/** Says on stderr that a worker died, and that the seed it ran (if any) runs in a process of its own. */
+function noteWorkerDied(how, seed) {
+  const rerun = seed === undefined ? '' : ` running seed ${seed}, which runs again in a process of its own`;
+  process.stderr.write(`dst explore: a worker ${how}${rerun}; a fresh worker takes the rest\n`);
+}
+
 /**
  * A worker process that runs seeds of a plain program one after the other (`__app-worker`,
  * shims/program-seeds.ts): each seed as `DST_SEED=S node --import dst-runtime/register app` runs
@@ -557,7 +568,7 @@ class AppWorker {
     this.exited.then(({ code, signal }) => {
       const resolve = this.pending;
       this.pending = undefined;
-      resolve?.({ died: signal ? `was killed by ${signal}` : `exited with code ${code}` });
+      resolve?.({ died: howWorkerEnded(code, signal) });
     });
   }
 
@@ -775,9 +786,9 @@ async function worker(file, flags) {
  * The heap a worker may hold after a seed before it retires and a fresh one takes the next
  * seeds: DST_WORKER_HEAP_MB, by default 1 GiB or half of V8's limit if that is less. Each seed's
  * ES modules stay in Node's module loader for the life of the process (its load cache keeps every
- * module job, and a seed's modules have URLs of their own): a probe (2026-12-06) saw 1.7 MB a seed for an express program,
- * 9.4 MB for aedes + mqtt.js, 7 MB for a scenario of express module hosts, up to V8's heap limit
- * and an out-of-memory crash. A seed's result does not depend on the worker that runs it.
+ * module job, and a seed's modules have URLs of their own): a probe (2026-12-06) saw 1.7 MB a seed
+ * for an express program, 9.4 MB for aedes + mqtt.js, 7 MB for a scenario of express module hosts,
+ * up to V8's heap limit and an out-of-memory crash. A seed's result does not depend on the worker that runs it.
  */
 function workerHeapLimit() {
   const set = process.env.DST_WORKER_HEAP_MB;
@@ -886,7 +897,7 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
             } else if (answer.died !== undefined) {
               // The seed ended the worker itself (a signal, a crash of the worker): it runs
               // again in a process of its own, exactly as its replay command runs it.
-              process.stderr.write(`dst explore: a worker ${answer.died} running seed ${s}, which runs again in a process of its own; a fresh worker takes the rest\n`);
+              noteWorkerDied(answer.died, s);
               worker = undefined;
               result = await runApp(target.file, s, { trace: traceOf(s) });
             } else if (!answer.reusable) {
@@ -949,9 +960,8 @@ function runPool(target, seeds, jobs, { swarm = false, traceOf = () => undefined
           // report (a probe, 2026-12-06: a scenario whose worker grew 7 MB a seed, at seed 580).
           const [running, ...queued] = inFlight;
           queue.unshift(...queued);
-          const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
           const s = running === undefined ? undefined : formatSeed(running);
-          process.stderr.write(`dst explore: a worker ${how}${s === undefined ? '' : ` running seed ${s}, which runs again in a process of its own`}; a fresh worker takes the rest\n`);
+          noteWorkerDied(howWorkerEnded(code, signal), s);
           const rerun = s === undefined ? Promise.resolve() : runSeedInChild(target, s, { trace: traceOf(s), swarm }).then((result) => {
             results.push(result);
             onResult(result);

@@ -1379,6 +1379,12 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     });
   }
 
+  /** holdForImport() until `done` settles, as waitForRealWork() holds for real work. */
+  waitForImport(done: Promise<unknown>): void {
+    const release = this.holdForImport();
+    done.then(release, release);
+  }
+
   /**
    * Asked before each event while set: true after it took a hold for real work Node must run
    * before the next event (immediates native code queued: TLS, HTTP/2; shims/timers/native-immediates.ts).

@@ -38,6 +38,16 @@ export interface LifecycleLoop extends HostWorld {
   kick(): void;
 }
 
+/** Who a failure summary names: the host, or the simulation itself. */
+function whoFailed(host: Host | undefined): string {
+  return host === undefined ? 'the simulation' : `host "${host.name}"`;
+}
+
+/** A thrown value as a summary shows it: `Name: message` for an Error. */
+function errorHead(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
 /**
  * The hosts of a world and what happens to them: added (names are DNS names, so case does not
  * count), booted, paused and resumed, taken down (a crash, an exit) and restarted as a new
@@ -231,8 +241,7 @@ export class HostLifecycle<W extends LifecycleLoop> {
         // It threw: down, as a crash takes it (whatever its crash policy says), then the run fails.
         this.takeDown(host, 'crashed');
       }
-      const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      this.world.fail(kind, host, error, `${host === undefined ? 'the simulation' : `host "${host.name}"`} broke a safety property: ${head}`);
+      this.world.fail(kind, host, error, `${whoFailed(host)} broke a safety property: ${errorHead(error)}`);
       return;
     }
     if (host !== undefined && host.role !== 'system') {
@@ -251,7 +260,6 @@ export class HostLifecycle<W extends LifecycleLoop> {
       }
     }
     const what = kind === 'unhandled-rejection' ? 'an unhandled rejection' : 'an uncaught exception';
-    const head = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    this.world.fail(kind, host, error, `${host === undefined ? 'the simulation' : `host "${host.name}"`} crashed with ${what}: ${head}`);
+    this.world.fail(kind, host, error, `${whoFailed(host)} crashed with ${what}: ${errorHead(error)}`);
   }
 }

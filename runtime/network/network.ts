@@ -234,8 +234,9 @@ export class Network {
     // Linux's defaults, not shorter ones: a partition of a minute, which a real connection
     // survives, ended the simulated one at 30 s (a probe, 2026-12-06: ioredis then resent a
     // request the server had applied, a duplicate production would not see).
-    this.tcpTimeoutNs = options.tcpTimeoutMs !== undefined ? Math.round(options.tcpTimeoutMs * 1e6) : LINUX_DATA_TIMEOUT_NS;
-    this.tcpConnectTimeoutNs = options.tcpTimeoutMs !== undefined ? Math.round(options.tcpTimeoutMs * 1e6) : LINUX_CONNECT_TIMEOUT_NS;
+    const setNs = options.tcpTimeoutMs === undefined ? undefined : Math.round(options.tcpTimeoutMs * 1e6);
+    this.tcpTimeoutNs = setNs ?? LINUX_DATA_TIMEOUT_NS;
+    this.tcpConnectTimeoutNs = setNs ?? LINUX_CONNECT_TIMEOUT_NS;
     this.tcp = new TcpStack(this);
     this.udp = new UdpStack(this);
     world.hosts.onDown((host) => {

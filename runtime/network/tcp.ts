@@ -346,17 +346,18 @@ export class TcpEndpoint {
 
   /** Sends what the window has room for of `data` now, and queues the rest behind what is queued. */
   private send(data: Buffer): void {
-    const room = WINDOW_BYTES - (this.sentBytes - this.readByPeerBytes);
-    if (this.queuedBytes === 0 && data.length <= room) {
+    if (this.queuedBytes === 0 && data.length <= this.windowRoom) {
       this.transmitData(data);
       return;
     }
-    if (this.queuedBytes === 0 && room > 0) {
-      this.transmitData(data.subarray(0, room));
-      data = data.subarray(room);
-    }
     this.queued.push(data);
     this.queuedBytes += data.length;
+    this.sendQueued();
+  }
+
+  /** What the kernel can still take: the window less what the peer has not read of what went out. */
+  private get windowRoom(): number {
+    return WINDOW_BYTES - (this.sentBytes - this.readByPeerBytes);
   }
 
   private transmitData(data: Buffer): void {
@@ -367,7 +368,7 @@ export class TcpEndpoint {
   /** Sends what the opened window has room for from the queue, then a FIN that waited for it. */
   private sendQueued(): void {
     while (this.queued.length > 0 && this.state === 'established') {
-      const room = WINDOW_BYTES - (this.sentBytes - this.readByPeerBytes);
+      const room = this.windowRoom;
       if (room <= 0) return;
       const head = this.queued[0]!;
       const part = head.length <= room ? head : head.subarray(0, room);

@@ -61,10 +61,10 @@ const kCall = Symbol('dst.fsCall');
  * CLI sets) holds a program's imports on the loader-hooks thread instead, at 28+ ms of start-up:
  * without it a lazy import() loaded in real time while events ran, and `DST_SEED=S node --import
  * dst-runtime/register app.mjs` did not replay (a probe, 2026-12-06: one seed, three
- * fingerprints). A module host's own graph is held as it loads. An import() a register-mode program's top
- * level makes before the first event is held too (World.holdForImport): its first read could
- * still be in flight when the driver runs the first slice of events (one seed, 256 or 512 ticks
- * of a 1 ms interval before the import settled, as the threadpool was quick or not).
+ * fingerprints). A module host's own graph is held as it loads. An import() a register-mode
+ * program's top level makes before the first event is held too (World.holdForImport): its first
+ * read could still be in flight when the driver runs the first slice of events (one seed, 256 or
+ * 512 ticks of a 1 ms interval before the import settled, as the thread pool was quick or not).
  */
 function importingHost(): Host | undefined {
   const host = currentHost();
@@ -236,10 +236,7 @@ function holding(name: string, original: (...args: unknown[]) => unknown): (...a
       const importing = importingHost();
       if (importing !== undefined && marker !== kUsePromises) holdUntilComplete(importing, marker as InstanceType<typeof FSReqCallback>);
       const result = opens ? openUnheld(this, original, args, marker) : Reflect.apply(original, this, args);
-      if (importing !== undefined && marker === kUsePromises) {
-        const release = (importing.world as World).holdForImport();
-        (result as Promise<unknown>).then(release, release);
-      }
+      if (importing !== undefined && marker === kUsePromises) (importing.world as World).waitForImport(result as Promise<unknown>);
       return result;
     }
     const disk = diskOf(host);
@@ -618,10 +615,7 @@ export const fsShim: Shim = {
       if (host === undefined) {
         const result = Reflect.apply(close, this, args) as Promise<unknown>;
         const importing = importingHost();
-        if (importing !== undefined) {
-          const release = (importing.world as World).holdForImport();
-          result.then(release, release);
-        }
+        if (importing !== undefined) (importing.world as World).waitForImport(result);
         return result;
       }
       const listed = trackRequest(host, 'CloseReq');
