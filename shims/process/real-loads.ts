@@ -82,9 +82,23 @@ export function releaseLoaderPort(port: object): void {
   for (const release of holds) release();
 }
 
-/** Whether the module loader awaits an answer from its hooks thread now. */
+/** MessagePort's own hasRef, as Node made it (the messaging shim wraps ref and unref only while a run is installed). */
+const portHasRef = (MessagePort.prototype as unknown as { hasRef?: () => boolean }).hasRef;
+
+/**
+ * Whether the module loader awaits an answer from its hooks thread now: a port a request was
+ * posted on is still ref'd. The unref that ends a request is seen only while a run's shims are
+ * installed (releaseLoaderPort); one that came between two runs (the run that made the request
+ * failed or was aborted meanwhile) left its entry here for ever, and every later run of hosts
+ * only waited for it at its end, retrying each millisecond: a CI run on Node 20 hung twice so
+ * (2026-12-06), and test/hosts/dynamic-import.test.mjs pins it. Such an entry is dropped here.
+ */
 function loaderAwaitsHooks(): boolean {
-  return portHolds.size > 0;
+  for (const port of [...portHolds.keys()]) {
+    if (portHasRef === undefined || Reflect.apply(portHasRef, port, []) === true) return true;
+    releaseLoaderPort(port);
+  }
+  return false;
 }
 
 /** How long a message sent for a host counts as awaiting an answer (real ms). */

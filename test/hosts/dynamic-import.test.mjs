@@ -225,6 +225,45 @@ describe('dynamic import() in a library-mode client (seed 0xd1)', function () {
     assert.equal(run.stdout, 'runs done\n');
   });
 
+  it('a loader-hooks request still in flight when its run failed does not hold later runs of the process (seed 0x51)', function () {
+    // Found by a CI run (2026-12-06, Node 20): two runs of hosts only hung in mocha workers. A
+    // run had failed while its host's import() awaited the loader-hooks thread; the answer came
+    // between two runs, when the unref that ends the wait was not watched, so the request counted
+    // as in flight for ever and every later run of hosts only waited for it at its end.
+    const hooks = path.join(dir, 'hooks.mjs');
+    writeFileSync(hooks, 'export async function load(url, context, next) { return next(url, context); }\n');
+    const script = [
+      "import { register } from 'node:module';",
+      "import { writeFileSync } from 'node:fs';",
+      "import { Sim } from 'dst-runtime';",
+      `register(${JSON.stringify(pathToFileURL(hooks).href)});`,
+      'const ports = () => process.getActiveResourcesInfo().filter((r) => r === \'MessagePort\').length;',
+      'let pending = false;',
+      'for (let i = 0; i < 20 && !pending; i++) {',
+      `  const file = ${JSON.stringify(dir)} + '/failed-' + i + '.mjs';`,
+      "  writeFileSync(file, 'export const answer = 42;\\n');",
+      '  const failing = new Sim({ seed: 3 });',
+      "  failing.host('h', () => { import(file); throw new Error('boom'); });",
+      '  await failing.run().catch(() => {});',
+      '  pending = ports() > 0;',
+      '}',
+      // The answer comes in between the runs.
+      'for (let i = 0; i < 200 && ports() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));',
+      "const watchdog = setTimeout(() => { console.log('the run of hosts only hung'); process.exit(3); }, 10_000);",
+      'const sim = new Sim({ seed: 0x51 });',
+      "sim.host('a', () => { setTimeout(() => {}, 10); });",
+      'const result = await sim.run();',
+      'clearTimeout(watchdog);',
+      "console.log(`${pending ? 'a request was in flight' : 'no request was in flight'}; then ${result.stopReason}`);",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('.', import.meta.url)), env: childEnv({}) });
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+    // Node 20's loader posts an import()'s requests to the hooks thread after the failing event;
+    // 22 and 24 may have the answer before the run ends, which leaves nothing to pin there.
+    if (process.versions.node.startsWith('20.')) assert.equal(run.stdout, 'a request was in flight; then quiescent\n');
+    else assert.match(run.stdout, /; then quiescent\n$/);
+  });
+
   it('a client waiting on something that never comes still ends the run as quiescent', async function () {
     const sim = new Sim({ seed: 0xd1 });
     let reached = false;
