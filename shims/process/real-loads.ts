@@ -248,21 +248,43 @@ export function portSentForHost(world: World, port: object, message?: unknown): 
   sentForHost(world, port, (answered) => target.once!('message', answered));
 }
 
+/** How long (real ms) a run may wait at its end for real work before it says so on stderr. */
+const WAIT_NOTICE_MS = 5_000;
+
 /** Sets World.realLoadsInFlight for a library-mode run (called as its shims are installed). */
 export function watchRealLoads(world: World): void {
-  world.realLoadsInFlight = (clientsWaiting) => {
+  // Since when (real ms) the run has waited at its end, and whether it said so.
+  let waitingSince: number | undefined;
+  let told = false;
+  const inFlight = (clientsWaiting: boolean): string | undefined => {
     if (clientsWaiting) {
       const awaiting = awaitingOf.get(world);
       if (awaiting !== undefined) {
         const now = originals.dateNow();
-        if (awaiting.targets.size > 0 && now - awaiting.sentAt < IPC_ANSWER_MS) return true;
-        if (now - awaiting.answeredAt < IPC_SETTLE_MS) return true;
+        if (awaiting.targets.size > 0 && now - awaiting.sentAt < IPC_ANSWER_MS) return 'an answer to a message sent over the process\'s IPC channel or a port';
+        if (now - awaiting.answeredAt < IPC_SETTLE_MS) return 'an answer to a message sent over the process\'s IPC channel or a port';
       }
     }
-    if (loaderAwaitsHooks()) return true;
-    for (const name of realResourcesUnhidden().requests) {
-      if (LOAD_REQUESTS.has(name)) return true;
+    if (loaderAwaitsHooks()) return 'an answer from Node\'s loader-hooks thread';
+    const requests = realResourcesUnhidden().requests.filter((name) => LOAD_REQUESTS.has(name));
+    return requests.length === 0 ? undefined : `real file requests (${requests.join(', ')})`;
+  };
+  world.realLoadsInFlight = (clientsWaiting) => {
+    const what = inFlight(clientsWaiting);
+    if (what === undefined) {
+      waitingSince = undefined;
+      return false;
     }
-    return false;
+    // A wait that does not end is a hang with no other sign: say what the run waits for, once.
+    const now = originals.dateNow();
+    waitingSince ??= now;
+    if (!told && now - waitingSince >= WAIT_NOTICE_MS) {
+      told = true;
+      originals.process.stderr.write(
+        `dst: the run of seed ${world.seedText} has nothing left to run, and has waited ${Math.round((now - waitingSince) / 1000)} s (real time) for ${what}, ` +
+          'which a host may be awaiting (a dynamic import()); virtual time stands still meanwhile. If none of its hosts made it, code outside the simulation did (an earlier test\'s leftover)\n',
+      );
+    }
+    return true;
   };
 }

@@ -264,6 +264,30 @@ describe('dynamic import() in a library-mode client (seed 0xd1)', function () {
     else assert.match(run.stdout, /; then quiescent\n$/);
   });
 
+  it('a run that waits at its end for real file work says so on stderr, with its seed and what it waits for', function () {
+    if (process.platform === 'win32') this.skip();
+    this.timeout(30_000);
+    // A read of a FIFO nobody writes, made by code outside the simulation: a real request that
+    // does not end. A run of hosts only waits at its end for any such request (it may be a
+    // host's import()); with nothing else to see, that wait looked like a hang.
+    const fifo = path.join(dir, 'never-written');
+    spawnSync('mkfifo', [fifo]);
+    const script = [
+      "import { readFile, openSync, closeSync } from 'node:fs';",
+      "import { Sim } from 'dst-runtime';",
+      `const fifo = ${JSON.stringify(fifo)};`,
+      "readFile(fifo, () => console.log('the fifo read ended'));",
+      'const sim = new Sim({ seed: 0x51, wallClockLimitMs: 6000 });',
+      "sim.host('a', () => { setTimeout(() => {}, 10); });",
+      'await sim.run().catch((error) => console.log(error.report.kind));',
+      "closeSync(openSync(fifo, 'w'));",
+    ].join('\n');
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('.', import.meta.url)), env: childEnv({}) });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, 'aborted\nthe fifo read ended\n');
+    assert.match(run.stderr, /^dst: the run of seed 0x51 has nothing left to run, and has waited 5 s \(real time\) for real file requests \(FSReqCallback\), which a host may be awaiting/m);
+  });
+
   it('a client waiting on something that never comes still ends the run as quiescent', async function () {
     const sim = new Sim({ seed: 0xd1 });
     let reached = false;
