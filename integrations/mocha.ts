@@ -13,7 +13,7 @@
  * `require: dst-runtime/mocha` in .mocharc) registers it as a root hook plugin, which is what
  * `--parallel` needs.
  */
-import { Sim, defineSimTest, type SimTest } from 'dst-runtime';
+import { Sim, defineSimTest, formatFailure, type SimTest } from 'dst-runtime';
 
 /** What dst-runtime uses of mocha's Context (`this` in a test). */
 export interface MochaContext {
@@ -42,6 +42,10 @@ function stopLeftover(this: HookContext | undefined): void {
   const test = this?.currentTest;
   const how = test?.timedOut === true ? 'timed out' : test?.state === 'failed' ? 'failed' : 'ended';
   sim.abort(new Error(`mocha's test "${test?.title ?? '?'}" ${how} while its simulation was still running`));
+  // Nobody reads run()'s rejection now (mocha gave up on the test's promise): say where the run
+  // stood, so a hang shows whether it was busy or waiting, with its seed and replay line.
+  const report = sim.failure;
+  if (report !== undefined) process.stderr.write(`${formatFailure(report, { withError: false })}\n`);
 }
 
 /** mocha's root hook plugin (`--require dst-runtime/mocha`): after every test, stop what it left running. */

@@ -1,7 +1,7 @@
 import { certificatesOf, type TlsCertificates } from './tls/certificates.js';
 import { NS_PER_MS } from './clock/units.js';
 import { UsageError } from './errors.js';
-import { runtimeError, SimulationError } from './failure.js';
+import { runtimeError, SimulationError, type FailureReport } from './failure.js';
 import { getHostProcessHooks } from './hosts/process-hooks.js';
 import { getInterposer, getModuleHosts, type ModuleHostSpec } from './interposer.js';
 import { replayEnvironment, resolveOptions, resolveRunOptions, shellQuote, type ResolvedOptions, type RunOptions, type SimOptions } from './options.js';
@@ -263,6 +263,15 @@ export class Sim {
    */
   static running(): Sim | undefined {
     return runningSim;
+  }
+
+  /**
+   * The report of the run's failure once it has ended failing (an abort included), else
+   * undefined: what `run()` rejected with, for code that did not await it (a runner's hook
+   * that stopped a timed-out test's simulation).
+   */
+  get failure(): FailureReport | undefined {
+    return this.world?.result?.failure;
   }
 
   constructor(options: SimOptions = {}) {
@@ -663,7 +672,9 @@ export class Sim {
     }
     const world = this.world;
     if (this.state !== 'running' || world === undefined || world.result !== undefined) return;
-    world.aborted(cause.error, cause.summary);
+    // A run that waits for real work is not busy: say what it waited for.
+    const waiting = world.waitingFor;
+    world.aborted(cause.error, waiting === undefined ? cause.summary : `${cause.summary} (it was waiting for ${waiting})`);
     // The run's continuation (run()'s finally) comes a microtask later; outside host code nothing
     // of the simulation is on the stack, so restore now: the caller (a runner's afterEach, the
     // runner's timeout through a signal) then goes on with the real globals. From host code the
@@ -730,12 +741,14 @@ export class Sim {
         ? undefined
         : originals.setTimeout(runtimeCallback(() => {
             const limit = `${wallClockLimitMs.toLocaleString('en-US')} ms`;
+            const waiting = world.waitingFor;
             this.abortWith({
               summary: `run aborted: still running after ${limit} of real time (wallClockLimitMs)`,
               error: runtimeError(
-                `run aborted: still running after ${limit} of real time (wallClockLimitMs). A host may keep it busy for ever ` +
-                  `(an interval nobody clears, a retry loop), or it needs more time: give it a virtual-time budget ` +
-                  `(durationMs), or raise wallClockLimitMs`,
+                `run aborted: still running after ${limit} of real time (wallClockLimitMs). ` +
+                  (waiting === undefined
+                    ? 'A host may keep it busy for ever (an interval nobody clears, a retry loop), or it needs more time: give it a virtual-time budget (durationMs), or raise wallClockLimitMs'
+                    : `It was not busy: it was waiting for ${waiting}, which did not end`),
               ),
             });
           }), wallClockLimitMs);

@@ -1947,14 +1947,26 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
   }
 
   /**
-   * Library mode: true while the process has real work in flight that a host or client may be
+   * Library mode: what (a phrase) while the process has real work in flight that a host or client may be
    * awaiting although no simulated event stands for it: Node's module loader reading a file or
    * asking a loader-hooks thread for a dynamic import() (Node 20), or, while `clientsWaiting`, a
    * test runner fetching the module over its worker's IPC channel or port (Vitest;
    * shims/process/real-loads.ts).
    */
-  realLoadsInFlight: ((clientsWaiting: boolean) => boolean) | undefined;
+  realLoadsInFlight: ((clientsWaiting: boolean) => string | undefined) | undefined;
   private quiesceRetry: ReturnType<typeof setTimeout> | undefined;
+  /** What the run waited for at its end the last time it asked (realLoadsInFlight), while it waits. */
+  private endWaitsFor: string | undefined;
+
+  /**
+   * What the run waits for now, if it waits for real work (undefined when it runs events or is
+   * idle): for a report of a run stopped from outside, which otherwise cannot tell a busy run
+   * from one that waits.
+   */
+  get waitingFor(): string | undefined {
+    if (this.blockers > 0) return `real work it holds for (${this.blockers}: a module load, an fs call or native immediates in flight)`;
+    return this.quiesceRetry === undefined ? undefined : this.endWaitsFor;
+  }
 
   private quiesce(): void {
     // Register mode never "finishes": the process exits by itself once Node's loop is empty,
@@ -1963,7 +1975,8 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
     // A host or client awaiting a dynamic import() holds nothing simulated, but Node keeps its
     // process alive for the load: ask again once the real work has moved on (virtual time stands
     // still meanwhile, so how long the load takes changes nothing in the run).
-    if (this.realLoadsInFlight?.(this.clientsPending > 0) === true) {
+    this.endWaitsFor = this.realLoadsInFlight?.(this.clientsPending > 0);
+    if (this.endWaitsFor !== undefined) {
       // Made outside every host: it is the runtime's timer, not the host's (strict mode).
       this.quiesceRetry ??= this.als.exit(this.armQuiesceRetry);
       return;

@@ -273,7 +273,7 @@ export function watchRealLoads(world: World): void {
     const what = inFlight(clientsWaiting);
     if (what === undefined) {
       waitingSince = undefined;
-      return false;
+      return undefined;
     }
     // A wait that does not end is a hang with no other sign: say what the run waits for, once.
     const now = originals.dateNow();
@@ -285,6 +285,6 @@ export function watchRealLoads(world: World): void {
           'which a host may be awaiting (a dynamic import()); virtual time stands still meanwhile. If none of its hosts made it, code outside the simulation did (an earlier test\'s leftover)\n',
       );
     }
-    return true;
+    return what;
   };
 }

@@ -158,6 +158,11 @@ function checks(names, results) {
       assert.deepEqual(records(results.get(name).out, 'clean'), labels.map((label) => ({ label, ...clean })));
       // node:test does not tell a test its timeout, only aborts t.signal at it: its own message reports it.
       if (name !== 'node-test') assert.match(results.get(name).main.text, /seed {5}0x7\n[^\n]*\n\s*replay {3}DST_SEEDS=0x7 /);
+      // mocha never reads the timed-out test's rejection: dst-runtime/mocha's afterEach prints
+      // where the run it stopped stood, with its seed and replay line.
+      if (name === 'mocha') {
+        assert.match(results.get(name).main.text, /dst: run aborted by sim\.abort\(\): Error: mocha's test "a plain Sim cut by the runner's timeout" timed out while its simulation was still running\n {2}seed {5}0x6\n {2}time {5}[\d.]+ s \(virtual\) {3}event \d+\n {2}replay {3}/);
+      }
     });
 
     it(`${name}: the failing seed's replay line reruns that seed alone, failing the same way`, function () {
