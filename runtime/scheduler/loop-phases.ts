@@ -89,7 +89,7 @@ export interface Waited {
   readonly closing?: boolean;
   /** An immediate of a later turn's check phase (queued by an immediate): never taken on by a busy one. */
   readonly nextTurn?: boolean;
-  /** A timer's duration in ms (Node's `_idleTimeout`): the list of Node's it is in. */
+  /** A timer's duration in whole ms (Node's `_idleTimeout`, truncated): the list of Node's it is in. */
   readonly timerList?: number;
   /** The order it was queued in (the queue's seq): close callbacks run newest first by it. */
   readonly seq?: number;

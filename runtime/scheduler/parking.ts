@@ -65,9 +65,13 @@ export class Parking<E extends QueueEntry> {
     const nextTurn = kind === KIND_IMMEDIATE && turn !== undefined && turn > loopTurn;
     const parked: Parked<E> = { host, entry, seq, kind, timeNs, readyNs: readyNs !== undefined && readyNs < timeNs ? readyNs : timeNs, closing, nextTurn };
     if (kind === KIND_TIMEOUT || kind === KIND_INTERVAL) {
-      // Node's list of the timer: its duration (a simulated Timeout keeps Node's _idleTimeout).
+      // Node's list of the timer: its duration truncated to whole ms, as insert() keys its lists
+      // (a simulated Timeout keeps Node's _idleTimeout, which may be fractional): a 10.5 ms timer
+      // is in the 10 ms list, in the order it was armed among that list's timers. Keyed by the
+      // raw 10.5 it was a list of its own, and ran after the 10 ms timers armed after it once a
+      // stall or lag had held them (a probe, 2026-12-06: xacb where Node gives xabc).
       const duration = (entry as { _idleTimeout?: unknown })._idleTimeout;
-      if (typeof duration === 'number') parked.timerList = duration;
+      if (typeof duration === 'number') parked.timerList = Math.trunc(duration);
     }
     this.parked.push(parked);
   }
