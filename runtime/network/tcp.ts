@@ -227,6 +227,8 @@ export class TcpEndpoint {
   /** Loopback: the segments this event sent, still on their way together (see transmit()); cleared on arrival. */
   private batch: SendBatch | undefined;
   private sendSeq = 0;
+  /** The seq of the last data segment sent, -1 before any (dataInFlightFrom). */
+  private lastDataSeq = -1;
   private recvSeq = 0;
   private readonly outOfOrder = new Map<number, Segment>();
   /** Delivered by the network, not yet handed to the application, in order. */
@@ -361,6 +363,7 @@ export class TcpEndpoint {
   }
 
   private transmitData(data: Buffer): void {
+    this.lastDataSeq = this.sendSeq;
     this.transmit({ seq: this.sendSeq++, kind: 'data', data });
     this.sentBytes += data.length;
   }
@@ -442,7 +445,7 @@ export class TcpEndpoint {
       this.state = 'established';
     }
     if (graceful && this.state === 'established') {
-      if (this.unread.some((item) => typeof item !== 'string')) {
+      if (this.unread.some((item) => typeof item !== 'string') || this.loopbackDataUnread()) {
         if (this.peer !== undefined) this.stack.sendReset(this.host, this.peer, this);
       } else {
         this.finish();
@@ -452,6 +455,19 @@ export class TcpEndpoint {
     this.closedBy = 'app';
     this.unread.length = 0;
     this.stack.forget(this);
+  }
+
+  /**
+   * Whether the peer, on this machine, sent data this endpoint has not received yet. Loopback puts
+   * it in this socket's receive buffer inside the peer's write(), before the simulated arrival
+   * (10-100 µs later): unread data, so a close now resets the connection, as Linux does. Left
+   * out, a server that destroyed its socket in the same timers phase as its client's write sent
+   * a FIN, and the client got 'end' where plain Node always gives ECONNRESET (a probe,
+   * 2026-12-06: the keep-alive race of an http.Agent gave "socket hang up", not "read ECONNRESET").
+   */
+  private loopbackDataUnread(): boolean {
+    const peer = this.peer;
+    return peer !== undefined && peer.host === this.host && peer.lastDataSeq >= this.recvSeq;
   }
 
   /**
