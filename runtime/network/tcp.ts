@@ -227,7 +227,7 @@ export class TcpEndpoint {
   /** Loopback: the segments this event sent, still on their way together (see transmit()); cleared on arrival. */
   private batch: SendBatch | undefined;
   private sendSeq = 0;
-  /** The seq of the last data segment sent, -1 before any (dataInFlightFrom). */
+  /** The seq of the last data segment sent, -1 before any (the peer's loopbackDataUnread). */
   private lastDataSeq = -1;
   private recvSeq = 0;
   private readonly outOfOrder = new Map<number, Segment>();

@@ -94,7 +94,8 @@ const portHasRef = (MessagePort.prototype as unknown as { hasRef?: () => boolean
  * (2026-12-06), and test/hosts/dynamic-import.test.mjs pins it. Such an entry is dropped here.
  */
 function loaderAwaitsHooks(): boolean {
-  for (const port of [...portHolds.keys()]) {
+  // releaseLoaderPort deletes the entry being visited, which a Map's iteration allows.
+  for (const port of portHolds.keys()) {
     if (portHasRef === undefined || Reflect.apply(portHasRef, port, []) === true) return true;
     releaseLoaderPort(port);
   }
@@ -261,8 +262,9 @@ export function watchRealLoads(world: World): void {
       const awaiting = awaitingOf.get(world);
       if (awaiting !== undefined) {
         const now = originals.dateNow();
-        if (awaiting.targets.size > 0 && now - awaiting.sentAt < IPC_ANSWER_MS) return 'an answer to a message sent over the process\'s IPC channel or a port';
-        if (now - awaiting.answeredAt < IPC_SETTLE_MS) return 'an answer to a message sent over the process\'s IPC channel or a port';
+        if ((awaiting.targets.size > 0 && now - awaiting.sentAt < IPC_ANSWER_MS) || now - awaiting.answeredAt < IPC_SETTLE_MS) {
+          return 'an answer to a message sent over the process\'s IPC channel or a port';
+        }
       }
     }
     if (loaderAwaitsHooks()) return 'an answer from Node\'s loader-hooks thread';
