@@ -1955,17 +1955,21 @@ export class World implements HostWorld, NetworkWorld, LifecycleLoop {
    */
   realLoadsInFlight: ((clientsWaiting: boolean) => string | undefined) | undefined;
   private quiesceRetry: ReturnType<typeof setTimeout> | undefined;
-  /** What the run waited for at its end the last time it asked (realLoadsInFlight), while it waits. */
+  /** What the run waited for at its end the last time it asked (realLoadsInFlight). */
   private endWaitsFor: string | undefined;
 
   /**
    * What the run waits for now, if it waits for real work (undefined when it runs events or is
    * idle): for a report of a run stopped from outside, which otherwise cannot tell a busy run
-   * from one that waits.
+   * from one that waits. At its end it waits while nothing ref'd is left (quiesce() asks only
+   * then); not by whether the retry timer is armed: that timer is let go the moment it fires,
+   * before the driver asks again, and a wall-clock guard firing in the same timers phase found
+   * the run neither waiting nor busy (Node 24, a CI run, 2026-12-06). Work that came after the
+   * wait is ref'd, so a run busy since then never shows the wait that is over.
    */
   get waitingFor(): string | undefined {
     if (this.blockers > 0) return `real work it holds for (${this.blockers}: a module load, an fs call or native immediates in flight)`;
-    return this.quiesceRetry === undefined ? undefined : this.endWaitsFor;
+    return this.refs === 0 ? this.endWaitsFor : undefined;
   }
 
   private quiesce(): void {
